@@ -1,0 +1,74 @@
+"""Dale's decision procedure (R9.2): which market tile he takes and where he places it.
+
+Kept apart from the turn logic so that agents can ask what Dale would do in any mode.
+"""
+
+import numpy as np
+from numba import njit
+
+from . import constants as c
+from . import event_log as ev
+from . import state_layout as s
+from .hex_grid import NUM_CELLS
+from .market import first_slot, last_slot, slot_premium
+from .resolution import player_base, resolve_placement
+from .tile_data import COLUMN_COST, COLUMN_NEGATIVE_POPULATION
+
+
+
+@njit(cache=True)
+def dale_choose_slot(state, tiles, affordable_money):
+    """The slot of the highest cost + premium, leftmost on ties (R9.2).
+
+    Edition 2nd: a tile with a negative population effect only if no other is left.
+    Only tiles whose cost + premium is at most `affordable_money` are considered
+    (Dale himself pays a flat $3 and passes a large number). -1 when none qualifies.
+    """
+    avoid_negative = state[s.EDITION] == c.EDITION_SECOND
+    best_slot = -1
+    best_value = -1
+    best_negative = True
+    for slot in range(first_slot(state), last_slot(state) + 1):
+        kind = state[s.MARKET + slot]
+        if kind < 0:
+            continue
+        value = tiles[kind, COLUMN_COST] + slot_premium(slot)
+        if value > affordable_money:
+            continue
+        negative = avoid_negative and tiles[kind, COLUMN_NEGATIVE_POPULATION] != 0
+        if best_slot < 0 or (best_negative and not negative) or (
+                negative == best_negative and value > best_value):
+            best_slot = slot
+            best_value = value
+            best_negative = negative
+    return best_slot
+
+
+@njit(cache=True)
+def dale_choose_cell(state, tiles, player, kind):
+    """The legal cell maximising income + reputation gain after full resolution (R9.2).
+
+    Ties go to the larger reputation gain, then to the first cell in row-major order.
+    Each candidate is resolved on a scratch copy of the state. -1 when no cell is legal.
+    """
+    base = player_base(player)
+    income_before = state[base + s.INCOME]
+    reputation_before = state[base + s.REPUTATION]
+    scratch = np.empty_like(state)
+    no_log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
+    best_cell = -1
+    best_gain = 0
+    best_reputation_gain = 0
+    for cell in range(NUM_CELLS):
+        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
+            continue
+        scratch[:] = state
+        resolve_placement(scratch, tiles, no_log, player, cell, kind, False)
+        reputation_gain = scratch[base + s.REPUTATION] - reputation_before
+        gain = scratch[base + s.INCOME] - income_before + reputation_gain
+        if best_cell < 0 or gain > best_gain or (
+                gain == best_gain and reputation_gain > best_reputation_gain):
+            best_cell = cell
+            best_gain = gain
+            best_reputation_gain = reputation_gain
+    return best_cell

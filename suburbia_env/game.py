@@ -1,0 +1,354 @@
+"""`Game`: the Python facade over the compiled core.
+
+A game is a flat int32 state vector (state_layout.py) changed only by the numba
+kernels; this class validates input, converts notation and reports results. It holds
+no rule of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from . import action_space as a
+from . import constants as c
+from . import event_log as ev
+from . import state_layout as s
+from .errors import ConfigError, GameOverError, IllegalActionError, NotationError
+from .hex_grid import NUM_CELLS, cell_coordinates
+from .legal_actions import is_legal_action, legal_action_mask
+from .notation import format_action, parse_action
+from .rng import seed_words
+from .scoring import ladder_rank
+from .setup import new_game, seats
+from .tile_data import COLUMN_COST, GOALS, TILES
+from .turn import STATUS_OK, apply_legal_action
+
+DEFAULT_LOG_CAPACITY = 512
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """What a game is set up with (R3.1, R3.2, R3.3, R3.6, R9).
+
+    players: people at the table: 2-4 in "standard", 1 in "solitary" and "dale"
+    (Dale takes a second seat of his own). edition: "2nd" (default) or "1st".
+    random_private_goals: the engine keeps a random drawn goal for each player
+    instead of asking them (R3.6).
+    """
+
+    players: int = 2
+    mode: str = "standard"
+    edition: str = "2nd"
+    random_private_goals: bool = False
+
+    def __post_init__(self):
+        if self.mode not in c.MODE_NAMES:
+            raise ConfigError(f"mode must be one of {', '.join(c.MODE_NAMES)}, not {self.mode!r}")
+        if self.edition not in c.EDITION_NAMES:
+            raise ConfigError(f"edition must be '2nd' or '1st', not {self.edition!r}")
+        if not isinstance(self.players, (int, np.integer)) or isinstance(self.players, bool):
+            raise ConfigError(f"players must be a whole number, not {self.players!r}")
+        allowed = "2 to 4 players" if self.mode == "standard" else "1 player"
+        if self.players not in ((2, 3, 4) if self.mode == "standard" else (1,)):
+            raise ConfigError(f"wrong player count: mode {self.mode!r} is played by {allowed}, "
+                              f"not {self.players} (R3.1, R9)")
+
+    @property
+    def mode_id(self) -> int:
+        return c.MODE_NAMES.index(self.mode)
+
+    @property
+    def edition_id(self) -> int:
+        return c.EDITION_NAMES.index(self.edition)
+
+    @property
+    def seats(self) -> int:
+        return seats(self.players, self.mode_id)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Game:
+    """One game of Suburbia.
+
+    >>> game = Game(players=2, seed=7)
+    >>> game.pending_decision
+    'keep_goal'
+    >>> game.apply(game.legal_actions_text()[0])  # doctest: +ELLIPSIS
+    [...]
+    """
+
+    def __init__(self, players: int = 2, mode: str = "standard", edition: str = "2nd",
+                 seed: int = 0, random_private_goals: bool = False,
+                 log_capacity: int = DEFAULT_LOG_CAPACITY):
+        self.config = GameConfig(players, mode, edition, bool(random_private_goals))
+        self.seed = seed
+        self.state = np.zeros(s.STATE_SIZE, dtype=np.int32)
+        new_game(self.state, TILES.table, GOALS.table, TILES.basic_kinds, self.config.seats,
+                 self.config.mode_id, self.config.edition_id, int(random_private_goals),
+                 seed_words(seed)[0])
+        self.history: list[str] = []
+        self._log = ev.new_log(log_capacity)
+        self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+        self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
+        self.last_events = np.zeros((0, ev.NUM_EVENT_FIELDS), dtype=np.int32)
+
+    @classmethod
+    def from_state(cls, config: GameConfig, state: np.ndarray, seed: int | None = None,
+                   history: list[str] | None = None) -> "Game":
+        """A game around an existing state vector (copied); used by serialization."""
+        game = cls.__new__(cls)
+        game.config = config
+        game.seed = seed
+        game.state = np.array(state, dtype=np.int32, copy=True)
+        game.history = list(history or [])
+        game._log = ev.new_log(DEFAULT_LOG_CAPACITY)
+        game._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+        game._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
+        game.last_events = np.zeros((0, ev.NUM_EVENT_FIELDS), dtype=np.int32)
+        return game
+
+    def copy(self) -> "Game":
+        """An independent game: playing on the copy leaves this one untouched."""
+        twin = Game.from_state(self.config, self.state, self.seed, self.history)
+        twin._log = ev.new_log(self._log.shape[0] - 1)
+        return twin
+
+    # Decisions ---------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self.state[s.GAME_OVER])
+
+    @property
+    def current_player(self) -> int:
+        """The seat that decides now, -1 when the game is over."""
+        return int(self.state[s.CURRENT_PLAYER])
+
+    @property
+    def pending_decision(self) -> str:
+        """One of: keep_goal, turn, discard, remove, none (game over)."""
+        return c.DECISION_NAMES[int(self.state[s.PENDING_DECISION])]
+
+    @property
+    def num_seats(self) -> int:
+        return int(self.state[s.NUM_PLAYERS])
+
+    @property
+    def round(self) -> int:
+        return int(self.state[s.ROUND])
+
+    def legal_action_mask(self) -> np.ndarray:
+        """bool[NUM_ACTIONS]; at game over PASS alone is set (the terminal mask)."""
+        legal_action_mask(self.state, TILES.table, TILES.basic_kinds, self._mask, self._actions)
+        return self._mask.copy()
+
+    def legal_actions(self) -> np.ndarray:
+        """The legal action numbers, in increasing order; empty when the game is over."""
+        if self.is_over:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(self.legal_action_mask())
+
+    def legal_actions_text(self) -> list[str]:
+        return [format_action(action, self.state) for action in self.legal_actions()]
+
+    def action_to_text(self, action: int) -> str:
+        return format_action(action, self.state)
+
+    def text_to_action(self, text: str) -> int:
+        return parse_action(text, self.state)
+
+    def is_legal(self, action: int | str) -> bool:
+        try:
+            number = self._action_number(action)
+        except NotationError:
+            return False
+        return bool(is_legal_action(self.state, TILES.table, TILES.basic_kinds, number))
+
+    def _action_number(self, action: int | str) -> int:
+        if isinstance(action, str):
+            return parse_action(action, self.state)
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise NotationError(f"an action is an integer or a line of notation, not {action!r}")
+        return int(action)
+
+    def apply(self, action: int | str) -> list[str]:
+        """Apply one decision (number or notation) and return the log of what it caused.
+
+        Raises GameOverError on a finished game, NotationError on unreadable text and
+        IllegalActionError (state untouched) on an action that is not legal now.
+        """
+        if self.is_over:
+            raise GameOverError("the game is over: no action can be applied")
+        number = self._action_number(action)
+        if not 0 <= number < a.NUM_ACTIONS:
+            raise IllegalActionError(f"action {number} is outside 0..{a.NUM_ACTIONS - 1}")
+        if not is_legal_action(self.state, TILES.table, TILES.basic_kinds, number):
+            raise IllegalActionError(self._illegal_reason(number))
+        text = format_action(number, self.state)
+        self._log[0, :] = 0
+        apply_legal_action(self.state, TILES.table, GOALS.table, TILES.basic_kinds, number,
+                           self._log)
+        self.history.append(text)
+        self.last_events = self._log[1:self._log[0, 0] + 1].copy()
+        from .render import describe_events
+        return describe_events(self.last_events, self.config.mode == "dale")
+
+    def _illegal_reason(self, number: int) -> str:
+        text = format_action(number, self.state)
+        decision = self.pending_decision
+        legal = self.legal_actions_text()
+        shown = ", ".join(legal[:6]) + (f", ... ({len(legal)} in all)" if len(legal) > 6 else "")
+        return (f"illegal action {text!r} (number {number}) for player {self.current_player}: "
+                f"the pending decision is {decision!r}; legal now: {shown}")
+
+    # Public state ------------------------------------------------------------------
+
+    def player_state(self, player: int) -> dict:
+        """The public state of one seat (R10.1); the private goal is included for the
+        seat itself only through `private_goal(player)`."""
+        self._check_seat(player)
+        base = s.player_base(player)
+        borough = []
+        for position in range(int(self.state[base + s.TILE_COUNT])):
+            cell = int(self.state[base + s.ORDER + position])
+            flags = int(self.state[base + s.CELL_FLAGS + cell])
+            column, row = cell_coordinates(cell)
+            kind = int(self.state[base + s.CELL_KIND + cell])
+            borough.append({"col": column, "row": row, "tile": TILES.names[kind],
+                            "lake": bool(flags & s.FLAG_LAKE),
+                            "invested": bool(flags & s.FLAG_INVESTED)})
+        return {
+            "player": player,
+            "is_dale": self.config.mode == "dale" and player == 1,
+            "money": int(self.state[base + s.MONEY]),
+            "income": int(self.state[base + s.INCOME]),
+            "reputation": int(self.state[base + s.REPUTATION]),
+            "population": int(self.state[base + s.POPULATION]),
+            "markers_left": int(self.state[base + s.MARKERS_LEFT]),
+            "borough": borough,
+        }
+
+    def private_goal(self, player: int) -> str | None:
+        self._check_seat(player)
+        goal = int(self.state[s.player_base(player) + s.PRIVATE_GOAL])
+        return GOALS.names[goal] if goal >= 0 else None
+
+    def goal_options(self, player: int) -> list[str]:
+        """The two goals a player drew at setup (R3.6); hidden from the other players."""
+        self._check_seat(player)
+        base = s.player_base(player)
+        return [GOALS.names[g] for g in self.state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2]
+                if g >= 0]
+
+    @property
+    def public_goals(self) -> list[str]:
+        return [GOALS.names[g] for g in self.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS]
+                if g >= 0]
+
+    def market(self) -> list[dict]:
+        """Occupied slots with tile, cost, premium and total price (R4.1)."""
+        rows = []
+        for slot in range(c.NUM_SLOTS):
+            kind = int(self.state[s.MARKET + slot])
+            if kind >= 0:
+                premium = c.SLOT_PREMIUMS[slot]
+                cost = int(TILES.table[kind, COLUMN_COST])
+                rows.append({"slot": slot, "tile": TILES.names[kind], "cost": cost,
+                             "premium": premium, "price": cost + premium})
+        return rows
+
+    def stack_sizes(self) -> dict[str, int]:
+        """Tiles left in each stack (R10.1); One More Round counts in C."""
+        position = int(self.state[s.PILE_POSITION])
+        bounds = {"A": (0, int(self.state[s.PILE_A_END])),
+                  "B": (int(self.state[s.PILE_A_END]), int(self.state[s.PILE_B_END])),
+                  "C": (int(self.state[s.PILE_B_END]), int(self.state[s.PILE_END]))}
+        return {name: max(0, stop - max(start, position)) for name, (start, stop) in bounds.items()}
+
+    def supply(self) -> dict[str, int]:
+        return {name: int(self.state[s.SUPPLY + index])
+                for index, name in enumerate(c.BASIC_NOTATION_NAMES)}
+
+    # End of game ---------------------------------------------------------------------
+
+    def final_scores(self) -> list[dict]:
+        """Per seat: population before goals, each goal awarded, money converted, final
+        population, money kept and whether it won (R8.2, R8.3)."""
+        if not self.is_over:
+            raise GameOverError("the game is not over yet: no final score")
+        scores = []
+        for player in range(self.num_seats):
+            base = s.player_base(player)
+            goals = {}
+            for index in range(c.MAX_PLAYERS):
+                goal = int(self.state[s.PUBLIC_GOALS + index])
+                if goal >= 0:
+                    goals[GOALS.names[goal]] = int(self.state[base + s.SCORE_PUBLIC_GOALS + index])
+            private = self.private_goal(player)
+            scores.append({
+                "player": player,
+                "population_before_goals": int(self.state[base + s.SCORE_POPULATION_BEFORE_GOALS]),
+                "public_goals": goals,
+                "private_goal": private,
+                "private_goal_bonus": int(self.state[base + s.SCORE_PRIVATE_GOAL]),
+                "money_converted": int(self.state[base + s.SCORE_MONEY_CONVERTED]),
+                "population": int(self.state[base + s.SCORE_FINAL_POPULATION]),
+                "money_left": int(self.state[base + s.MONEY]),
+                "reputation": int(self.state[base + s.REPUTATION]),
+                "income": int(self.state[base + s.INCOME]),
+                "winner": bool(self.state[base + s.SCORE_WINNER]),
+            })
+        return scores
+
+    @property
+    def winners(self) -> list[int]:
+        if not self.is_over:
+            raise GameOverError("the game is not over yet: no winner")
+        return [p for p in range(self.num_seats)
+                if self.state[s.player_base(p) + s.SCORE_WINNER]]
+
+    def solo_rank(self, player: int = 0) -> str | None:
+        """The ladder title of R9.1 for a solo game; with Dale only if he was beaten."""
+        if self.config.mode == "standard" or not self.is_over:
+            return None
+        if self.config.mode == "dale" and self.winners != [0]:
+            return None
+        return ladder_rank(int(self.state[s.player_base(player) + s.SCORE_FINAL_POPULATION]))
+
+    def _check_seat(self, player: int) -> None:
+        if not isinstance(player, (int, np.integer)) or not 0 <= player < self.num_seats:
+            raise ValueError(f"player must be a seat 0..{self.num_seats - 1}, not {player!r}")
+
+    # Saving, records, rendering ---------------------------------------------------------
+
+    def to_json(self) -> str:
+        from .serialization import game_to_json
+        return game_to_json(self)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Game":
+        from .serialization import game_from_json
+        return game_from_json(text)
+
+    def record(self) -> dict:
+        """The game record: config, seed and the actions in notation (replays exactly)."""
+        from .serialization import game_record
+        return game_record(self)
+
+    @classmethod
+    def replay(cls, record: dict | str) -> "Game":
+        from .serialization import replay_record
+        return replay_record(record)
+
+    def render(self) -> str:
+        from .render import render_game
+        return render_game(self)
+
+    def __repr__(self) -> str:
+        return (f"Game(players={self.config.players}, mode={self.config.mode!r}, "
+                f"edition={self.config.edition!r}, round={self.round}, "
+                f"pending={self.pending_decision!r}, player={self.current_player})")

@@ -1,0 +1,215 @@
+"""Which actions are legal: the predicates of R5.1, R9.1 and R3.6, and the mask built from them.
+
+`legal_action_mask` and `is_legal_action` share the same predicates, so the mask a
+policy sees and the check `apply_action` makes cannot disagree. When the game is over
+the mask holds PASS alone (the terminal mask: never all-false), but no action is legal.
+"""
+
+import numpy as np
+from numba import njit
+
+from . import action_space as a
+from . import constants as c
+from . import state_layout as s
+from .hex_grid import NUM_CELLS
+from .market import first_slot, last_slot, slot_premium
+from .resolution import player_base
+from .tile_data import COLUMN_COST
+
+
+@njit(cache=True)
+def is_placeable(state, player, cell):
+    """Empty and adjacent to a tile or lake of the borough (R2.4)."""
+    return state[player_base(player) + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE != 0
+
+
+@njit(cache=True)
+def can_buy(state, tiles, player, slot):
+    """R5.1a: the tile's cost plus the slot premium is affordable."""
+    kind = state[s.MARKET + slot]
+    if kind < 0:
+        return False
+    price = tiles[kind, COLUMN_COST] + slot_premium(slot)
+    return state[player_base(player) + s.MONEY] >= price
+
+
+@njit(cache=True)
+def can_make_lake(state, player, slot):
+    """R5.1c: the slot premium alone is affordable."""
+    return (state[s.MARKET + slot] >= 0
+            and state[player_base(player) + s.MONEY] >= slot_premium(slot))
+
+
+@njit(cache=True)
+def can_buy_basic(state, tiles, player, basic, basic_kinds):
+    """R5.1b, R3.5: one is left in the supply and its cost is affordable."""
+    return (state[s.SUPPLY + basic] > 0
+            and state[player_base(player) + s.MONEY] >= tiles[basic_kinds[basic], COLUMN_COST])
+
+
+@njit(cache=True)
+def investment_price(state, tiles, player, cell):
+    """The printed cost again; a lake costs $0 (R5.1d)."""
+    base = player_base(player)
+    if state[base + s.CELL_FLAGS + cell] & s.FLAG_LAKE:
+        return 0
+    return tiles[state[base + s.CELL_KIND + cell], COLUMN_COST]
+
+
+@njit(cache=True)
+def can_invest(state, tiles, player, cell):
+    """R5.1d: a marker left, a tile of the borough without one, the price affordable."""
+    base = player_base(player)
+    if state[base + s.MARKERS_LEFT] <= 0 or state[base + s.CELL_KIND + cell] < 0:
+        return False
+    if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED:
+        return False
+    return state[base + s.MONEY] >= investment_price(state, tiles, player, cell)
+
+
+@njit(cache=True)
+def can_pay_premium(state, player, slot):
+    """Discard (R5.1b, d) or Solitary removal (R9.1): an occupied, affordable slot."""
+    return (state[s.MARKET + slot] >= 0
+            and state[player_base(player) + s.MONEY] >= slot_premium(slot))
+
+
+@njit(cache=True)
+def any_premium_payable(state, player):
+    for slot in range(first_slot(state), last_slot(state) + 1):
+        if can_pay_premium(state, player, slot):
+            return True
+    return False
+
+
+@njit(cache=True)
+def any_placeable_cell(state, player):
+    base = player_base(player)
+    for cell in range(NUM_CELLS):
+        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE:
+            return True
+    return False
+
+
+@njit(cache=True)
+def any_turn_option(state, tiles, player, basic_kinds):
+    """Whether some option of step 1 is affordable and placeable; else the player passes."""
+    if any_placeable_cell(state, player):
+        for slot in range(first_slot(state), last_slot(state) + 1):
+            if can_make_lake(state, player, slot):
+                return True
+        for basic in range(3):
+            if can_buy_basic(state, tiles, player, basic, basic_kinds):
+                return True
+    base = player_base(player)
+    for position in range(state[base + s.TILE_COUNT]):
+        if can_invest(state, tiles, player, state[base + s.ORDER + position]):
+            return True
+    return False
+
+
+@njit(cache=True)
+def is_legal_action(state, tiles, basic_kinds, action):
+    """Whether `action` may be applied to `state` now."""
+    if state[s.GAME_OVER] or action < 0 or action >= a.NUM_ACTIONS:
+        return False
+    decision = state[s.PENDING_DECISION]
+    player = state[s.CURRENT_PLAYER]
+    if decision == c.DECISION_KEEP_GOAL:
+        return a.KEEP_GOAL <= action < a.PASS
+    if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
+        start = a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE
+        slot = action - start
+        return (0 <= slot < c.NUM_SLOTS and first_slot(state) <= slot <= last_slot(state)
+                and can_pay_premium(state, player, slot))
+    if decision != c.DECISION_TURN:
+        return False
+    if action == a.PASS:
+        return not any_turn_option(state, tiles, player, basic_kinds)
+    if action >= a.DISCARD:
+        return False
+    if action >= a.INVEST:
+        return can_invest(state, tiles, player, action - a.INVEST)
+    if action >= a.BASIC:
+        basic, cell = divmod(action - a.BASIC, NUM_CELLS)
+        return (is_placeable(state, player, cell)
+                and can_buy_basic(state, tiles, player, basic, basic_kinds))
+    offset = action - a.LAKE if action >= a.LAKE else action
+    slot, cell = divmod(offset, NUM_CELLS)
+    if slot < first_slot(state) or slot > last_slot(state) or not is_placeable(state, player, cell):
+        return False
+    if action >= a.LAKE:
+        return can_make_lake(state, player, slot)
+    return can_buy(state, tiles, player, slot)
+
+
+@njit(cache=True)
+def legal_action_mask(state, tiles, basic_kinds, mask, actions):
+    """Fill `mask` (bool[NUM_ACTIONS]) and `actions` (int[NUM_ACTIONS]); return the count.
+
+    `actions[:count]` lists the legal actions in increasing order of their number
+    except within a turn, where they come grouped by option; sampling uniformly from
+    that list is sampling uniformly from the mask.
+    """
+    mask[:] = False
+    count = 0
+    if state[s.GAME_OVER]:
+        mask[a.PASS] = True
+        return 0
+    decision = state[s.PENDING_DECISION]
+    player = state[s.CURRENT_PLAYER]
+    if decision == c.DECISION_KEEP_GOAL:
+        for option in range(2):
+            mask[a.KEEP_GOAL + option] = True
+            actions[count] = a.KEEP_GOAL + option
+            count += 1
+        return count
+    if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
+        start = a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE
+        for slot in range(first_slot(state), last_slot(state) + 1):
+            if can_pay_premium(state, player, slot):
+                mask[start + slot] = True
+                actions[count] = start + slot
+                count += 1
+        return count
+    base = player_base(player)
+    cells = np.empty(NUM_CELLS, dtype=np.int32)
+    num_cells = 0
+    for cell in range(NUM_CELLS):
+        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE:
+            cells[num_cells] = cell
+            num_cells += 1
+    if num_cells > 0:
+        for slot in range(first_slot(state), last_slot(state) + 1):
+            if can_buy(state, tiles, player, slot):
+                for index in range(num_cells):
+                    action = a.BUY + slot * NUM_CELLS + cells[index]
+                    mask[action] = True
+                    actions[count] = action
+                    count += 1
+        for slot in range(first_slot(state), last_slot(state) + 1):
+            if can_make_lake(state, player, slot):
+                for index in range(num_cells):
+                    action = a.LAKE + slot * NUM_CELLS + cells[index]
+                    mask[action] = True
+                    actions[count] = action
+                    count += 1
+        for basic in range(3):
+            if can_buy_basic(state, tiles, player, basic, basic_kinds):
+                for index in range(num_cells):
+                    action = a.BASIC + basic * NUM_CELLS + cells[index]
+                    mask[action] = True
+                    actions[count] = action
+                    count += 1
+    if state[base + s.MARKERS_LEFT] > 0:
+        for position in range(state[base + s.TILE_COUNT]):
+            cell = state[base + s.ORDER + position]
+            if can_invest(state, tiles, player, cell):
+                mask[a.INVEST + cell] = True
+                actions[count] = a.INVEST + cell
+                count += 1
+    if count == 0:
+        mask[a.PASS] = True
+        actions[0] = a.PASS
+        count = 1
+    return count

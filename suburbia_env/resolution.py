@@ -1,0 +1,362 @@
+"""Resolving a placement or an investment: effects, clamps and red lines (R6, R7, R8.1).
+
+Every change of a level, population or money made by a tile goes through `adjust`, one
+adjustment at a time (R7.2), so clamping (R1.2) and red lines (R8.1) apply mid-resolution.
+The last two rows of the tile table are the lake and One More Round (tile_data.py).
+"""
+
+import numpy as np
+from numba import njit
+
+from . import constants as c
+from . import event_log as ev
+from . import state_layout as s
+from .hex_grid import NEIGHBOURS
+from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
+                        COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
+                        COLUMN_CONDITIONAL_TARGET, COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT,
+                        COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT, COLUMN_REACTS_TO)
+
+_FIRST_RED_LINES = np.array([15, 22, 29, 35, 41, 47, 53, 59, 64, 69, 74, 78, 82, 86, 89, 92,
+                             95, 98], dtype=np.int64)
+_FIRST_ODD_LINE = 101
+
+
+@njit(cache=True)
+def player_base(player):
+    return s.PLAYERS + player * s.PLAYER_STRIDE
+
+
+@njit(cache=True)
+def lake_kind(tiles):
+    return tiles.shape[0] - 2
+
+
+@njit(cache=True)
+def one_more_round_kind(tiles):
+    return tiles.shape[0] - 1
+
+
+@njit(cache=True)
+def red_lines_at_or_below(population):
+    """How many red lines lie at or below a population value (R8.1)."""
+    if population >= _FIRST_ODD_LINE:
+        return _FIRST_RED_LINES.shape[0] + (population - _FIRST_ODD_LINE) // 2 + 1
+    count = 0
+    for line in _FIRST_RED_LINES:
+        if line <= population:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def red_line_value(index):
+    """Population value of the index-th red line (0-based)."""
+    if index < _FIRST_RED_LINES.shape[0]:
+        return _FIRST_RED_LINES[index]
+    return _FIRST_ODD_LINE + 2 * (index - _FIRST_RED_LINES.shape[0])
+
+
+@njit(cache=True)
+def effective_kind(state, tiles, base, cell):
+    """Kind whose effects a cell carries: the lake kind for a face-down tile (R6.7)."""
+    if state[base + s.CELL_FLAGS + cell] & s.FLAG_LAKE:
+        return lake_kind(tiles)
+    return state[base + s.CELL_KIND + cell]
+
+
+@njit(cache=True)
+def are_neighbours(first, second):
+    for index in range(6):
+        if NEIGHBOURS[first, index] == second:
+            return True
+    return False
+
+
+@njit(cache=True)
+def change_level(state, base, field, amount):
+    """Move income or reputation by one adjustment, clamped to -5..15 (R1.2)."""
+    value = state[base + field] + amount
+    if value < c.LEVEL_MIN:
+        value = c.LEVEL_MIN
+    elif value > c.LEVEL_MAX:
+        value = c.LEVEL_MAX
+    state[base + field] = value
+    return value
+
+
+@njit(cache=True)
+def cross_red_lines(state, tiles, log, player, old_population, new_population):
+    """Handle, one at a time in the order passed, the red lines between two values (R8.1).
+
+    Upward: income -1, reputation -1 (-2/-2 in Solitary Architect, R9.1), then the owner's
+    `redline_own` reactions in placement order (R6.6). Downward: +1/+1 (+2/+2).
+    """
+    lines_before = red_lines_at_or_below(old_population)
+    lines_after = red_lines_at_or_below(new_population)
+    if lines_before == lines_after:
+        return
+    base = player_base(player)
+    penalty = 2 if state[s.MODE] == c.MODE_SOLITARY else 1
+    if lines_after > lines_before:
+        for line in range(lines_before, lines_after):
+            ev.record(log, ev.RED_LINE, player, 0, 1, red_line_value(line), -1, -1, -1)
+            value = change_level(state, base, s.INCOME, -penalty)
+            ev.record(log, ev.EFFECT, player, c.INCOME, -penalty, value, -1, -1, -1)
+            value = change_level(state, base, s.REPUTATION, -penalty)
+            ev.record(log, ev.EFFECT, player, c.REPUTATION, -penalty, value, -1, -1, -1)
+            _red_line_reactions(state, tiles, log, player, base)
+    else:
+        for line in range(lines_before - 1, lines_after - 1, -1):
+            ev.record(log, ev.RED_LINE, player, 0, -1, red_line_value(line), -1, -1, -1)
+            value = change_level(state, base, s.INCOME, penalty)
+            ev.record(log, ev.EFFECT, player, c.INCOME, penalty, value, -1, -1, -1)
+            value = change_level(state, base, s.REPUTATION, penalty)
+            ev.record(log, ev.EFFECT, player, c.REPUTATION, penalty, value, -1, -1, -1)
+
+
+@njit(cache=True)
+def _red_line_reactions(state, tiles, log, player, base):
+    """The owner's tiles with a `redline_own` term react, oldest first (R6.6, R8.1)."""
+    for position in range(state[base + s.TILE_COUNT]):
+        cell = state[base + s.ORDER + position]
+        kind = effective_kind(state, tiles, base, cell)
+        times = 2 if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED else 1
+        for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+            if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] != c.SCOPE_REDLINE_OWN:
+                continue
+            attribute = tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term]
+            amount = tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term]
+            for _ in range(times):
+                if attribute == c.INCOME:
+                    value = change_level(state, base, s.INCOME, amount)
+                elif attribute == c.REPUTATION:
+                    value = change_level(state, base, s.REPUTATION, amount)
+                else:
+                    value = max(0, state[base + s.MONEY] + amount)
+                    state[base + s.MONEY] = value
+                ev.record(log, ev.EFFECT, player, attribute, amount, value, player, cell, kind)
+
+
+@njit(cache=True)
+def adjust(state, tiles, log, player, attribute, amount, source_player, source_cell,
+           source_kind):
+    """Apply one adjustment to a player, with clamps and red lines (R1.2, R1.3, R8.1)."""
+    base = player_base(player)
+    if attribute == c.INCOME:
+        value = change_level(state, base, s.INCOME, amount)
+    elif attribute == c.REPUTATION:
+        value = change_level(state, base, s.REPUTATION, amount)
+    elif attribute == c.MONEY:
+        value = max(0, state[base + s.MONEY] + amount)
+        state[base + s.MONEY] = value
+    else:
+        old = state[base + s.POPULATION]
+        value = max(0, old + amount)
+        state[base + s.POPULATION] = value
+        ev.record(log, ev.EFFECT, player, attribute, amount, value, source_player, source_cell,
+                  source_kind)
+        cross_red_lines(state, tiles, log, player, old, value)
+        return
+    ev.record(log, ev.EFFECT, player, attribute, amount, value, source_player, source_cell,
+              source_kind)
+
+
+@njit(cache=True)
+def pay(state, player, price):
+    state[player_base(player) + s.MONEY] -= price
+
+
+@njit(cache=True)
+def _lake_payment_bonus(state, tiles, log, owner):
+    """Tiles with `lake_adj_own` add to a lake payment of their owner, oldest first (R6.7)."""
+    base = player_base(owner)
+    for position in range(state[base + s.TILE_COUNT]):
+        cell = state[base + s.ORDER + position]
+        kind = effective_kind(state, tiles, base, cell)
+        times = 2 if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED else 1
+        for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+            if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_LAKE_ADJACENT_OWN:
+                adjust(state, tiles, log, owner, c.MONEY,
+                       times * tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term], owner, cell, kind)
+
+
+@njit(cache=True)
+def trigger_term(state, tiles, log, owner, cell, kind, term, matches, invested, lake_bonus):
+    """Apply a conditional term once per match (R6.2, R7.2).
+
+    An invested tile's trigger counts twice (R7.3): two adjustments for levels and
+    population, one payment of double money (R6.7: an invested lake pays one $4 payment).
+    A payment by a lake is followed by its owner's `lake_adj_own` bonuses unless it comes
+    from investing in the lake (R6.7).
+    """
+    attribute = tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term]
+    amount = tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term]
+    times = 2 if invested else 1
+    is_lake = kind == lake_kind(tiles)
+    for _ in range(matches):
+        if attribute == c.MONEY:
+            adjust(state, tiles, log, owner, attribute, amount * times, owner, cell, kind)
+            if is_lake and lake_bonus:
+                _lake_payment_bonus(state, tiles, log, owner)
+        else:
+            for _ in range(times):
+                adjust(state, tiles, log, owner, attribute, amount, owner, cell, kind)
+
+
+@njit(cache=True)
+def count_matching(state, base, target):
+    """Tiles of one borough carrying any feature of `target` (R6.4).
+
+    Targets never mix types and icons (tile_data.py) and a tile has one type and at
+    most one icon, so summing the per-feature counts counts each tile once.
+    """
+    total = 0
+    for feature in range(c.NUM_FEATURES):
+        if target & (1 << feature):
+            total += state[base + s.FEATURE_COUNT + feature]
+    return total
+
+
+@njit(cache=True)
+def count_current_matches(state, tiles, player, cell, kind, term):
+    """Matches of a tile's own term over what is on the table now (R6.2, R6.3, R7.3)."""
+    scope = tiles[kind, COLUMN_CONDITIONAL_SCOPE + term]
+    target = tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
+    base = player_base(player)
+    num_players = state[s.NUM_PLAYERS]
+    if scope == c.SCOPE_ADJACENT:
+        total = 0
+        for index in range(6):
+            neighbour = NEIGHBOURS[cell, index]
+            if neighbour >= 0 and state[base + s.CELL_KIND + neighbour] >= 0:
+                neighbour_kind = effective_kind(state, tiles, base, neighbour)
+                if tiles[neighbour_kind, COLUMN_FEATURES] & target:
+                    total += 1
+        return total
+    if scope == c.SCOPE_OWN:
+        return count_matching(state, base, target)
+    if scope == c.SCOPE_EVERY or scope == c.SCOPE_OTHERS:
+        total = 0
+        for other in range(num_players):
+            if scope == c.SCOPE_OTHERS and other == player:
+                continue
+            total += count_matching(state, player_base(other), target)
+        return total
+    if scope == c.SCOPE_AFTER_EVERY:
+        sequence = state[base + s.CELL_SEQUENCE + cell]
+        total = 0
+        for other in range(num_players):
+            other_base = player_base(other)
+            for position in range(state[other_base + s.TILE_COUNT]):
+                other_cell = state[other_base + s.ORDER + position]
+                if state[other_base + s.CELL_SEQUENCE + other_cell] <= sequence:
+                    continue
+                other_kind = effective_kind(state, tiles, other_base, other_cell)
+                if tiles[other_kind, COLUMN_FEATURES] & target:
+                    total += 1
+        return total
+    return 0
+
+
+@njit(cache=True)
+def put_tile(state, tiles, player, cell, kind, as_lake, sequence):
+    """Put a tile on an empty cell and update the derived counts and placeable cells."""
+    base = player_base(player)
+    state[base + s.CELL_KIND + cell] = kind
+    state[base + s.CELL_FLAGS + cell] = s.FLAG_LAKE if as_lake else 0
+    state[base + s.CELL_SEQUENCE + cell] = sequence
+    state[base + s.ORDER + state[base + s.TILE_COUNT]] = cell
+    state[base + s.TILE_COUNT] += 1
+    if as_lake:
+        state[base + s.LAKE_COUNT] += 1
+    else:
+        features = tiles[kind, COLUMN_FEATURES]
+        for feature in range(c.NUM_FEATURES):
+            if features & (1 << feature):
+                state[base + s.FEATURE_COUNT + feature] += 1
+    for index in range(6):
+        neighbour = NEIGHBOURS[cell, index]
+        if neighbour >= 0 and state[base + s.CELL_KIND + neighbour] < 0:
+            state[base + s.CELL_FLAGS + neighbour] |= s.FLAG_PLACEABLE
+
+
+@njit(cache=True)
+def _react(state, tiles, log, owner, owner_cell, new_player, new_cell, new_features):
+    """One existing tile's terms react to a newly placed tile (R7.1 steps 4, 5, 7)."""
+    base = player_base(owner)
+    kind = effective_kind(state, tiles, base, owner_cell)
+    if tiles[kind, COLUMN_REACTS_TO] & new_features == 0:
+        return
+    invested = state[base + s.CELL_FLAGS + owner_cell] & s.FLAG_INVESTED != 0
+    same_borough = owner == new_player
+    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+        if tiles[kind, COLUMN_CONDITIONAL_TARGET + term] & new_features == 0:
+            continue
+        scope = tiles[kind, COLUMN_CONDITIONAL_SCOPE + term]
+        if scope == c.SCOPE_ADJACENT:
+            reacts = same_borough and are_neighbours(owner_cell, new_cell)
+        elif scope == c.SCOPE_OWN:
+            reacts = same_borough
+        elif scope == c.SCOPE_OTHERS:
+            reacts = not same_borough
+        else:  # every, after_every: any borough, and the new tile is the newest of all
+            reacts = scope == c.SCOPE_EVERY or scope == c.SCOPE_AFTER_EVERY
+        if reacts:
+            trigger_term(state, tiles, log, owner, owner_cell, kind, term, 1, invested, True)
+
+
+@njit(cache=True)
+def resolve_placement(state, tiles, log, player, cell, kind, as_lake):
+    """Place a paid-for tile (or lake) and resolve it in the order of R7.1.
+
+    2 immediate terms left to right; 3 the tile's own conditional over current matches;
+    4 adjacent tiles of the borough, oldest first; 5 the other tiles of the borough;
+    (6 has no base-game tile); 7 other players' tiles, in turn order after the player.
+    """
+    sequence = state[s.PLACEMENT_COUNTER]
+    state[s.PLACEMENT_COUNTER] = sequence + 1
+    put_tile(state, tiles, player, cell, kind, as_lake, sequence)
+    effects_kind = lake_kind(tiles) if as_lake else kind
+    new_features = tiles[effects_kind, COLUMN_FEATURES]
+    for term in range(tiles[effects_kind, COLUMN_IMMEDIATE_COUNT]):
+        adjust(state, tiles, log, player, tiles[effects_kind, COLUMN_IMMEDIATE_ATTRIBUTE + term],
+               tiles[effects_kind, COLUMN_IMMEDIATE_AMOUNT + term], player, cell, effects_kind)
+    for term in range(tiles[effects_kind, COLUMN_CONDITIONAL_COUNT]):
+        matches = count_current_matches(state, tiles, player, cell, effects_kind, term)
+        trigger_term(state, tiles, log, player, cell, effects_kind, term, matches, False, True)
+    if new_features == 0:
+        return
+    base = player_base(player)
+    older_tiles = state[base + s.TILE_COUNT] - 1
+    for adjacent_pass in (True, False):
+        for position in range(older_tiles):
+            other_cell = state[base + s.ORDER + position]
+            if are_neighbours(cell, other_cell) == adjacent_pass:
+                _react(state, tiles, log, player, other_cell, player, cell, new_features)
+    num_players = state[s.NUM_PLAYERS]
+    for offset in range(1, num_players):
+        other = (player + offset) % num_players
+        other_base = player_base(other)
+        for position in range(state[other_base + s.TILE_COUNT]):
+            _react(state, tiles, log, other, state[other_base + s.ORDER + position], player,
+                   cell, new_features)
+
+
+@njit(cache=True)
+def resolve_investment(state, tiles, log, player, cell):
+    """Put a marker on a paid-for tile and apply its effects once more (R7.3).
+
+    The immediate terms and the tile's own conditional terms over current matches apply
+    again; no other tile is triggered; a lake pays without Waterfront bonuses (R6.7).
+    """
+    base = player_base(player)
+    state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
+    state[base + s.MARKERS_LEFT] -= 1
+    kind = effective_kind(state, tiles, base, cell)
+    for term in range(tiles[kind, COLUMN_IMMEDIATE_COUNT]):
+        adjust(state, tiles, log, player, tiles[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term],
+               tiles[kind, COLUMN_IMMEDIATE_AMOUNT + term], player, cell, kind)
+    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+        matches = count_current_matches(state, tiles, player, cell, kind, term)
+        trigger_term(state, tiles, log, player, cell, kind, term, matches, False, False)

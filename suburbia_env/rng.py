@@ -1,0 +1,78 @@
+"""xoshiro128**: a small seeded generator whose four 32-bit words live in an int32 array.
+
+Every random choice of the engine (setup shuffles, first player, goal draws) and of the
+compiled random players draws from such words, never from a global generator, so the
+same seed gives the same game and the generator state is saved with the game (JSON).
+All arithmetic is int64 masked to 32 bits, identical compiled and under NUMBA_DISABLE_JIT.
+"""
+
+import numpy as np
+from numba import njit
+
+_MASK32 = 0xFFFFFFFF
+
+
+def seed_words(seed: int, count: int = 1) -> np.ndarray:
+    """`count` independent generator states (int32[count, 4]) derived from an integer seed."""
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
+    words = np.random.SeedSequence(int(seed)).generate_state(4 * count, dtype=np.uint32)
+    words = words.reshape(count, 4).astype(np.int64)
+    words[np.all(words == 0, axis=1), 0] = 1  # the all-zero state is a fixed point
+    return np.where(words >= 2**31, words - 2**32, words).astype(np.int32)
+
+
+@njit(cache=True)
+def _load(words, offset, index):
+    return np.int64(words[offset + index]) & _MASK32
+
+
+@njit(cache=True)
+def _store(words, offset, index, value):
+    value &= _MASK32
+    if value >= 0x80000000:
+        value -= 0x100000000
+    words[offset + index] = value
+
+
+@njit(cache=True)
+def _rotate_left(value, shift):
+    return ((value << shift) | (value >> (32 - shift))) & _MASK32
+
+
+@njit(cache=True)
+def next_word(words, offset):
+    """Next 32-bit output (0..2**32-1) of the generator stored at words[offset:offset+4]."""
+    s0 = _load(words, offset, 0)
+    s1 = _load(words, offset, 1)
+    s2 = _load(words, offset, 2)
+    s3 = _load(words, offset, 3)
+    result = (_rotate_left((s1 * 5) & _MASK32, 7) * 9) & _MASK32
+    shifted = (s1 << 9) & _MASK32
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= shifted
+    s3 = _rotate_left(s3, 11)
+    _store(words, offset, 0, s0)
+    _store(words, offset, 1, s1)
+    _store(words, offset, 2, s2)
+    _store(words, offset, 3, s3)
+    return result
+
+
+@njit(cache=True)
+def random_below(words, offset, bound):
+    """Uniform integer in 0..bound-1 (bound >= 1), by Lemire's multiply-shift."""
+    return np.int64((next_word(words, offset) * np.int64(bound)) >> 32)
+
+
+@njit(cache=True)
+def shuffle_range(values, start, stop, words, offset):
+    """Fisher-Yates shuffle of values[start:stop] in place."""
+    for index in range(stop - 1, start, -1):
+        other = start + random_below(words, offset, index - start + 1)
+        held = values[index]
+        values[index] = values[other]
+        values[other] = held

@@ -1,0 +1,175 @@
+"""End of game: goals, money conversion and the winners (R8.2, R8.3). Red lines are ignored."""
+
+import numpy as np
+from numba import njit
+
+from . import constants as c
+from . import state_layout as s
+from .hex_grid import NEIGHBOURS, NUM_CELLS
+from .resolution import count_matching, player_base
+from .tile_data import (COLUMN_FEATURES, GOAL_COLUMN_CRITERION, GOAL_COLUMN_DIRECTION,
+                        GOAL_COLUMN_FEATURES, GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS)
+
+
+@njit(cache=True)
+def largest_group(state, tiles, player, lakes, target):
+    """Size of the largest connected group (R2.2) of lakes, or of tiles matching `target`."""
+    base = player_base(player)
+    member = np.zeros(NUM_CELLS, dtype=np.bool_)
+    for cell in range(NUM_CELLS):
+        kind = state[base + s.CELL_KIND + cell]
+        if kind < 0:
+            continue
+        is_lake = state[base + s.CELL_FLAGS + cell] & s.FLAG_LAKE != 0
+        if lakes:
+            member[cell] = is_lake
+        else:
+            member[cell] = (not is_lake) and (tiles[kind, COLUMN_FEATURES] & target) != 0
+    seen = np.zeros(NUM_CELLS, dtype=np.bool_)
+    stack = np.empty(NUM_CELLS, dtype=np.int64)
+    best = 0
+    for start in range(NUM_CELLS):
+        if not member[start] or seen[start]:
+            continue
+        seen[start] = True
+        stack[0] = start
+        depth = 1
+        size = 0
+        while depth > 0:
+            depth -= 1
+            cell = stack[depth]
+            size += 1
+            for index in range(6):
+                neighbour = NEIGHBOURS[cell, index]
+                if neighbour >= 0 and member[neighbour] and not seen[neighbour]:
+                    seen[neighbour] = True
+                    stack[depth] = neighbour
+                    depth += 1
+        best = max(best, size)
+    return best
+
+
+@njit(cache=True)
+def goal_value(state, tiles, goals, goal, player):
+    """A player's value for a goal's criterion (R8.2)."""
+    base = player_base(player)
+    criterion = goals[goal, GOAL_COLUMN_CRITERION]
+    features = goals[goal, GOAL_COLUMN_FEATURES]
+    if criterion == c.CRITERION_FEATURE_COUNT:
+        return count_matching(state, base, features)
+    if criterion == c.CRITERION_LAKE_COUNT:
+        return state[base + s.LAKE_COUNT]
+    if criterion == c.CRITERION_MONEY:
+        return state[base + s.MONEY]
+    if criterion == c.CRITERION_MARKERS_PLACED:
+        return c.START_MARKERS - state[base + s.MARKERS_LEFT]
+    if criterion == c.CRITERION_INCOME:
+        return state[base + s.INCOME]
+    if criterion == c.CRITERION_REPUTATION:
+        return state[base + s.REPUTATION]
+    if criterion == c.CRITERION_LARGEST_LAKE_GROUP:
+        return largest_group(state, tiles, player, True, 0)
+    return largest_group(state, tiles, player, False, features)
+
+
+@njit(cache=True)
+def _is_better(goals, goal, first, second):
+    if goals[goal, GOAL_COLUMN_DIRECTION] == c.GOAL_MOST:
+        return first > second
+    return first < second
+
+
+@njit(cache=True)
+def public_goal_winner(state, tiles, goals, goal):
+    """The one player strictly ahead on a public goal, or -1 on any tie (R8.2)."""
+    num_players = state[s.NUM_PLAYERS]
+    best_player = -1
+    best_value = 0
+    tied = False
+    for player in range(num_players):
+        value = goal_value(state, tiles, goals, goal, player)
+        if best_player < 0 or _is_better(goals, goal, value, best_value):
+            best_player = player
+            best_value = value
+            tied = False
+        elif value == best_value:
+            tied = True
+    return -1 if tied else best_player
+
+
+@njit(cache=True)
+def private_goal_achieved(state, tiles, goals, player):
+    """The owner is strictly alone in front over all players (R8.2)."""
+    goal = state[player_base(player) + s.PRIVATE_GOAL]
+    if goal < 0:
+        return False
+    own = goal_value(state, tiles, goals, goal, player)
+    for other in range(state[s.NUM_PLAYERS]):
+        if other != player and not _is_better(goals, goal, own,
+                                              goal_value(state, tiles, goals, goal, other)):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _ranks_above(state, first, second):
+    """Whether `first` beats `second` on population, reputation, income, money (R8.3)."""
+    for field in (s.POPULATION, s.REPUTATION, s.INCOME, s.MONEY):
+        a = state[player_base(first) + field]
+        b = state[player_base(second) + field]
+        if a != b:
+            return a > b
+    return False
+
+
+@njit(cache=True)
+def score_game(state, tiles, goals):
+    """Final scoring into the SCORE block of each player; sets the winners (R8.2, R8.3)."""
+    num_players = state[s.NUM_PLAYERS]
+    for player in range(num_players):
+        base = player_base(player)
+        state[base + s.SCORE_POPULATION_BEFORE_GOALS] = state[base + s.POPULATION]
+    for index in range(c.MAX_PLAYERS):
+        goal = state[s.PUBLIC_GOALS + index]
+        if goal < 0:
+            continue
+        winner = public_goal_winner(state, tiles, goals, goal)
+        if winner >= 0:
+            bonus = goals[goal, GOAL_COLUMN_PUBLIC_BONUS]
+            state[player_base(winner) + s.SCORE_PUBLIC_GOALS + index] = bonus
+    achieved = np.zeros(num_players, dtype=np.bool_)
+    for offset in range(num_players):
+        player = (state[s.FIRST_PLAYER] + offset) % num_players
+        achieved[player] = private_goal_achieved(state, tiles, goals, player)
+    for player in range(num_players):
+        base = player_base(player)
+        if achieved[player]:
+            state[base + s.SCORE_PRIVATE_GOAL] = goals[state[base + s.PRIVATE_GOAL],
+                                                       GOAL_COLUMN_PRIVATE_BONUS]
+        bonus = state[base + s.SCORE_PRIVATE_GOAL]
+        for index in range(c.MAX_PLAYERS):
+            bonus += state[base + s.SCORE_PUBLIC_GOALS + index]
+        converted = state[base + s.MONEY] // 5
+        state[base + s.SCORE_MONEY_CONVERTED] = converted
+        state[base + s.MONEY] -= 5 * converted
+        state[base + s.POPULATION] += bonus + converted
+        state[base + s.SCORE_FINAL_POPULATION] = state[base + s.POPULATION]
+    for player in range(num_players):
+        beaten = False
+        for other in range(num_players):
+            if other != player and _ranks_above(state, other, player):
+                beaten = True
+        state[player_base(player) + s.SCORE_WINNER] = 0 if beaten else 1
+
+
+LADDER = ((136, "CEO of Suburbia Inc."), (121, "Principal Architect"),
+          (106, "Architectural Engineer"), (91, "Architectural Designer"), (76, "Draftsman"),
+          (60, "Subcontractor"), (0, "Junior Intern"))
+
+
+def ladder_rank(population: int) -> str:
+    """The solo score ladder of R9.1 (1-59 Junior Intern ... 136+ CEO of Suburbia Inc.)."""
+    for threshold, title in LADDER:
+        if population >= threshold:
+            return title
+    return LADDER[-1][1]

@@ -1,0 +1,166 @@
+"""A new game: boroughs, supply, stacks, market, goals and the first player (R2.3, R3, R9).
+
+All randomness comes from the generator words passed in and kept in the state (rng.py).
+"""
+
+import numpy as np
+from numba import njit
+
+from . import constants as c
+from . import state_layout as s
+from .hex_grid import NUM_CELLS, STARTING_CELLS
+from .market import draw_tile, fill_dale_market
+from .resolution import one_more_round_kind, player_base, put_tile
+from .rng import random_below, shuffle_range
+from .tile_data import COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE
+from . import event_log as ev
+
+# Stack sizes, indexed by [players 1-2, 3, 4] (R3.2, R3.3, R9.2): A, B, C drawn first,
+# C shuffled with One More Round, C drawn last.
+_SECOND_EDITION = np.array([[14, 12, 6, 6, 5], [18, 15, 9, 9, 5], [22, 20, 12, 12, 5]],
+                           dtype=np.int64)
+_FIRST_EDITION = np.array([[15, 15, 9, 6, 4], [18, 18, 9, 9, 4], [21, 21, 9, 12, 4]],
+                          dtype=np.int64)
+_DALE = np.array([25, 25, 13, 12, 0], dtype=np.int64)
+
+
+def seats(players: int, mode: int) -> int:
+    """Seats at the table: Dale takes a seat of his own beside the one player (R9.2)."""
+    return 2 if mode == c.MODE_DALE else players
+
+
+@njit(cache=True)
+def stack_sizes(num_players, mode, edition):
+    """(A, B, C first, C block with One More Round, C last) for a configuration."""
+    if mode == c.MODE_DALE:
+        return _DALE
+    row = 0 if num_players <= 2 else num_players - 2
+    return _SECOND_EDITION[row] if edition == c.EDITION_SECOND else _FIRST_EDITION[row]
+
+
+@njit(cache=True)
+def _take_from_box(state, tiles, stack, count, destination):
+    """Shuffle the box's tiles of one stack and move `count` of them to `destination`."""
+    physical = np.empty(256, dtype=np.int32)
+    total = 0
+    for kind in range(tiles.shape[0] - 2):
+        if tiles[kind, COLUMN_STACK] == stack:
+            for _ in range(state[s.BOX + kind]):
+                physical[total] = kind
+                total += 1
+    shuffle_range(physical, 0, total, state, s.RNG_STATE)
+    for index in range(count):
+        destination[index] = physical[index]
+        state[s.BOX + physical[index]] -= 1
+
+
+@njit(cache=True)
+def _build_pile(state, tiles):
+    sizes = stack_sizes(state[s.NUM_PLAYERS], state[s.MODE], state[s.EDITION])
+    count_a, count_b, c_first, c_block, c_last = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]
+    pile = state[s.PILE:s.PILE + s.PILE_CAPACITY]
+    _take_from_box(state, tiles, c.STACK_A, count_a, pile[:count_a])
+    _take_from_box(state, tiles, c.STACK_B, count_b, pile[count_a:count_a + count_b])
+    start_c = count_a + count_b
+    count_c = c_first + c_block + c_last
+    # The C tiles in order, then One More Round shuffled into its block (R3.2, R3.3, R9.2).
+    c_tiles = np.empty(count_c + 1, dtype=np.int32)
+    _take_from_box(state, tiles, c.STACK_C, count_c, c_tiles)
+    one_more_round = one_more_round_kind(tiles)
+    state[s.BOX + one_more_round] -= 1
+    position = start_c
+    for index in range(c_first):
+        pile[position] = c_tiles[index]
+        position += 1
+    block_start = position
+    for index in range(c_first, c_first + c_block):
+        pile[position] = c_tiles[index]
+        position += 1
+    pile[position] = one_more_round
+    position += 1
+    shuffle_range(pile, block_start, position, state, s.RNG_STATE)
+    for index in range(c_first + c_block, count_c):
+        pile[position] = c_tiles[index]
+        position += 1
+    state[s.PILE_A_END] = count_a
+    state[s.PILE_B_END] = start_c
+    state[s.PILE_END] = position
+
+
+@njit(cache=True)
+def _deal_goals(state, goals):
+    """Public goals face up and two goals per player to choose from (R3.6, R9.2, R9.1)."""
+    mode = state[s.MODE]
+    if mode == c.MODE_SOLITARY:
+        return
+    order = np.arange(goals.shape[0]).astype(np.int32)
+    shuffle_range(order, 0, order.shape[0], state, s.RNG_STATE)
+    num_players = state[s.NUM_PLAYERS]
+    if mode == c.MODE_DALE:
+        public = 0
+        for goal in order:
+            if public < 3 and goals[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE] == 0:
+                state[s.PUBLIC_GOALS + public] = goal
+                public += 1
+        return
+    for index in range(num_players):
+        state[s.PUBLIC_GOALS + index] = order[index]
+    for offset in range(num_players):
+        player = (state[s.FIRST_PLAYER] + offset) % num_players
+        base = player_base(player)
+        state[base + s.GOAL_OPTIONS] = order[num_players + 2 * offset]
+        state[base + s.GOAL_OPTIONS + 1] = order[num_players + 2 * offset + 1]
+        if state[s.RANDOM_PRIVATE_GOALS]:
+            option = random_below(state, s.RNG_STATE, 2)
+            state[base + s.PRIVATE_GOAL] = state[base + s.GOAL_OPTIONS + option]
+
+
+@njit(cache=True)
+def new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, random_private_goals,
+             seed):
+    """Fill `state` with a new game. `num_players` counts seats (Dale included, R9.2)."""
+    state[:] = 0
+    state[s.NUM_PLAYERS] = num_players
+    state[s.MODE] = mode
+    state[s.EDITION] = edition
+    state[s.FINAL_ROUND] = -1
+    state[s.RANDOM_PRIVATE_GOALS] = random_private_goals
+    state[s.PLACEMENT_COUNTER] = 1
+    state[s.RNG_STATE:s.RNG_STATE + 4] = seed
+    state[s.MARKET:s.MARKET + c.NUM_SLOTS] = -1
+    state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS] = -1
+    for kind in range(tiles.shape[0]):
+        state[s.BOX + kind] = tiles[kind, COLUMN_COPIES]
+    for basic in range(3):
+        state[s.SUPPLY + basic] = c.BASIC_SUPPLY_PER_KIND
+        state[s.BOX + basic_kinds[basic]] -= c.BASIC_SUPPLY_PER_KIND
+    for player in range(c.MAX_PLAYERS):
+        base = player_base(player)
+        state[base + s.CELL_KIND:base + s.CELL_KIND + NUM_CELLS] = -1
+        state[base + s.PRIVATE_GOAL] = -1
+        state[base + s.GOAL_OPTIONS] = -1
+        state[base + s.GOAL_OPTIONS + 1] = -1
+        if player >= num_players:
+            continue
+        state[base + s.MONEY] = c.START_MONEY
+        state[base + s.INCOME] = c.START_INCOME
+        state[base + s.REPUTATION] = c.START_REPUTATION
+        state[base + s.POPULATION] = c.START_POPULATION
+        state[base + s.MARKERS_LEFT] = c.START_MARKERS
+        for basic in range(3):  # Suburbs, Park, Factory at (0,0), (0,1), (0,2) (R2.3)
+            put_tile(state, tiles, player, STARTING_CELLS[basic], basic_kinds[basic], False, 0)
+            state[s.BOX + basic_kinds[basic]] -= 1
+    _build_pile(state, tiles)
+    if mode == c.MODE_STANDARD:
+        state[s.FIRST_PLAYER] = random_below(state, s.RNG_STATE, num_players)
+    state[s.CURRENT_PLAYER] = state[s.FIRST_PLAYER]
+    if mode == c.MODE_DALE:
+        fill_dale_market(state, tiles, np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32))
+    else:
+        for slot in range(c.NUM_SLOTS):
+            state[s.MARKET + slot] = draw_tile(state)
+    _deal_goals(state, goals)
+    if mode == c.MODE_STANDARD and not random_private_goals:
+        state[s.PENDING_DECISION] = c.DECISION_KEEP_GOAL
+    else:
+        state[s.PENDING_DECISION] = c.DECISION_TURN

@@ -1,0 +1,216 @@
+"""A turn from decision to decision: step 1 options, discards, steps 2 and 3, the end of a
+turn and of a round, Dale's turn, and the end of the game (R4.3, R5, R8.2, R9).
+
+`apply_legal_action` trusts its caller (the compiled random players sample from the
+mask); `apply_action` checks legality first and leaves the state untouched otherwise.
+"""
+
+from numba import njit
+
+from . import action_space as a
+from . import constants as c
+from . import event_log as ev
+from . import state_layout as s
+from .dale import dale_choose_cell, dale_choose_slot
+from .hex_grid import NUM_CELLS
+from .legal_actions import any_premium_payable, investment_price, is_legal_action
+from .market import (clear_market, discard_from_market, fill_dale_market, first_slot,
+                     last_slot, refill_market, slot_premium, take_from_market)
+from .resolution import cross_red_lines, pay, player_base, resolve_investment, resolve_placement
+from .scoring import score_game
+from .tile_data import COLUMN_COST
+
+STATUS_OK = 0
+STATUS_ILLEGAL = 1
+STATUS_GAME_OVER = 2
+
+DALE_SEAT = 1
+DALE_PRICE = 3
+_ANY_PRICE = 1 << 30
+
+
+@njit(cache=True)
+def income_step(state, tiles, log, player):
+    """R5.2: gain the income; a negative income is paid, each unpaid $1 costs 1 population."""
+    base = player_base(player)
+    income = state[base + s.INCOME]
+    money = state[base + s.MONEY]
+    if income >= 0:
+        state[base + s.MONEY] = money + income
+    else:
+        paid = min(money, -income)
+        state[base + s.MONEY] = money - paid
+        unpaid = -income - paid
+        if unpaid > 0:
+            old = state[base + s.POPULATION]
+            new = max(0, old - unpaid)
+            state[base + s.POPULATION] = new
+            ev.record(log, ev.SHORTFALL, player, c.POPULATION, new - old, new, -1, -1, -1)
+            cross_red_lines(state, tiles, log, player, old, new)
+    ev.record(log, ev.INCOME_STEP, player, c.MONEY, income, state[base + s.MONEY], -1, -1, -1)
+
+
+@njit(cache=True)
+def population_step(state, tiles, log, player):
+    """R5.3: population moves by reputation; below 0 costs $1 a point, the rest forgiven."""
+    base = player_base(player)
+    old = state[base + s.POPULATION]
+    new = old + state[base + s.REPUTATION]
+    if new < 0:
+        owed = -new
+        paid = min(owed, state[base + s.MONEY])
+        state[base + s.MONEY] -= paid
+        ev.record(log, ev.SHORTFALL, player, c.MONEY, -paid, state[base + s.MONEY], -1, -1, -1)
+        new = 0
+    state[base + s.POPULATION] = new
+    ev.record(log, ev.POPULATION_STEP, player, c.POPULATION, state[base + s.REPUTATION], new,
+              -1, -1, -1)
+    cross_red_lines(state, tiles, log, player, old, new)
+
+
+@njit(cache=True)
+def finish_game(state, tiles, goals, log):
+    score_game(state, tiles, goals)
+    state[s.GAME_OVER] = 1
+    state[s.PENDING_DECISION] = c.DECISION_NONE
+    state[s.CURRENT_PLAYER] = -1
+    ev.record(log, ev.GAME_OVER, -1, 0, 0, 0, -1, -1, -1)
+
+
+@njit(cache=True)
+def dale_turn(state, tiles, log):
+    """Dale takes the priciest tile for $3, places it for the best income + reputation,
+    then does steps 2 and 3 (R9.2)."""
+    slot = dale_choose_slot(state, tiles, _ANY_PRICE)
+    if slot >= 0:
+        kind = take_from_market(state, slot)
+        price = min(DALE_PRICE, state[player_base(DALE_SEAT) + s.MONEY])
+        pay(state, DALE_SEAT, price)
+        cell = dale_choose_cell(state, tiles, DALE_SEAT, kind)
+        ev.record(log, ev.DALE_BUY, DALE_SEAT, 0, price, 0, DALE_SEAT, cell, kind)
+        resolve_placement(state, tiles, log, DALE_SEAT, cell, kind, False)
+    income_step(state, tiles, log, DALE_SEAT)
+    population_step(state, tiles, log, DALE_SEAT)
+
+
+@njit(cache=True)
+def end_turn(state, tiles, goals, log):
+    """Refill the market (R5.4) and hand over to the next player, or end the game (R4.3).
+
+    With Dale, his turn follows the player's; the round then ends, the leftover tiles
+    are discarded and the next round's market is filled (R9.2).
+    """
+    if state[s.MODE] == c.MODE_DALE:
+        dale_turn(state, tiles, log)
+        clear_market(state, log)
+        state[s.ROUND] += 1
+        if fill_dale_market(state, tiles, log):
+            finish_game(state, tiles, goals, log)
+            return
+        state[s.CURRENT_PLAYER] = 0
+        state[s.PENDING_DECISION] = c.DECISION_TURN
+        return
+    refill_market(state, tiles, log, 2 if state[s.MODE] == c.MODE_SOLITARY else 1)
+    next_player = (state[s.CURRENT_PLAYER] + 1) % state[s.NUM_PLAYERS]
+    if next_player == state[s.FIRST_PLAYER]:
+        if 0 <= state[s.FINAL_ROUND] <= state[s.ROUND]:
+            finish_game(state, tiles, goals, log)
+            return
+        state[s.ROUND] += 1
+    state[s.CURRENT_PLAYER] = next_player
+    state[s.PENDING_DECISION] = c.DECISION_TURN
+
+
+@njit(cache=True)
+def finish_turn(state, tiles, goals, log, player):
+    """Steps 2 and 3 (R5.2, R5.3); in Solitary Architect the extra removal (R9.1)."""
+    income_step(state, tiles, log, player)
+    population_step(state, tiles, log, player)
+    if state[s.MODE] == c.MODE_SOLITARY and any_premium_payable(state, player):
+        state[s.PENDING_DECISION] = c.DECISION_REMOVE
+        return
+    end_turn(state, tiles, goals, log)
+
+
+@njit(cache=True)
+def _discard_or_finish(state, tiles, goals, log, player):
+    """After a basic tile or an investment one market tile must go (R5.1b, d)."""
+    if any_premium_payable(state, player):
+        state[s.PENDING_DECISION] = c.DECISION_DISCARD
+    else:
+        finish_turn(state, tiles, goals, log, player)
+
+
+@njit(cache=True)
+def _keep_goal(state, log, player, option):
+    """R3.6: keep one of the two drawn goals; the players choose in turn order."""
+    base = player_base(player)
+    state[base + s.PRIVATE_GOAL] = state[base + s.GOAL_OPTIONS + option]
+    ev.record(log, ev.KEEP_GOAL, player, 0, option, state[base + s.PRIVATE_GOAL], -1, -1, -1)
+    next_player = (player + 1) % state[s.NUM_PLAYERS]
+    state[s.CURRENT_PLAYER] = next_player
+    if next_player == state[s.FIRST_PLAYER]:
+        state[s.PENDING_DECISION] = c.DECISION_TURN
+
+
+@njit(cache=True)
+def apply_legal_action(state, tiles, goals, basic_kinds, action, log):
+    """Apply an action already known to be legal, up to the next decision."""
+    decision = state[s.PENDING_DECISION]
+    player = state[s.CURRENT_PLAYER]
+    if decision == c.DECISION_KEEP_GOAL:
+        _keep_goal(state, log, player, action - a.KEEP_GOAL)
+        return
+    if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
+        slot = action - (a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE)
+        premium = slot_premium(slot)
+        pay(state, player, premium)
+        discard_from_market(state, log, player, slot, premium)
+        if decision == c.DECISION_DISCARD:
+            finish_turn(state, tiles, goals, log, player)
+        else:
+            end_turn(state, tiles, goals, log)
+        return
+    if action == a.PASS:
+        ev.record(log, ev.PASS, player, 0, 0, 0, -1, -1, -1)
+        for slot in range(last_slot(state), first_slot(state) - 1, -1):
+            if state[s.MARKET + slot] >= 0:
+                discard_from_market(state, log, player, slot, 0)
+                break
+        finish_turn(state, tiles, goals, log, player)
+    elif action < a.BASIC:
+        as_lake = action >= a.LAKE
+        slot, cell = divmod(action - (a.LAKE if as_lake else a.BUY), NUM_CELLS)
+        kind = take_from_market(state, slot)
+        price = slot_premium(slot) + (0 if as_lake else tiles[kind, COLUMN_COST])
+        pay(state, player, price)
+        ev.record(log, ev.PLACE, player, 1 if as_lake else 0, price, 0, player, cell, kind)
+        resolve_placement(state, tiles, log, player, cell, kind, as_lake)
+        finish_turn(state, tiles, goals, log, player)
+    elif action < a.INVEST:
+        basic, cell = divmod(action - a.BASIC, NUM_CELLS)
+        kind = basic_kinds[basic]
+        state[s.SUPPLY + basic] -= 1
+        pay(state, player, tiles[kind, COLUMN_COST])
+        ev.record(log, ev.PLACE, player, 0, tiles[kind, COLUMN_COST], 0, player, cell, kind)
+        resolve_placement(state, tiles, log, player, cell, kind, False)
+        _discard_or_finish(state, tiles, goals, log, player)
+    else:
+        cell = action - a.INVEST
+        price = investment_price(state, tiles, player, cell)
+        pay(state, player, price)
+        ev.record(log, ev.INVEST, player, 0, price, 0, player, cell,
+                  state[player_base(player) + s.CELL_KIND + cell])
+        resolve_investment(state, tiles, log, player, cell)
+        _discard_or_finish(state, tiles, goals, log, player)
+
+
+@njit(cache=True)
+def apply_action(state, tiles, goals, basic_kinds, action, log):
+    """Check and apply an action; returns STATUS_OK, STATUS_ILLEGAL or STATUS_GAME_OVER."""
+    if state[s.GAME_OVER]:
+        return STATUS_GAME_OVER
+    if not is_legal_action(state, tiles, basic_kinds, action):
+        return STATUS_ILLEGAL
+    apply_legal_action(state, tiles, goals, basic_kinds, action, log)
+    return STATUS_OK

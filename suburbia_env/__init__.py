@@ -1,0 +1,10 @@
+"""Suburbia as a reinforcement-learning environment: a numba rules engine (RULES.md),
+a Python facade (`Game`), and Gymnasium / PettingZoo wrappers."""
+
+from .action_space import NUM_ACTIONS
+from .errors import (ConfigError, GameOverError, IllegalActionError, NotationError,
+                     StateFormatError, SuburbiaError)
+from .game import Game, GameConfig
+
+__all__ = ["Game", "GameConfig", "NUM_ACTIONS", "ConfigError", "GameOverError",
+           "IllegalActionError", "NotationError", "StateFormatError", "SuburbiaError"]

@@ -9,7 +9,7 @@ from numba import njit
 from . import constants as c
 from . import event_log as ev
 from . import state_layout as s
-from .hex_grid import NUM_CELLS
+from .hex_grid import NEIGHBOURS, NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
 from .resolution import player_base, resolve_placement
 from .tile_data import COLUMN_COST, COLUMN_NEGATIVE_POPULATION
@@ -45,16 +45,40 @@ def dale_choose_slot(state, tiles, affordable_money):
 
 
 @njit(cache=True)
+def _undo_placement(scratch, state, player, cell):
+    """Copy back from `state` every entry a placement at `cell` can change in `scratch`.
+
+    A placement changes the placement counter, the per-player values and counts (every
+    block's head, up to ORDER), and in the placing borough the new cell, its ORDER
+    position and its neighbours' placeable flags (resolution.put_tile).
+    """
+    scratch[s.PLACEMENT_COUNTER] = state[s.PLACEMENT_COUNTER]
+    for other in range(state[s.NUM_PLAYERS]):
+        other_base = player_base(other)
+        scratch[other_base:other_base + s.ORDER] = state[other_base:other_base + s.ORDER]
+    base = player_base(player)
+    position = base + s.ORDER + state[base + s.TILE_COUNT]
+    scratch[position] = state[position]
+    for field in (s.CELL_KIND, s.CELL_FLAGS, s.CELL_SEQUENCE):
+        scratch[base + field + cell] = state[base + field + cell]
+    for index in range(6):
+        neighbour = NEIGHBOURS[cell, index]
+        if neighbour >= 0:
+            scratch[base + s.CELL_FLAGS + neighbour] = state[base + s.CELL_FLAGS + neighbour]
+
+
+@njit(cache=True)
 def dale_choose_cell(state, tiles, player, kind):
     """The legal cell maximising income + reputation gain after full resolution (R9.2).
 
     Ties go to the larger reputation gain, then to the first cell in row-major order.
-    Each candidate is resolved on a scratch copy of the state. -1 when no cell is legal.
+    Each candidate is resolved on one scratch copy of the state, undone after each.
+    -1 when no cell is legal.
     """
     base = player_base(player)
     income_before = state[base + s.INCOME]
     reputation_before = state[base + s.REPUTATION]
-    scratch = np.empty_like(state)
+    scratch = state.copy()
     no_log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
     best_cell = -1
     best_gain = 0
@@ -62,10 +86,10 @@ def dale_choose_cell(state, tiles, player, kind):
     for cell in range(NUM_CELLS):
         if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
             continue
-        scratch[:] = state
         resolve_placement(scratch, tiles, no_log, player, cell, kind, False)
         reputation_gain = scratch[base + s.REPUTATION] - reputation_before
         gain = scratch[base + s.INCOME] - income_before + reputation_gain
+        _undo_placement(scratch, state, player, cell)
         if best_cell < 0 or gain > best_gain or (
                 gain == best_gain and reputation_gain > best_reputation_gain):
             best_cell = cell

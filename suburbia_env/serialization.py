@@ -1,0 +1,921 @@
+"""Saving and loading games: a versioned JSON state format and a replayable game record.
+
+State format ``suburbia-state``, version 1
+==========================================
+
+A complete game state, like FEN for chess: loading it restores the engine's state
+vector element for element, and saving a loaded game gives back the same text. Tiles
+and goals are named as in tiles.csv and goals.csv (exact spelling); cells are
+``col`` -6..6, ``row`` 0..8 (R2.1). Seats are numbered from 0; with Dale, seat 1 is Dale.
+
+=================================  =================================================================
+field                              meaning
+=================================  =================================================================
+``format``                         ``"suburbia-state"``
+``version``                        ``1``
+``config.players``                 people at the table: 2-4 in standard, 1 in solitary, dale (R3.1)
+``config.mode``                    ``"standard"``, ``"solitary"`` (R9.1) or ``"dale"`` (R9.2)
+``config.edition``                 ``"2nd"`` (R3.2) or ``"1st"`` (R3.3)
+``config.random_private_goals``    true: the engine kept a random goal for each player (R3.6)
+``seed``                           the integer the game was set up with, or null (informational)
+``round``                          current round, counted from 0 (R1.5)
+``final_round``                    the last round to be played, null until One More Round is drawn
+                                   (R4.3); with Dale the game ends at once and it is ``round - 1``
+``first_player``                   seat of the first player (R3.6); 0 in the solo modes
+``current_player``                 seat that decides now; null when the game is over
+``pending_decision``               ``"keep_goal"``, ``"turn"``, ``"discard"``, ``"remove"`` or
+                                   ``"none"`` (game over)
+``game_over``                      true once the game has been scored (R8.2)
+``placement_counter``              sequence number of the next placement; the starting tiles are 0
+``rng_state``                      the four 32-bit words (0..2**32-1) of the xoshiro128** generator
+``market``                         7 entries for slots 0..6 (R4.1): tile name or null; Dale uses
+                                   slots 2..5 only (R9.2)
+``stacks.A``, ``.B``, ``.C``       the tiles still to draw from each stack, in draw order; One More
+                                   Round sits in C until it is drawn (R3.2, R3.3, R9.2)
+``drawn``                          the tiles already drawn from the stacks, in draw order, One More
+                                   Round included. With the stack sizes of the configuration this
+                                   restores the pile and its position exactly
+``supply``                         basic tiles left: ``suburbs``, ``park``, ``factory``, 0..4 (R3.5)
+``discarded``                      count per tile name of discarded tiles, One More Round included
+                                   once set aside (R4.3); names with a count of 0 are left out
+``box``                            count per tile name of the tiles not used in this game
+``public_goals``                   goal names: as many as players in standard, 3 with Dale, none in
+                                   solitary (R3.6, R9)
+``players``                        one object per seat
+``players[i].money``               dollars, >= 0 (R1.3)
+``players[i].income``              income level -5..15 (R1.2)
+``players[i].reputation``          reputation level -5..15 (R1.2)
+``players[i].population``          population, >= 0 (R1.3)
+``players[i].markers_left``        investment markers not yet placed: 3 minus the invested tiles
+``players[i].private_goal``        the kept goal, or null (not chosen yet, or a solo mode)
+``players[i].goal_options``        the two goals drawn at setup (R3.6); ``[]`` in the solo modes
+``players[i].borough``             the cells in placement order, the starting tiles (R2.3) first;
+                                   each ``{"col", "row", "tile", "lake", "invested", "sequence"}``
+                                   where ``tile`` is the tile's name (a lake keeps the name of
+                                   the tile turned face down), ``lake`` and ``invested`` are
+                                   true/false and ``sequence`` is the global placement number
+                                   (0 for the starting tiles, R6.5, R7.2)
+``players[i].score``               null until the game is over; then (R8.2, R8.3)
+                                   ``population_before_goals``, ``public_goals`` (the bonus won
+                                   on each public goal, in the order of ``public_goals``),
+                                   ``private_goal`` (the bonus won), ``money_converted``,
+                                   ``final_population`` and ``winner`` (true/false)
+=================================  =================================================================
+
+Everything the engine derives (tile, lake and feature counts, the placeable cells, the
+placement order index) is rebuilt from the boroughs on load, never read from the file.
+Loading checks the format, the types and the rules a position must obey (levels, markers,
+connected boroughs, every physical tile in exactly one place, ...) and raises
+`StateFormatError` naming the first field at fault, e.g.
+``players[1].income: 17 is outside -5..15``. A failed load builds no game.
+
+Game record format ``suburbia-record``, version 1
+=================================================
+
+``{"format": "suburbia-record", "version": 1, "config": {...}, "seed": 7, "actions": [...]}``:
+the configuration and seed of the setup and every decision in the action notation
+(notation.py), in order. Replaying sets the game up again and applies the actions one by
+one, reaching the identical state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+
+import numpy as np
+
+from . import constants as c
+from . import state_layout as s
+from .errors import (ConfigError, GameOverError, IllegalActionError, NotationError,
+                     StateFormatError)
+from .game import Game, GameConfig
+from .hex_grid import (MAX_COLUMN, MIN_COLUMN, NEIGHBOURS, NUM_ROWS, STARTING_CELLS,
+                       cell_coordinates, cell_index)
+from .resolution import put_tile
+from .setup import stack_sizes
+from .tile_data import (COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE,
+                        GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
+
+STATE_FORMAT = "suburbia-state"
+STATE_VERSION = 1
+RECORD_FORMAT = "suburbia-record"
+RECORD_VERSION = 1
+
+_INT32_MAX = 2**31 - 1
+_WORD_MAX = 2**32 - 1
+_LINE_WIDTH = 116  # a borough cell with the longest tile name fits on one line
+
+_STATE_FIELDS = ("format", "version", "config", "seed", "round", "final_round",
+                 "first_player", "current_player", "pending_decision", "game_over",
+                 "placement_counter", "rng_state", "market", "stacks", "drawn", "supply",
+                 "discarded", "box", "public_goals", "players")
+_CONFIG_FIELDS = ("players", "mode", "edition", "random_private_goals")
+_PLAYER_FIELDS = ("money", "income", "reputation", "population", "markers_left",
+                  "private_goal", "goal_options", "borough", "score")
+_CELL_FIELDS = ("col", "row", "tile", "lake", "invested", "sequence")
+_SCORE_FIELDS = ("population_before_goals", "public_goals", "private_goal", "money_converted",
+                 "final_population", "winner")
+_RECORD_FIELDS = ("format", "version", "config", "seed", "actions")
+_STACKS = ("A", "B", "C")
+
+_TILE_KINDS = {name: kind for kind, name in enumerate(TILES.names) if kind != TILES.lake}
+_GOAL_INDICES = {name: index for index, name in enumerate(GOALS.names)}
+_STARTING_TILES = tuple(zip(STARTING_CELLS, (int(k) for k in TILES.basic_kinds)))
+
+
+def _stack_of(kind: int) -> int:
+    return int(TILES.table[kind, COLUMN_STACK])
+
+
+def _is_lettered(kind: int) -> bool:
+    """A tile of the A, B or C stacks (never a basic tile, the lake or One More Round)."""
+    return kind < TILES.lake and _stack_of(kind) != c.STACK_BASIC
+
+
+# Saving -------------------------------------------------------------------------------
+
+def game_to_dict(game: Game) -> dict:
+    """The state format as a dict of plain JSON values (see the module docstring)."""
+    state = game.state
+    over = game.is_over
+    final_round = int(state[s.FINAL_ROUND])
+    position = int(state[s.PILE_POSITION])
+    a_end, b_end, end = (int(state[s.PILE_A_END]), int(state[s.PILE_B_END]),
+                         int(state[s.PILE_END]))
+    pile = [TILES.names[kind] for kind in state[s.PILE:s.PILE + end]]
+    scores = game.final_scores() if over else [None] * game.num_seats
+    return {
+        "format": STATE_FORMAT,
+        "version": STATE_VERSION,
+        "config": game.config.to_dict(),
+        "seed": None if game.seed is None else int(game.seed),
+        "round": game.round,
+        "final_round": final_round if final_round >= 0 else None,
+        "first_player": int(state[s.FIRST_PLAYER]),
+        "current_player": None if over else game.current_player,
+        "pending_decision": game.pending_decision,
+        "game_over": over,
+        "placement_counter": int(state[s.PLACEMENT_COUNTER]),
+        "rng_state": [int(word) & _WORD_MAX for word in state[s.RNG_STATE:s.RNG_STATE + 4]],
+        "market": [TILES.names[kind] if kind >= 0 else None
+                   for kind in state[s.MARKET:s.MARKET + c.NUM_SLOTS]],
+        "stacks": {"A": pile[min(position, a_end):a_end],
+                   "B": pile[max(position, a_end):b_end],
+                   "C": pile[max(position, b_end):end]},
+        "drawn": pile[:position],
+        "supply": game.supply(),
+        "discarded": _counts_by_name(state[s.DISCARDED:s.DISCARDED + TILES.num_kinds]),
+        "box": _counts_by_name(state[s.BOX:s.BOX + TILES.num_kinds]),
+        "public_goals": game.public_goals,
+        "players": [_player_to_dict(game, player, scores[player])
+                    for player in range(game.num_seats)],
+    }
+
+
+def game_to_json(game: Game) -> str:
+    """The state format as JSON text; `game_from_json` of it restores the game exactly."""
+    return _format_json(game_to_dict(game)) + "\n"
+
+
+def _counts_by_name(counts: np.ndarray) -> dict[str, int]:
+    return {TILES.names[kind]: int(count) for kind, count in enumerate(counts) if count}
+
+
+def _player_to_dict(game: Game, player: int, score: dict | None) -> dict:
+    public = game.player_state(player)
+    sequences = game.state[s.player_base(player) + s.CELL_SEQUENCE:]
+    borough = [dict(cell, sequence=int(sequences[cell_index(cell["col"], cell["row"])]))
+               for cell in public["borough"]]
+    if score is not None:
+        score = {"population_before_goals": score["population_before_goals"],
+                 "public_goals": list(score["public_goals"].values()),
+                 "private_goal": score["private_goal_bonus"],
+                 "money_converted": score["money_converted"],
+                 "final_population": score["population"],
+                 "winner": score["winner"]}
+    return {
+        "money": public["money"],
+        "income": public["income"],
+        "reputation": public["reputation"],
+        "population": public["population"],
+        "markers_left": public["markers_left"],
+        "private_goal": game.private_goal(player),
+        "goal_options": game.goal_options(player),
+        "borough": borough,
+        "score": score,
+    }
+
+
+def _format_json(value, indent: int = 0, key: str = "") -> str:
+    """`key` and JSON `value` on one line when they fit; otherwise the items go one per
+    line, or, when they are all plain values (names, numbers), as many per line as fit."""
+    flat = key + json.dumps(value, separators=(", ", ": "))
+    if not isinstance(value, (dict, list)) or not value or indent + len(flat) < _LINE_WIDTH:
+        return flat
+    if isinstance(value, dict):
+        items = [_format_json(item, indent + 2, json.dumps(name) + ": ")
+                 for name, item in value.items()]
+        opening, closing, values = "{", "}", value.values()
+    else:
+        items = [_format_json(item, indent + 2) for item in value]
+        opening, closing, values = "[", "]", value
+    inner = " " * (indent + 2)
+    lines = items
+    if not any(isinstance(item, (dict, list)) for item in values):
+        lines = [items[0]]
+        for item in items[1:]:
+            if len(inner) + len(lines[-1]) + len(", ") + len(item) < _LINE_WIDTH:
+                lines[-1] += ", " + item
+            else:
+                lines.append(item)
+    body = ",\n".join(inner + line for line in lines)
+    return f"{key}{opening}\n{body}\n{' ' * indent}{closing}"
+
+
+# Reading values -----------------------------------------------------------------------
+
+def _fail(path: str, message: str):
+    raise StateFormatError(f"{path}: {message}")
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _describe(value) -> str:
+    """A JSON value as the error messages show it, e.g. `'3' (a string)`."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f"{value!r} (a string)"
+    if isinstance(value, float):
+        return f"{value!r} (not a whole number)"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return repr(value)
+
+
+def _parse_json(text, what: str):
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise StateFormatError(f"{what}: expected JSON text, not {type(text).__name__}")
+    try:
+        return json.loads(text, object_pairs_hook=_reject_duplicate_fields)
+    except json.JSONDecodeError as error:
+        raise StateFormatError(f"{what}: JSON syntax error: {error}") from None
+
+
+def _reject_duplicate_fields(pairs: list) -> dict:
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise StateFormatError(f"JSON: field {key!r} appears twice in one object")
+        result[key] = value
+    return result
+
+
+def _object(value, path: str, fields: tuple[str, ...], document: str = "state") -> dict:
+    """An object with exactly these fields; `document` names it when `path` is empty."""
+    if not isinstance(value, dict):
+        _fail(path or document, f"must be an object, not {_describe(value)}")
+    for field in fields:
+        if field not in value:
+            _fail(_join(path, field), "missing field")
+    for field in value:
+        if field not in fields:
+            _fail(_join(path, str(field)), f"unknown field (expected: {', '.join(fields)})")
+    return value
+
+
+def _int(value, path: str, low: int = -_INT32_MAX - 1, high: int = _INT32_MAX) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        _fail(path, f"must be an integer, not {_describe(value)}")
+    if not low <= value <= high:
+        _fail(path, f"{value} is outside {low}..{high}")
+    return value
+
+
+def _optional_int(value, path: str, low: int, high: int = _INT32_MAX) -> int | None:
+    return None if value is None else _int(value, path, low, high)
+
+
+def _bool(value, path: str) -> bool:
+    if not isinstance(value, bool):
+        _fail(path, f"must be true or false, not {_describe(value)}")
+    return value
+
+
+def _list(value, path: str, length: int | None = None) -> list:
+    if not isinstance(value, list):
+        _fail(path, f"must be a list, not {_describe(value)}")
+    if length is not None and len(value) != length:
+        _fail(path, f"must hold {length} entries, not {len(value)}")
+    return value
+
+
+def _choice(value, path: str, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        _fail(path, f"must be one of {', '.join(repr(a) for a in allowed)}, "
+                    f"not {_describe(value)}")
+    return value
+
+
+def _tile_kind(value, path: str) -> int:
+    """Kind of a tile name (exact spelling of tiles.csv, or One More Round)."""
+    if not isinstance(value, str):
+        _fail(path, f"must be a tile name, not {_describe(value)}")
+    if value not in _TILE_KINDS:
+        _fail(path, f"unknown tile {value!r}")
+    return _TILE_KINDS[value]
+
+
+def _goal_index(value, path: str) -> int:
+    if not isinstance(value, str):
+        _fail(path, f"must be a goal name, not {_describe(value)}")
+    if value not in _GOAL_INDICES:
+        _fail(path, f"unknown goal {value!r}")
+    return _GOAL_INDICES[value]
+
+
+def _read_config(value, path: str) -> GameConfig:
+    fields = _object(value, path, _CONFIG_FIELDS)
+    players = _int(fields["players"], _join(path, "players"), 1, c.MAX_PLAYERS)
+    mode = _choice(fields["mode"], _join(path, "mode"), c.MODE_NAMES)
+    edition = _choice(fields["edition"], _join(path, "edition"), c.EDITION_NAMES)
+    random_goals = _bool(fields["random_private_goals"], _join(path, "random_private_goals"))
+    try:
+        return GameConfig(players, mode, edition, random_goals)
+    except ConfigError as error:
+        raise StateFormatError(f"{_join(path, 'players')}: {error}") from None
+
+
+def _read_seed(value, path: str, required: bool) -> int | None:
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        _fail(path, f"must be a non-negative integer{'' if required else ' or null'}, "
+                    f"not {_describe(value)}")
+    return value
+
+
+def _read_header(data: dict, path: str, name: str, version: int) -> None:
+    if data["format"] != name:
+        _fail(_join(path, "format"), f"must be {name!r}, not {_describe(data['format'])}")
+    found = _int(data["version"], _join(path, "version"), 1)
+    if found != version:
+        _fail(_join(path, "version"), f"version {found} is not supported (this library reads "
+                                      f"version {version})")
+
+
+# Loading --------------------------------------------------------------------------------
+
+def game_from_json(text: str | bytes) -> Game:
+    """The game saved by `game_to_json`; StateFormatError names the first field at fault."""
+    return game_from_dict(_parse_json(text, "state"))
+
+
+def game_from_dict(data) -> Game:
+    """The game of a state-format dict, checked field by field and against the rules."""
+    loader = _StateLoader(data)
+    return Game.from_state(loader.config, loader.state, loader.seed)
+
+
+class _StateLoader:
+    """Reads and checks a state-format dict into a fresh state vector.
+
+    Fields are read in the order of the format, each checked on its own; the rules that
+    tie several fields together (R2.3, R2.4, R3.6, R4.3, R8.2, tile conservation) are
+    checked last. Nothing outside this object is touched until the load has succeeded.
+    """
+
+    def __init__(self, data):
+        data = _object(data, "", _STATE_FIELDS)
+        _read_header(data, "", STATE_FORMAT, STATE_VERSION)
+        self.data = data
+        self.config = _read_config(data["config"], "config")
+        self.seed = _read_seed(data["seed"], "seed", required=False)
+        self.mode = self.config.mode_id
+        self.seats = self.config.seats
+        self.state = self._empty_state()
+        self._read_progress()
+        self._read_market()
+        self._read_pile()
+        self._read_supply_discarded_box()
+        self._read_goals()
+        self.borough_cells: list[list[tuple[int, int]]] = []  # (kind, cell) per seat
+        players = _list(data["players"], "players", self.seats)
+        for player, value in enumerate(players):
+            self._read_player(player, value, f"players[{player}]")
+        self._check_goal_keeping()
+        self._check_placement_sequences()
+        self._check_tile_conservation()
+        self._check_end_of_game()
+
+    def _empty_state(self) -> np.ndarray:
+        """A state with the configuration and every 'empty' marker as new_game sets it."""
+        state = np.zeros(s.STATE_SIZE, dtype=np.int32)
+        state[s.NUM_PLAYERS] = self.seats
+        state[s.MODE] = self.mode
+        state[s.EDITION] = self.config.edition_id
+        state[s.RANDOM_PRIVATE_GOALS] = int(self.config.random_private_goals)
+        state[s.MARKET:s.MARKET + c.NUM_SLOTS] = -1
+        state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS] = -1
+        for player in range(c.MAX_PLAYERS):
+            base = s.player_base(player)
+            state[base + s.CELL_KIND:base + s.CELL_KIND + s.NUM_CELLS] = -1
+            state[base + s.PRIVATE_GOAL] = -1
+            state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2] = -1
+        return state
+
+    # Turn progress ---------------------------------------------------------------------
+
+    def _read_progress(self) -> None:
+        data, state = self.data, self.state
+        last_seat = self.seats - 1
+        self.round = _int(data["round"], "round", 0)
+        self.final_round = _optional_int(data["final_round"], "final_round", 0)
+        first_player = _int(data["first_player"], "first_player", 0,
+                            last_seat if self.mode == c.MODE_STANDARD else 0)
+        self.over = _bool(data["game_over"], "game_over")
+        self.decision = c.DECISION_NAMES.index(
+            _choice(data["pending_decision"], "pending_decision", c.DECISION_NAMES))
+        if self.over != (self.decision == c.DECISION_NONE):
+            _fail("pending_decision", f"{data['pending_decision']!r} does not fit game_over "
+                                      f"{str(self.over).lower()} ('none' exactly when the game "
+                                      f"is over)")
+        if self.over:
+            if data["current_player"] is not None:
+                _fail("current_player", f"must be null when the game is over, not "
+                                        f"{_describe(data['current_player'])}")
+            current_player = -1
+        else:
+            current_player = _int(data["current_player"], "current_player", 0, last_seat)
+            if self.mode == c.MODE_DALE and current_player != 0:
+                _fail("current_player", f"{current_player} is Dale, who takes no decision: "
+                                        f"only seat 0 decides (R9.2)")
+        self._check_decision_fits_mode()
+        state[s.ROUND] = self.round
+        state[s.FINAL_ROUND] = -1 if self.final_round is None else self.final_round
+        state[s.FIRST_PLAYER] = first_player
+        state[s.CURRENT_PLAYER] = current_player
+        state[s.PENDING_DECISION] = self.decision
+        state[s.GAME_OVER] = int(self.over)
+        self.placement_counter = _int(data["placement_counter"], "placement_counter", 1)
+        state[s.PLACEMENT_COUNTER] = self.placement_counter
+        words = _list(data["rng_state"], "rng_state", 4)
+        for index, word in enumerate(words):
+            word = _int(word, f"rng_state[{index}]", 0, _WORD_MAX)
+            state[s.RNG_STATE + index] = word - 2**32 if word > _INT32_MAX else word
+        if not any(words):
+            _fail("rng_state", "all four words are 0, a state xoshiro128** never leaves")
+
+    def _check_decision_fits_mode(self) -> None:
+        name = c.DECISION_NAMES[self.decision]
+        if self.decision == c.DECISION_REMOVE and self.mode != c.MODE_SOLITARY:
+            _fail("pending_decision", "'remove' happens in Solitary Architect only (R9.1)")
+        if self.decision == c.DECISION_KEEP_GOAL:
+            if self.mode != c.MODE_STANDARD or self.config.random_private_goals:
+                _fail("pending_decision", f"{name!r}: in this configuration nobody chooses a "
+                                          f"private goal (R3.6, R9)")
+            if self.round != 0:
+                _fail("pending_decision", f"{name!r}: goals are kept before the first turn "
+                                          f"(R3.6), but round is {self.round}")
+
+    # Market and stacks -----------------------------------------------------------------
+
+    def _read_market(self) -> None:
+        slots = _list(self.data["market"], "market", c.NUM_SLOTS)
+        self.market_kinds = []
+        for slot, value in enumerate(slots):
+            if value is None:
+                continue
+            path = f"market[{slot}]"
+            kind = _tile_kind(value, path)
+            if not _is_lettered(kind):
+                _fail(path, f"{value!r} cannot be in the market: it holds A, B and C tiles (R4)")
+            if self.mode == c.MODE_DALE and not c.DALE_FIRST_SLOT <= slot <= c.DALE_LAST_SLOT:
+                _fail(path, f"the game with Dale uses slots {c.DALE_FIRST_SLOT}.."
+                            f"{c.DALE_LAST_SLOT} only (R9.2); this slot must be null")
+            self.state[s.MARKET + slot] = kind
+            self.market_kinds.append(kind)
+
+    def _read_pile(self) -> None:
+        """The remaining stacks and the drawn tiles make up the whole pile (R3.2, R3.3, R9.2)."""
+        sizes = [int(size) for size in stack_sizes(self.seats, self.mode, self.config.edition_id)]
+        count_a, count_b, c_first, c_block, c_last = sizes
+        ends = {"A": count_a, "B": count_a + count_b,
+                "C": count_a + count_b + c_first + c_block + 1 + c_last}
+        starts = {"A": 0, "B": ends["A"], "C": ends["B"]}
+        stacks = _object(self.data["stacks"], "stacks", _STACKS)
+        drawn = _list(self.data["drawn"], "drawn")
+        position = len(drawn)
+        if position > ends["C"]:
+            _fail("drawn", f"{position} tiles drawn, but the stacks of this configuration hold "
+                           f"{ends['C']} (R3.2, R3.3, R9.2)")
+        entries = [(value, f"drawn[{index}]") for index, value in enumerate(drawn)]
+        for name in _STACKS:
+            remaining = _list(stacks[name], f"stacks.{name}")
+            expected = ends[name] - max(starts[name], min(position, ends[name]))
+            if len(remaining) != expected:
+                _fail(f"stacks.{name}", f"holds {len(remaining)} tiles, but the {name} stack of "
+                                        f"this configuration has {ends[name] - starts[name]} "
+                                        f"and {ends[name] - starts[name] - expected} of them "
+                                        f"were drawn, so {expected} are left (R3.2, R3.3, R9.2)")
+            entries += [(value, f"stacks.{name}[{index}]") for index, value in enumerate(remaining)]
+        block = (ends["B"] + c_first, ends["B"] + c_first + c_block)
+        self.pile_one_more_round = None
+        self.pile_remaining = []
+        for index, (value, path) in enumerate(entries):
+            kind = _tile_kind(value, path)
+            stack = "A" if index < ends["A"] else "B" if index < ends["B"] else "C"
+            if kind == TILES.one_more_round:
+                if self.pile_one_more_round is not None:
+                    _fail(path, "a second One More Round; the game has one (R4.3)")
+                if not block[0] <= index <= block[1]:
+                    _fail(path, f"One More Round is at pile position {index}, outside the block "
+                                f"{block[0]}..{block[1]} of C tiles it is shuffled into "
+                                f"(R3.2, R3.3, R9.2)")
+                self.pile_one_more_round = path
+            elif not _is_lettered(kind) or c.STACK_NAMES[_stack_of(kind)] != stack:
+                _fail(path, f"{value!r} is not a tile of the {stack} stack, which this pile "
+                            f"position belongs to")
+            self.state[s.PILE + index] = kind
+            if index >= position:
+                self.pile_remaining.append(kind)
+        if self.pile_one_more_round is None:
+            _fail("stacks.C", "One More Round is neither in the stacks nor drawn (R3.2, R4.3)")
+        self.one_more_round_drawn = self.pile_one_more_round.startswith("drawn")
+        self.state[s.PILE_POSITION] = position
+        self.state[s.PILE_A_END] = ends["A"]
+        self.state[s.PILE_B_END] = ends["B"]
+        self.state[s.PILE_END] = ends["C"]
+
+    def _read_supply_discarded_box(self) -> None:
+        supply = _object(self.data["supply"], "supply", c.BASIC_NOTATION_NAMES)
+        for basic, name in enumerate(c.BASIC_NOTATION_NAMES):
+            self.state[s.SUPPLY + basic] = _int(supply[name], f"supply.{name}", 0,
+                                                c.BASIC_SUPPLY_PER_KIND)
+        for field, offset in (("discarded", s.DISCARDED), ("box", s.BOX)):
+            counts = self.data[field]
+            if not isinstance(counts, dict):
+                _fail(field, f"must be an object of tile counts, not {_describe(counts)}")
+            for name, count in counts.items():
+                path = f"{field}.{name}"
+                kind = _tile_kind(name, path)
+                self.state[offset + kind] = _int(count, path, 0)
+        discarded = self.state[s.DISCARDED:s.DISCARDED + TILES.num_kinds]
+        for kind in np.flatnonzero(discarded):
+            if not (_is_lettered(kind) or kind == TILES.one_more_round):
+                _fail(f"discarded.{TILES.names[kind]}", "only market tiles are discarded (R5.1, "
+                                                        "R9.2) and basic tiles never are")
+
+    # Goals -----------------------------------------------------------------------------
+
+    def _read_goals(self) -> None:
+        goals = _list(self.data["public_goals"], "public_goals")
+        expected = {c.MODE_STANDARD: self.seats, c.MODE_DALE: 3, c.MODE_SOLITARY: 0}[self.mode]
+        if len(goals) != expected:
+            _fail("public_goals", f"holds {len(goals)} goals, but {self.config.mode} is played "
+                                  f"with {expected} (R3.6, R9.1, R9.2)")
+        self.dealt_goals: dict[int, str] = {}
+        for index, value in enumerate(goals):
+            path = f"public_goals[{index}]"
+            goal = self._deal_goal(value, path)
+            if self.mode == c.MODE_DALE and GOALS.table[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE]:
+                _fail(path, f"{value!r} is about lakes or investment markers and is not played "
+                            f"with Dale (R9.2)")
+            self.state[s.PUBLIC_GOALS + index] = goal
+        self.public_goals = [int(g) for g in self.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + expected]]
+
+    def _deal_goal(self, value, path: str) -> int:
+        """A goal that may appear once among public goals and goal options (R3.6)."""
+        goal = _goal_index(value, path)
+        if goal in self.dealt_goals:
+            _fail(path, f"{value!r} is already dealt as {self.dealt_goals[goal]} (each goal "
+                        f"tile exists once)")
+        self.dealt_goals[goal] = path
+        return goal
+
+    # Players ---------------------------------------------------------------------------
+
+    def _read_player(self, player: int, value, path: str) -> None:
+        fields = _object(value, path, _PLAYER_FIELDS)
+        state = self.state
+        base = s.player_base(player)
+        state[base + s.MONEY] = _int(fields["money"], f"{path}.money", 0)
+        for field, offset in (("income", s.INCOME), ("reputation", s.REPUTATION)):
+            state[base + offset] = _int(fields[field], f"{path}.{field}", c.LEVEL_MIN,
+                                        c.LEVEL_MAX)
+        state[base + s.POPULATION] = _int(fields["population"], f"{path}.population", 0)
+        markers_left = _int(fields["markers_left"], f"{path}.markers_left", 0, c.START_MARKERS)
+        state[base + s.MARKERS_LEFT] = markers_left
+        self._read_player_goals(player, fields, path)
+        invested = self._read_borough(player, fields["borough"], f"{path}.borough")
+        if markers_left != c.START_MARKERS - invested:
+            _fail(f"{path}.markers_left", f"{markers_left}, but {invested} tiles of the borough "
+                                          f"carry a marker: {c.START_MARKERS - invested} are left "
+                                          f"of {c.START_MARKERS} (R3.4, R5.1d)")
+        self._read_score(player, fields["score"], f"{path}.score")
+
+    def _read_player_goals(self, player: int, fields: dict, path: str) -> None:
+        base = s.player_base(player)
+        with_options = self.mode == c.MODE_STANDARD
+        options = _list(fields["goal_options"], f"{path}.goal_options", 2 if with_options else 0)
+        option_goals = []
+        for index, value in enumerate(options):
+            goal = self._deal_goal(value, f"{path}.goal_options[{index}]")
+            self.state[base + s.GOAL_OPTIONS + index] = goal
+            option_goals.append(goal)
+        private = fields["private_goal"]
+        if private is None:
+            return
+        goal = _goal_index(private, f"{path}.private_goal")
+        if goal not in option_goals:
+            _fail(f"{path}.private_goal", f"{private!r} is not one of the goals this player drew "
+                                          f"({', '.join(options) or 'none in this mode'}, R3.6)")
+        self.state[base + s.PRIVATE_GOAL] = goal
+
+    def _read_borough(self, player: int, value, path: str) -> int:
+        """Put the cells in placement order; the derived entries come from put_tile.
+
+        Returns the number of invested tiles.
+        """
+        cells = _list(value, path)
+        base = s.player_base(player)
+        taken: dict[int, int] = {}
+        placed: list[tuple[int, int]] = []
+        invested = 0
+        for index, entry in enumerate(cells):
+            where = f"{path}[{index}]"
+            fields = _object(entry, where, _CELL_FIELDS)
+            column = _int(fields["col"], f"{where}.col", MIN_COLUMN, MAX_COLUMN)
+            row = _int(fields["row"], f"{where}.row", 0, NUM_ROWS - 1)
+            kind = _tile_kind(fields["tile"], f"{where}.tile")
+            lake = _bool(fields["lake"], f"{where}.lake")
+            is_invested = _bool(fields["invested"], f"{where}.invested")
+            sequence = _int(fields["sequence"], f"{where}.sequence", 0)
+            cell = cell_index(column, row)
+            if cell in taken:
+                _fail(where, f"cell ({column}, {row}) is already taken by "
+                             f"{path}[{taken[cell]}]")
+            self._check_placement(index, where, cell, kind, lake, sequence)
+            if kind == TILES.one_more_round:
+                _fail(f"{where}.tile", "One More Round is never placed (R4.3)")
+            if lake and not _is_lettered(kind):
+                _fail(f"{where}.lake", f"a lake is a market tile turned face down (R5.1c); "
+                                      f"{fields['tile']!r} never is in the market")
+            taken[cell] = index
+            placed.append((kind, cell))
+            put_tile(self.state, TILES.table, player, cell, kind, lake, sequence)
+            if is_invested:
+                self.state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
+                invested += 1
+        if len(cells) < len(_STARTING_TILES):
+            _fail(path, f"holds {len(cells)} cells; the starting tiles alone are "
+                        f"{len(_STARTING_TILES)} (R2.3)")
+        _check_connected(taken, path)
+        self.borough_cells.append(placed)
+        return invested
+
+    def _check_placement(self, index: int, where: str, cell: int, kind: int, lake: bool,
+                         sequence: int) -> None:
+        """The starting tiles first (R2.3), then placements numbered after them."""
+        if index < len(_STARTING_TILES):
+            start_cell, start_kind = _STARTING_TILES[index]
+            if (cell, kind, lake, sequence) != (start_cell, start_kind, False, 0):
+                column, row = cell_coordinates(start_cell)
+                _fail(where, f"expected the starting {TILES.names[start_kind]} at "
+                             f"({column}, {row}), not a lake, sequence 0 (R2.3)")
+        elif not 1 <= sequence < self.placement_counter:
+            _fail(f"{where}.sequence", f"{sequence} is outside 1..{self.placement_counter - 1} "
+                                       f"(placed tiles are numbered from 1 up to "
+                                       f"placement_counter - 1)")
+
+    def _check_goal_keeping(self) -> None:
+        """Private goals are kept in turn order before the first turn (R3.6)."""
+        if self.mode != c.MODE_STANDARD:
+            return
+        first = int(self.state[s.FIRST_PLAYER])
+        kept = self.seats
+        if self.decision == c.DECISION_KEEP_GOAL:
+            kept = (int(self.state[s.CURRENT_PLAYER]) - first) % self.seats
+        for offset in range(self.seats):
+            player = (first + offset) % self.seats
+            has_goal = self.state[s.player_base(player) + s.PRIVATE_GOAL] >= 0
+            if has_goal != (offset < kept):
+                expected = "a kept goal" if offset < kept else "null (not chosen yet)"
+                _fail(f"players[{player}].private_goal",
+                      f"must be {expected}: goals are kept in turn order from the first player "
+                      f"before the first turn (R3.6)")
+
+    def _check_placement_sequences(self) -> None:
+        """Placements are numbered 1, 2, ... across all boroughs, in order within each (R7.2)."""
+        owners: dict[int, str] = {}
+        for player in range(self.seats):
+            base = s.player_base(player)
+            previous = 0
+            for index, (_, cell) in enumerate(self.borough_cells[player]):
+                sequence = int(self.state[base + s.CELL_SEQUENCE + cell])
+                if index < len(_STARTING_TILES):
+                    continue
+                where = f"players[{player}].borough[{index}].sequence"
+                if sequence in owners:
+                    _fail(where, f"{sequence} is also the number of {owners[sequence]}")
+                if sequence <= previous:
+                    _fail(where, f"{sequence} comes after {previous}: cells are listed in "
+                                 f"placement order")
+                owners[sequence] = where
+                previous = sequence
+        missing = [n for n in range(1, self.placement_counter) if n not in owners]
+        if missing:
+            _fail("placement_counter", f"{self.placement_counter}, but no tile has placement "
+                                       f"number {missing[0]} (every placement takes the next "
+                                       f"number)")
+
+    def _check_tile_conservation(self) -> None:
+        """Every physical tile is in exactly one place (tiles.csv copies)."""
+        state = self.state
+        supply = np.zeros(TILES.num_kinds, dtype=np.int64)
+        supply[TILES.basic_kinds] = state[s.SUPPLY:s.SUPPLY + 3]
+        places = {
+            "stacks": _count_kinds(self.pile_remaining),
+            "market": _count_kinds(self.market_kinds),
+            "supply": supply,
+            "boroughs": _count_kinds([kind for cells in self.borough_cells for kind, _ in cells]),
+            "discarded": state[s.DISCARDED:s.DISCARDED + TILES.num_kinds],
+            "box": state[s.BOX:s.BOX + TILES.num_kinds],
+        }
+        for kind in range(TILES.num_kinds):
+            if kind == TILES.lake:
+                continue
+            found = {place: int(counts[kind]) for place, counts in places.items()}
+            copies = int(TILES.table[kind, COLUMN_COPIES])
+            if sum(found.values()) != copies:
+                where = ", ".join(f"{place} {count}" for place, count in found.items())
+                raise StateFormatError(
+                    f"tiles.{TILES.names[kind]}: {sum(found.values())} found ({where}), but "
+                    f"tiles.csv has {copies}: every physical tile must be in exactly one place")
+        if self.one_more_round_drawn and not places["discarded"][TILES.one_more_round]:
+            _fail("discarded", f"One More Round was drawn ({self.pile_one_more_round}), so it "
+                               f"is set aside with the discarded tiles (R4.3)")
+
+    # End of game -------------------------------------------------------------------------
+
+    def _check_end_of_game(self) -> None:
+        """final_round, game_over and One More Round tell one story (R4.3, R9.1, R9.2)."""
+        drawn, final, current = self.one_more_round_drawn, self.final_round, self.round
+        if drawn != (final is not None):
+            _fail("final_round", f"{'null' if final is None else final}, but One More Round "
+                                 f"{'has been drawn' if drawn else 'is still in the stacks'} "
+                                 f"(R4.3)")
+        if self.mode == c.MODE_DALE:
+            if drawn and (not self.over or final != current - 1):
+                _fail("final_round", f"{final}: with Dale, drawing One More Round at round "
+                                     f"start ends the game at once, so the game is over and "
+                                     f"final_round is round - 1 = {current - 1} (R9.2)")
+        elif self.over and final != current:
+            _fail("final_round", f"{final}: the game ends after the final round, so at game "
+                                 f"over it equals round ({current}) (R4.3)")
+        elif final is not None and not current <= final <= current + 1:
+            _fail("final_round", f"{final}: One More Round makes the next round the last one, "
+                                 f"so final_round is round ({current}) or round + 1 (R4.3)")
+        if self.over:
+            self._check_winners()
+
+    def _read_score(self, player: int, value, path: str) -> None:
+        if not self.over:
+            if value is not None:
+                _fail(path, "must be null until the game is over")
+            return
+        fields = _object(value, path, _SCORE_FIELDS)
+        state = self.state
+        base = s.player_base(player)
+        before = _int(fields["population_before_goals"], f"{path}.population_before_goals", 0)
+        bonuses = _list(fields["public_goals"], f"{path}.public_goals", len(self.public_goals))
+        for index, (bonus, goal) in enumerate(zip(bonuses, self.public_goals)):
+            allowed = int(GOALS.table[goal, GOAL_COLUMN_PUBLIC_BONUS])
+            where = f"{path}.public_goals[{index}]"
+            if _int(bonus, where) not in (0, allowed):
+                _fail(where, f"{bonus}: the bonus of {GOALS.names[goal]} is {allowed} or 0 (R8.2)")
+            state[base + s.SCORE_PUBLIC_GOALS + index] = bonus
+        private = _int(fields["private_goal"], f"{path}.private_goal")
+        goal = int(state[base + s.PRIVATE_GOAL])
+        allowed = int(GOALS.table[goal, GOAL_COLUMN_PRIVATE_BONUS]) if goal >= 0 else 0
+        if private not in (0, allowed):
+            _fail(f"{path}.private_goal", f"{private}: the private goal bonus is {allowed} or 0 "
+                                          f"(R8.2)")
+        converted = _int(fields["money_converted"], f"{path}.money_converted", 0)
+        final = _int(fields["final_population"], f"{path}.final_population", 0)
+        population = int(state[base + s.POPULATION])
+        if final != population:
+            _fail(f"{path}.final_population", f"{final} differs from the population "
+                                              f"{population}")
+        if before + sum(bonuses) + private + converted != final:
+            _fail(f"{path}.final_population",
+                  f"{final} is not population_before_goals + goal bonuses + money_converted "
+                  f"= {before + sum(bonuses) + private + converted} (R8.2)")
+        if state[base + s.MONEY] >= 5:
+            _fail(f"players[{player}].money", f"{int(state[base + s.MONEY])} left after final "
+                                              f"scoring, where each $5 became 1 population (R8.2)")
+        state[base + s.SCORE_POPULATION_BEFORE_GOALS] = before
+        state[base + s.SCORE_PRIVATE_GOAL] = private
+        state[base + s.SCORE_MONEY_CONVERTED] = converted
+        state[base + s.SCORE_FINAL_POPULATION] = final
+        state[base + s.SCORE_WINNER] = int(_bool(fields["winner"], f"{path}.winner"))
+
+    def _check_winners(self) -> None:
+        """Each public bonus goes to one player at most; the winners follow R8.3."""
+        state = self.state
+        for index, goal in enumerate(self.public_goals):
+            won = [p for p in range(self.seats)
+                   if state[s.player_base(p) + s.SCORE_PUBLIC_GOALS + index]]
+            if len(won) > 1:
+                _fail(f"players[{won[1]}].score.public_goals[{index}]",
+                      f"{GOALS.names[goal]} is also won by player {won[0]}; a public goal "
+                      f"goes to one player at most (R8.2)")
+        ranks = [tuple(int(state[s.player_base(p) + field])
+                       for field in (s.POPULATION, s.REPUTATION, s.INCOME, s.MONEY))
+                 for p in range(self.seats)]
+        for player in range(self.seats):
+            wins = ranks[player] == max(ranks)
+            if bool(state[s.player_base(player) + s.SCORE_WINNER]) != wins:
+                _fail(f"players[{player}].score.winner",
+                      f"must be {str(wins).lower()}: the winners have the highest population, "
+                      f"then reputation, income and money (R8.3)")
+
+
+def _count_kinds(kinds: list[int]) -> np.ndarray:
+    return np.bincount(np.array(kinds, dtype=np.int64), minlength=TILES.num_kinds)
+
+
+def _check_connected(taken: dict[int, int], path: str) -> None:
+    """Every cell is reached from the starting tiles through neighbours (R2.3, R2.4)."""
+    reached = {cell for cell in STARTING_CELLS if cell in taken}
+    frontier = deque(reached)
+    while frontier:
+        cell = frontier.popleft()
+        for neighbour in NEIGHBOURS[cell]:
+            neighbour = int(neighbour)
+            if neighbour in taken and neighbour not in reached:
+                reached.add(neighbour)
+                frontier.append(neighbour)
+    for cell, index in sorted(taken.items(), key=lambda item: item[1]):
+        if cell not in reached:
+            column, row = cell_coordinates(cell)
+            _fail(f"{path}[{index}]", f"cell ({column}, {row}) is not connected to the starting "
+                                      f"tiles: every tile goes next to the borough (R2.4)")
+
+
+# Game records ---------------------------------------------------------------------------
+
+def game_record(game: Game) -> dict:
+    """The record of a game: config, seed and every action in notation.
+
+    The record is checked by replaying it: a game loaded from a state file or edited by
+    hand (positions.py) has a history that does not lead to its state, and its record
+    would silently replay into another game, so StateFormatError is raised instead.
+    """
+    if game.seed is None:
+        raise StateFormatError("seed: this game has no seed (it was loaded from a state file "
+                               "without one), so no record can set it up again")
+    record = {"format": RECORD_FORMAT, "version": RECORD_VERSION,
+              "config": game.config.to_dict(), "seed": int(game.seed),
+              "actions": list(game.history)}
+    try:
+        replayed = replay_record(record)
+    except StateFormatError as error:
+        raise StateFormatError(f"this game's history cannot be replayed from its seed ({error}); "
+                               f"was it loaded from a state file or edited by hand?") from None
+    if not np.array_equal(replayed.state, game.state):
+        raise StateFormatError("actions: replaying this game's history from its seed does not "
+                               "reach its state; a game loaded from a state file or edited by "
+                               "hand has no record")
+    return record
+
+
+def replay_record(record: dict | str | bytes) -> Game:
+    """Set the game of a record up again and apply its actions in order.
+
+    StateFormatError names the first field at fault, for actions the index of the first
+    one that is malformed or illegal, e.g. ``actions[12]: 'buy 9 @ 0,3': ...``.
+    """
+    if not isinstance(record, dict):
+        record = _parse_json(record, "record")
+    data = _object(record, "", _RECORD_FIELDS, document="record")
+    _read_header(data, "", RECORD_FORMAT, RECORD_VERSION)
+    config = _read_config(data["config"], "config")
+    seed = _read_seed(data["seed"], "seed", required=True)
+    actions = _list(data["actions"], "actions")
+    game = Game(config.players, config.mode, config.edition, seed, config.random_private_goals)
+    for index, action in enumerate(actions):
+        if not isinstance(action, str):
+            _fail(f"actions[{index}]", f"must be an action in notation, not {_describe(action)}")
+        try:
+            game.apply(action)
+        except (NotationError, IllegalActionError, GameOverError) as error:
+            raise StateFormatError(f"actions[{index}]: {action!r}: {error}") from None
+    return game

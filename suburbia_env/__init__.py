@@ -8,3 +8,8 @@ from .game import Game, GameConfig
 
 __all__ = ["Game", "GameConfig", "NUM_ACTIONS", "ConfigError", "GameOverError",
            "IllegalActionError", "NotationError", "StateFormatError", "SuburbiaError"]
+
+import gymnasium as _gymnasium
+
+if "Suburbia-v0" not in _gymnasium.registry:
+    _gymnasium.register(id="Suburbia-v0", entry_point="suburbia_env.gym_env:SuburbiaEnv")

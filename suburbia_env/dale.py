@@ -6,12 +6,15 @@ Kept apart from the turn logic so that agents can ask what Dale would do in any 
 import numpy as np
 from numba import njit
 
+from . import action_space as a
 from . import constants as c
 from . import event_log as ev
 from . import state_layout as s
 from .hex_grid import NEIGHBOURS, NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
-from .resolution import player_base, resolve_placement
+from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
+                            legal_action_mask)
+from .resolution import lake_kind, player_base, resolve_placement
 from .tile_data import COLUMN_COST, COLUMN_NEGATIVE_POPULATION
 
 
@@ -86,7 +89,7 @@ def dale_choose_cell(state, tiles, player, kind):
     for cell in range(NUM_CELLS):
         if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
             continue
-        resolve_placement(scratch, tiles, no_log, player, cell, kind, False)
+        resolve_placement(scratch, tiles, no_log, player, cell, kind, False, False)
         reputation_gain = scratch[base + s.REPUTATION] - reputation_before
         gain = scratch[base + s.INCOME] - income_before + reputation_gain
         _undo_placement(scratch, state, player, cell)
@@ -96,3 +99,36 @@ def dale_choose_cell(state, tiles, player, kind):
             best_gain = gain
             best_reputation_gain = reputation_gain
     return best_cell
+
+
+@njit(cache=True)
+def dale_policy_action(state, tiles, basic_kinds, mask, actions):
+    """Dale's procedure as a player of any mode, paying full prices (R9.2 adapted).
+
+    Turn: the affordable market tile of highest cost + premium (leftmost on ties, edition
+    2nd avoiding negative population) at Dale's best cell; if none is affordable, a lake
+    from the rightmost slot whose premium is affordable, at Dale's best cell for it.
+    Discard / removal: the rightmost (cheapest) payable slot. Goal choice: the first
+    drawn goal. Anything else (no placeable cell): the first legal action.
+    """
+    player = state[s.CURRENT_PLAYER]
+    decision = state[s.PENDING_DECISION]
+    if decision == c.DECISION_KEEP_GOAL:
+        return a.KEEP_GOAL
+    if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
+        start = a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE
+        for slot in range(last_slot(state), first_slot(state) - 1, -1):
+            if can_pay_premium(state, player, slot):
+                return start + slot
+    if decision == c.DECISION_TURN and any_placeable_cell(state, player):
+        money = state[player_base(player) + s.MONEY]
+        slot = dale_choose_slot(state, tiles, money)
+        if slot >= 0:
+            cell = dale_choose_cell(state, tiles, player, state[s.MARKET + slot])
+            return a.BUY + slot * NUM_CELLS + cell
+        for slot in range(last_slot(state), first_slot(state) - 1, -1):
+            if can_make_lake(state, player, slot):
+                cell = dale_choose_cell(state, tiles, player, lake_kind(tiles))
+                return a.LAKE + slot * NUM_CELLS + cell
+    legal_action_mask(state, tiles, basic_kinds, mask, actions)
+    return actions[0]

@@ -111,6 +111,13 @@ class Game:
         game.last_events = np.zeros((0, ev.NUM_EVENT_FIELDS), dtype=np.int32)
         return game
 
+    @classmethod
+    def view(cls, config: GameConfig, state: np.ndarray) -> "Game":
+        """A game sharing `state` without copying it (the environments' live view)."""
+        game = cls.from_state(config, state[:0])
+        game.state = state
+        return game
+
     def copy(self) -> "Game":
         """An independent game: playing on the copy leaves this one untouched."""
         twin = Game.from_state(self.config, self.state, self.seed, self.history)

@@ -307,12 +307,14 @@ def _react(state, tiles, log, owner, owner_cell, new_player, new_cell, new_featu
 
 
 @njit(cache=True)
-def resolve_placement(state, tiles, log, player, cell, kind, as_lake):
+def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boroughs=True):
     """Place a paid-for tile (or lake) and resolve it in the order of R7.1.
 
     2 immediate terms left to right; 3 the tile's own conditional over current matches;
     4 adjacent tiles of the borough, oldest first; 5 the other tiles of the borough;
     (6 has no base-game tile); 7 other players' tiles, in turn order after the player.
+    `other_boroughs=False` leaves out step 7, which never changes the placing player's
+    own values (each change goes to the owner of the reacting tile): Dale's trials use it.
     """
     sequence = state[s.PLACEMENT_COUNTER]
     state[s.PLACEMENT_COUNTER] = sequence + 1
@@ -329,11 +331,19 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake):
         return
     base = player_base(player)
     older_tiles = state[base + s.TILE_COUNT] - 1
-    for adjacent_pass in (True, False):
-        for position in range(older_tiles):
-            other_cell = state[base + s.ORDER + position]
-            if are_neighbours(cell, other_cell) == adjacent_pass:
-                _react(state, tiles, log, player, other_cell, player, cell, new_features)
+    not_adjacent = np.empty(older_tiles, dtype=np.int32)
+    count = 0
+    for position in range(older_tiles):
+        other_cell = state[base + s.ORDER + position]
+        if are_neighbours(cell, other_cell):
+            _react(state, tiles, log, player, other_cell, player, cell, new_features)
+        else:
+            not_adjacent[count] = other_cell
+            count += 1
+    for index in range(count):
+        _react(state, tiles, log, player, not_adjacent[index], player, cell, new_features)
+    if not other_boroughs:
+        return
     num_players = state[s.NUM_PLAYERS]
     for offset in range(1, num_players):
         other = (player + offset) % num_players

@@ -1,0 +1,211 @@
+"""Compiled environment steps shared by the Gymnasium, PettingZoo and vector environments.
+
+One learner step is one compiled call: apply the learner's action, let the compiled
+opponents play until the learner decides again (or the game ends), compute the reward,
+and write the observation and the action mask. Rules stay in the engine kernels; this
+module only sequences them.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from . import state_layout as s
+from .dale import dale_policy_action
+from .legal_actions import is_legal_action, legal_action_mask
+from .observation import encode_observation
+from .resolution import player_base
+from .rng import next_word, random_below
+from .setup import new_game
+from .turn import apply_legal_action
+
+# Compiled opponents, one per seat.
+OPPONENT_RANDOM = 0
+OPPONENT_DALE = 1
+OPPONENT_EXTERNAL = 2  # a Python policy: compiled play stops and hands over
+OPPONENT_NAMES = ("random", "dale")
+
+# Reward schemes, paid when the game ends (plus optional population shaping).
+REWARD_WIN_LOSS = 0  # +1 sole winner, 0 shared win, -1 otherwise (R8.3)
+REWARD_MARGIN = 1  # (own final population - best other final population) / 100
+REWARD_NAMES = ("win_loss", "margin")
+
+# Results of env_step.
+STEP_RUNNING = 0
+STEP_TERMINATED = 1
+STEP_ILLEGAL = 2  # state untouched; the caller raises or ends the episode
+STEP_GAME_OVER = 3  # the game was already over
+
+
+@njit(cache=True)
+def opponent_action(state, tiles, basic_kinds, kind, rng_words, mask, actions):
+    if kind == OPPONENT_DALE:
+        return dale_policy_action(state, tiles, basic_kinds, mask, actions)
+    count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
+    return actions[random_below(rng_words, 0, count)]
+
+
+@njit(cache=True)
+def play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rng_words, mask,
+                   actions, log):
+    """Compiled opponents decide until the learner's turn, an external seat or the end."""
+    while state[s.GAME_OVER] == 0 and state[s.CURRENT_PLAYER] != learner:
+        seat = state[s.CURRENT_PLAYER]
+        if opponent_kinds[seat] == OPPONENT_EXTERNAL:
+            return
+        action = opponent_action(state, tiles, basic_kinds, opponent_kinds[seat], rng_words,
+                                 mask, actions)
+        apply_legal_action(state, tiles, goals, basic_kinds, action, log)
+
+
+@njit(cache=True)
+def final_reward(state, learner, scheme):
+    """Terminal reward of the learner under a scheme (R8.3 decides the winners)."""
+    own = player_base(learner)
+    if scheme == REWARD_MARGIN:
+        best_other = -1
+        for other in range(state[s.NUM_PLAYERS]):
+            if other != learner:
+                best_other = max(best_other, state[player_base(other) + s.SCORE_FINAL_POPULATION])
+        return (state[own + s.SCORE_FINAL_POPULATION] - best_other) / 100.0
+    if state[own + s.SCORE_WINNER] == 0:
+        return -1.0
+    for other in range(state[s.NUM_PLAYERS]):
+        if other != learner and state[player_base(other) + s.SCORE_WINNER]:
+            return 0.0
+    return 1.0
+
+
+@njit(cache=True)
+def write_outputs(state, tiles, basic_kinds, seat, observation, mask, actions):
+    encode_observation(state, tiles, seat, observation)
+    legal_action_mask(state, tiles, basic_kinds, mask, actions)
+
+
+@njit(cache=True)
+def env_reset(state, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
+              game_seed, learner, opponent_kinds, rng_words, observation, mask, actions, log):
+    """New game, opponents up to the learner's first decision, outputs written."""
+    new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
+             game_seed)
+    play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rng_words, mask,
+                   actions, log)
+    write_outputs(state, tiles, basic_kinds, learner, observation, mask, actions)
+
+
+@njit(cache=True)
+def env_step(state, tiles, goals, basic_kinds, action, learner, opponent_kinds, rng_words,
+             reward_scheme, population_shaping, observation, mask, actions, log):
+    """One learner decision; returns (reward, STEP_* result)."""
+    if state[s.GAME_OVER]:
+        return 0.0, STEP_GAME_OVER
+    if not is_legal_action(state, tiles, basic_kinds, action):
+        return 0.0, STEP_ILLEGAL
+    population_before = state[player_base(learner) + s.POPULATION]
+    apply_legal_action(state, tiles, goals, basic_kinds, action, log)
+    play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rng_words, mask,
+                   actions, log)
+    return finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme,
+                               population_shaping, population_before, observation, mask,
+                               actions)
+
+
+@njit(cache=True)
+def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, population_shaping,
+                        population_before, observation, mask, actions):
+    """Reward and outputs once the learner decides again or the game is over.
+
+    Shaping pays `population_shaping` per point of population gained since the
+    learner's previous decision; the terminal reward comes on top.
+    """
+    reward = population_shaping * (state[player_base(learner) + s.POPULATION]
+                                   - population_before)
+    write_outputs(state, tiles, basic_kinds, learner, observation, mask, actions)
+    if state[s.GAME_OVER]:
+        return reward + final_reward(state, learner, reward_scheme), STEP_TERMINATED
+    return reward, STEP_RUNNING
+
+
+@njit(cache=True)
+def next_game_seed(rng_words, offset, out):
+    """Four generator words for the next game, drawn from an environment's own generator."""
+    for index in range(4):
+        word = next_word(rng_words, offset)
+        out[index] = word - 0x100000000 if word >= 0x80000000 else word
+
+
+@njit(cache=True)
+def _vector_reset_one(states, index, tiles, goals, basic_kinds, num_players, mode, edition,
+                      random_goals, learners, random_seats, opponent_kinds, rng_words,
+                      observations, masks, actions, log):
+    seed = np.empty(4, dtype=np.int32)
+    next_game_seed(rng_words[index], 0, seed)
+    if random_seats:
+        learners[index] = random_below(rng_words[index], 0, num_players)
+    env_reset(states[index], tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
+              seed, learners[index], opponent_kinds[index], rng_words[index],
+              observations[index], masks[index], actions, log)
+
+
+@njit(cache=True)
+def reset_range(first, stop, states, tiles, goals, basic_kinds, num_players, mode, edition,
+                 random_goals, learners, random_seats, opponent_kinds, rng_words, observations,
+                 masks):
+    actions = np.empty(masks.shape[1], dtype=np.int32)
+    log = np.zeros((1, 8), dtype=np.int32)
+    for index in range(first, stop):
+        _vector_reset_one(states, index, tiles, goals, basic_kinds, num_players, mode, edition,
+                          random_goals, learners, random_seats, opponent_kinds, rng_words,
+                          observations, masks, actions, log)
+
+
+@njit(cache=True)
+def step_range(first, stop, states, tiles, goals, basic_kinds, step_actions, num_players, mode,
+                edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
+                reward_scheme, population_shaping, observations, masks, rewards, terminated,
+                results, final_observations):
+    actions = np.empty(masks.shape[1], dtype=np.int32)
+    log = np.zeros((1, 8), dtype=np.int32)
+    for index in range(first, stop):
+        reward, result = env_step(states[index], tiles, goals, basic_kinds, step_actions[index],
+                                  learners[index], opponent_kinds[index], rng_words[index],
+                                  reward_scheme, population_shaping, observations[index],
+                                  masks[index], actions, log)
+        rewards[index] = reward
+        results[index] = result
+        terminated[index] = result == STEP_TERMINATED
+        if result == STEP_TERMINATED:
+            final_observations[index] = observations[index]
+            _vector_reset_one(states, index, tiles, goals, basic_kinds, num_players, mode,
+                              edition, random_goals, learners, random_seats, opponent_kinds,
+                              rng_words, observations, masks, actions, log)
+
+
+@njit(cache=True, parallel=True)
+def vector_reset(states, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
+                 learners, random_seats, opponent_kinds, rng_words, observations, masks,
+                 num_chunks):
+    """Reset every game of a batch, in `num_chunks` chunks over the cores (numba prange)."""
+    num_envs = states.shape[0]
+    for chunk in prange(num_chunks):
+        reset_range(chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks,
+                     states, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
+                     learners, random_seats, opponent_kinds, rng_words, observations, masks)
+
+
+@njit(cache=True, parallel=True)
+def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mode, edition,
+                random_goals, learners, random_seats, opponent_kinds, rng_words, reward_scheme,
+                population_shaping, observations, masks, rewards, terminated, results,
+                final_observations, num_chunks):
+    """Step every game of a batch; a finished game is reset in the same step.
+
+    The observation of a finished game goes to `final_observations` before the reset;
+    `results` holds each game's STEP_* value (STEP_ILLEGAL leaves that game untouched).
+    """
+    num_envs = states.shape[0]
+    for chunk in prange(num_chunks):
+        step_range(chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks,
+                    states, tiles, goals, basic_kinds, step_actions, num_players, mode, edition,
+                    random_goals, learners, random_seats, opponent_kinds, rng_words,
+                    reward_scheme, population_shaping, observations, masks, rewards, terminated,
+                    results, final_observations)

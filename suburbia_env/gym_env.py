@@ -1,0 +1,235 @@
+"""Gymnasium environment: one learning seat against opponents (default: Dale, R9.2).
+
+| property          | value                                                              |
+|-------------------|--------------------------------------------------------------------|
+| id                | `Suburbia-v0` (registered on `import suburbia_env`)                |
+| action space      | `Discrete(2123)`: the flat action space of action_space.py         |
+| observation space | `Dict(observation=Box(-1, 100, (8714,), float32), action_mask=Box(0, 1, (2123,), int8))`, or the Box alone with `observation_format="flat"` |
+| observation       | observation.py (acting seat first, padded to 4 seats, public information only, R10) |
+| action masks      | `info`-free: `observation["action_mask"]` and `env.action_masks()` (sb3-contrib) |
+| reward            | `reward="win_loss"`: +1 sole winner, 0 shared win, -1 loss; `"margin"`: (own - best other final population)/100; plus `population_shaping` x population gained per step |
+| players / modes   | mode "dale" (default, 1 player + Dale), "solitary" (1), "standard" (2-4) |
+| opponents         | "dale" (Dale's procedure, compiled), "random" (compiled), a list per other seat, or Python policies: callables `f(game) -> action` or agents with `act(game)` |
+| learner seat      | `learner_seat=0` or `"random"` (drawn at each reset)               |
+| illegal actions   | `illegal_action="raise"` (IllegalActionError, state untouched) or `"lose"` (episode ends, reward -1), as PettingZoo's TerminateIllegalWrapper |
+| terminal          | stepping a finished episode raises GameOverError; the terminal mask holds PASS alone |
+| render modes      | "ansi" (text), "rgb_array" (picture of the market and all boroughs) |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from . import action_space as a
+from . import event_log as ev
+from . import state_layout as s
+from .env_core import (OPPONENT_DALE, OPPONENT_EXTERNAL, OPPONENT_NAMES, OPPONENT_RANDOM,
+                       REWARD_NAMES, STEP_GAME_OVER, STEP_ILLEGAL, STEP_TERMINATED, env_reset,
+                       env_step, finish_learner_step, play_opponents)
+from .errors import ConfigError, GameOverError, IllegalActionError
+from .game import Game, GameConfig
+from .observation import OBSERVATION_SIZE, encode_observation
+from .tile_data import GOALS, TILES
+from .turn import apply_legal_action
+from .legal_actions import is_legal_action
+
+OBSERVATION_LOW = -1.0
+OBSERVATION_HIGH = 100.0
+
+
+def observation_spaces(observation_format: str) -> gym.spaces.Space:
+    """The observation space shared by all three environments."""
+    box = gym.spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, (OBSERVATION_SIZE,), np.float32)
+    if observation_format == "flat":
+        return box
+    if observation_format != "dict":
+        raise ConfigError(f"observation_format must be 'dict' or 'flat', not {observation_format!r}")
+    return gym.spaces.Dict({"observation": box,
+                            "action_mask": gym.spaces.Box(0, 1, (a.NUM_ACTIONS,), np.int8)})
+
+
+def resolve_opponents(opponents: Any, seats: int) -> tuple[np.ndarray, dict[int, Any]]:
+    """Per-seat compiled opponent codes and the Python policies of external seats."""
+    if isinstance(opponents, (str, bytes)) or callable(opponents) or hasattr(opponents, "act"):
+        opponents = [opponents] * seats
+    opponents = list(opponents)
+    if len(opponents) < seats:
+        opponents = opponents + [opponents[-1]] * (seats - len(opponents))
+    kinds = np.zeros(4, dtype=np.int32)
+    external: dict[int, Any] = {}
+    for seat, opponent in enumerate(opponents[:seats]):
+        if isinstance(opponent, str):
+            if opponent not in OPPONENT_NAMES:
+                raise ConfigError(f"unknown opponent {opponent!r}: use one of "
+                                  f"{', '.join(OPPONENT_NAMES)}, an agent or a callable")
+            kinds[seat] = OPPONENT_NAMES.index(opponent)
+        elif getattr(opponent, "compiled_opponent", None) in OPPONENT_NAMES:
+            kinds[seat] = OPPONENT_NAMES.index(opponent.compiled_opponent)
+        elif callable(opponent) or hasattr(opponent, "act"):
+            kinds[seat] = OPPONENT_EXTERNAL
+            external[seat] = opponent
+        else:
+            raise ConfigError(f"opponent {opponent!r} is neither a name, an agent nor a callable")
+    return kinds, external
+
+
+class SuburbiaEnv(gym.Env):
+    __doc__ = __doc__
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(self, players: int = 1, mode: str = "dale", edition: str = "2nd",
+                 opponents: Any = "dale", reward: str = "win_loss",
+                 population_shaping: float = 0.0, learner_seat: int | str = 0,
+                 illegal_action: str = "raise", random_private_goals: bool = False,
+                 observation_format: str = "dict", render_mode: str | None = None):
+        self.config = GameConfig(players, mode, edition, bool(random_private_goals))
+        self.seats = self.config.seats
+        if reward not in REWARD_NAMES:
+            raise ConfigError(f"reward must be one of {', '.join(REWARD_NAMES)}, not {reward!r}")
+        if illegal_action not in ("raise", "lose"):
+            raise ConfigError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
+        if learner_seat != "random" and learner_seat not in range(self.seats):
+            raise ConfigError(f"learner_seat must be 'random' or a seat 0..{self.seats - 1}")
+        if mode == "dale" and learner_seat not in (0, "random"):
+            raise ConfigError("with Dale the player always takes seat 0 (R9.2)")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.reward_scheme = REWARD_NAMES.index(reward)
+        self.population_shaping = float(population_shaping)
+        self.learner_seat_option = learner_seat if mode != "dale" else 0
+        self.illegal_action = illegal_action
+        self.observation_format = observation_format
+        self.render_mode = render_mode
+        self.opponent_kinds, self.external_opponents = resolve_opponents(opponents, self.seats)
+        self.observation_space = observation_spaces(observation_format)
+        self.action_space = gym.spaces.Discrete(a.NUM_ACTIONS)
+        self.state = np.zeros(s.STATE_SIZE, dtype=np.int32)
+        self.learner = 0
+        self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+        self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
+        self._opponent_words = np.zeros(4, dtype=np.int32)
+        self._log = ev.new_log(0)
+        self._episode_over = True
+        self._started = False
+
+    # Gymnasium API ---------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        words = self.np_random.integers(-2**31, 2**31, size=8, dtype=np.int64).astype(np.int32)
+        if not words[:4].any():
+            words[0] = 1
+        if not words[4:].any():
+            words[4] = 1
+        self._opponent_words[:] = words[4:]
+        if self.learner_seat_option == "random":
+            self.learner = int(self.np_random.integers(self.seats))
+        else:
+            self.learner = int(self.learner_seat_option)
+        env_reset(self.state, TILES.table, GOALS.table, TILES.basic_kinds, self.seats,
+                  self.config.mode_id, self.config.edition_id, int(self.config.random_private_goals),
+                  words[:4], self.learner, self.opponent_kinds, self._opponent_words,
+                  self._observation, self._mask, self._actions, self._log)
+        self._play_external_opponents(self.state[s.player_base(self.learner) + s.POPULATION])
+        self._episode_over = bool(self.state[s.GAME_OVER])
+        self._started = True
+        return self._current_observation(), self._info()
+
+    def step(self, action):
+        if not self._started:
+            raise GameOverError("call reset() before step()")
+        if self._episode_over:
+            raise GameOverError("the episode is over: call reset() before step()")
+        action = self._check_action_type(action)
+        reward, result = env_step(self.state, TILES.table, GOALS.table, TILES.basic_kinds, action,
+                                  self.learner, self.opponent_kinds, self._opponent_words,
+                                  self.reward_scheme, self.population_shaping, self._observation,
+                                  self._mask, self._actions, self._log)
+        if result == STEP_GAME_OVER:
+            raise GameOverError("the game is over: call reset() before step()")
+        if result == STEP_ILLEGAL:
+            return self._illegal(action)
+        if self.external_opponents and not self.state[s.GAME_OVER]:
+            population = self.state[s.player_base(self.learner) + s.POPULATION]
+            extra, result = self._play_external_opponents(population)
+            reward += extra
+        terminated = result == STEP_TERMINATED
+        self._episode_over = terminated
+        return self._current_observation(), float(reward), terminated, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The legal-action mask of the learner (sb3-contrib MaskablePPO)."""
+        return self._mask.copy()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return self.game.render()
+        if self.render_mode == "rgb_array":
+            from .picture import render_picture
+            return render_picture(self.state)
+        return None
+
+    # Helpers ----------------------------------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        """A live facade over the current game (shares the state; do not apply actions)."""
+        return Game.view(self.config, self.state)
+
+    def _check_action_type(self, action) -> int:
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action.item()
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"an action is an integer 0..{a.NUM_ACTIONS - 1}, "
+                                     f"not {action!r}")
+        return int(action)
+
+    def _illegal(self, action: int):
+        if self.illegal_action == "lose":
+            self._episode_over = True
+            info = self._info()
+            info["illegal_action"] = True
+            return self._current_observation(), -1.0, True, False, info
+        game = self.game
+        raise IllegalActionError(game._illegal_reason(action) if 0 <= action < a.NUM_ACTIONS
+                                 else f"action {action} is outside 0..{a.NUM_ACTIONS - 1}")
+
+    def _play_external_opponents(self, population_before: int):
+        """Python opponents (and compiled ones between them) play up to the learner."""
+        if not self.external_opponents:
+            return 0.0, STEP_TERMINATED if self.state[s.GAME_OVER] else 0
+        while not self.state[s.GAME_OVER] and self.state[s.CURRENT_PLAYER] != self.learner:
+            seat = int(self.state[s.CURRENT_PLAYER])
+            policy = self.external_opponents[seat]
+            view = Game.from_state(self.config, self.state)
+            choice = policy.act(view) if hasattr(policy, "act") else policy(view)
+            number = view.text_to_action(choice) if isinstance(choice, str) else int(choice)
+            if not is_legal_action(self.state, TILES.table, TILES.basic_kinds, number):
+                raise IllegalActionError(f"opponent in seat {seat} chose an illegal action: "
+                                         f"{view._illegal_reason(number)}")
+            apply_legal_action(self.state, TILES.table, GOALS.table, TILES.basic_kinds, number,
+                               self._log)
+            play_opponents(self.state, TILES.table, GOALS.table, TILES.basic_kinds, self.learner,
+                           self.opponent_kinds, self._opponent_words, self._mask, self._actions,
+                           self._log)
+        return finish_learner_step(self.state, TILES.table, TILES.basic_kinds, self.learner,
+                                   self.reward_scheme, self.population_shaping, population_before,
+                                   self._observation, self._mask, self._actions)
+
+    def _current_observation(self):
+        if self.observation_format == "flat":
+            return self._observation.copy()
+        return {"observation": self._observation.copy(),
+                "action_mask": self._mask.astype(np.int8)}
+
+    def _info(self) -> dict:
+        info = {"learner_seat": self.learner, "current_player": int(self.state[s.CURRENT_PLAYER])}
+        if self.state[s.GAME_OVER]:
+            game = self.game
+            info["final_scores"] = game.final_scores()
+            info["winners"] = game.winners
+        return info

@@ -1,0 +1,182 @@
+"""The observation encoder shared by the Gymnasium, PettingZoo and vector environments.
+
+One flat float32 vector per decision, from the point of view of the seat that decides:
+seat slot 0 is that player, slots 1..3 the following seats in turn order (zeros when
+the table has fewer seats), so one network serves 2 to 4 players. Only public
+information (R10.1) and the observer's own private goal and drawn goals enter it;
+other players' private goals and the order of the stacks never do (R10.2).
+
+| part      | shape            | content (scaled to about 0..1 or -1..1)                          |
+|-----------|------------------|-------------------------------------------------------------------|
+| boroughs  | 4 x 17 x 9 x 13  | per seat and cell: type (4), icon (6), lake, invested, placeable, cost/25, immediate income/5, reputation/5, population/10 |
+| players   | 4 x 22           | present, is Dale, first player, money/50, income/15, reputation/15, population/100, distance to next red line/10, markers left/3, tiles/30, tiles per type/10 (4), per icon/5 (6), lakes/5, markers placed/3 |
+| market    | 7 x 72           | occupied, premium/10, total price/35, the 17 cell features of the tile (lake, invested, placeable left 0), tile identity one-hot (52) |
+| supply    | 3                | basic tiles left /4: suburbs, park, factory                       |
+| stacks    | 6                | tiles left in A, B, C /30; current stack one-hot (A, B, C)        |
+| goals     | 7 x 20           | public goals one-hot (4 rows), own private goal, own two drawn goals |
+| game      | 17               | round/30, One More Round drawn, final round now, pending decision one-hot (5), mode one-hot (3), edition one-hot (2), seats one-hot (1-4) |
+
+`OBSERVATION_PARTS` gives the slice and shape of each part for unpacking.
+"""
+
+import numpy as np
+from numba import njit
+
+from . import constants as c
+from . import state_layout as s
+from .hex_grid import NUM_CELLS, NUM_COLUMNS, NUM_ROWS
+from .market import slot_premium
+from .resolution import player_base, red_line_value, red_lines_at_or_below
+from .tile_data import (COLUMN_COST, COLUMN_ICON, COLUMN_IMMEDIATE_AMOUNT,
+                        COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT, COLUMN_TYPE,
+                        NUM_GOALS, NUM_KINDS)
+
+CELL_FEATURES = 17
+PLAYER_FEATURES = 22
+SLOT_FEATURES = 3 + CELL_FEATURES + NUM_KINDS
+GOAL_ROWS = c.MAX_PLAYERS + 3
+GAME_FEATURES = 17
+
+BOROUGHS_START = 0
+BOROUGH_SIZE = CELL_FEATURES * NUM_CELLS
+PLAYERS_START = BOROUGHS_START + c.MAX_PLAYERS * BOROUGH_SIZE
+MARKET_START = PLAYERS_START + c.MAX_PLAYERS * PLAYER_FEATURES
+SUPPLY_START = MARKET_START + c.NUM_SLOTS * SLOT_FEATURES
+STACKS_START = SUPPLY_START + 3
+GOALS_START = STACKS_START + 6
+GAME_START = GOALS_START + GOAL_ROWS * NUM_GOALS
+OBSERVATION_SIZE = GAME_START + GAME_FEATURES
+
+OBSERVATION_PARTS = {
+    "boroughs": (slice(BOROUGHS_START, PLAYERS_START),
+                 (c.MAX_PLAYERS, CELL_FEATURES, NUM_ROWS, NUM_COLUMNS)),
+    "players": (slice(PLAYERS_START, MARKET_START), (c.MAX_PLAYERS, PLAYER_FEATURES)),
+    "market": (slice(MARKET_START, SUPPLY_START), (c.NUM_SLOTS, SLOT_FEATURES)),
+    "supply": (slice(SUPPLY_START, STACKS_START), (3,)),
+    "stacks": (slice(STACKS_START, GOALS_START), (6,)),
+    "goals": (slice(GOALS_START, GAME_START), (GOAL_ROWS, NUM_GOALS)),
+    "game": (slice(GAME_START, OBSERVATION_SIZE), (GAME_FEATURES,)),
+}
+
+
+def unpack_observation(observation: np.ndarray) -> dict[str, np.ndarray]:
+    """Views of the parts of a flat observation, shaped as in the table above."""
+    return {name: observation[part].reshape(shape)
+            for name, (part, shape) in OBSERVATION_PARTS.items()}
+
+
+@njit(cache=True)
+def _immediate(tiles, kind, attribute):
+    total = 0
+    for term in range(tiles[kind, COLUMN_IMMEDIATE_COUNT]):
+        if tiles[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term] == attribute:
+            total += tiles[kind, COLUMN_IMMEDIATE_AMOUNT + term]
+    return total
+
+
+@njit(cache=True)
+def _write_tile_features(tiles, kind, out, start, stride):
+    """The tile part of the 17 cell features: type (4), icon (6), and at 13..16 the cost
+    and immediate income, reputation and population; entries are `stride` apart."""
+    out[start + tiles[kind, COLUMN_TYPE] * stride] = 1.0
+    if tiles[kind, COLUMN_ICON] >= 0:
+        out[start + (c.NUM_TYPES + tiles[kind, COLUMN_ICON]) * stride] = 1.0
+    out[start + 13 * stride] = tiles[kind, COLUMN_COST] / 25.0
+    out[start + 14 * stride] = _immediate(tiles, kind, c.INCOME) / 5.0
+    out[start + 15 * stride] = _immediate(tiles, kind, c.REPUTATION) / 5.0
+    out[start + 16 * stride] = _immediate(tiles, kind, c.POPULATION) / 10.0
+
+
+@njit(cache=True)
+def _encode_borough(state, tiles, seat, slot, out):
+    base = player_base(seat)
+    start = BOROUGHS_START + slot * BOROUGH_SIZE
+    for cell in range(NUM_CELLS):
+        flags = state[base + s.CELL_FLAGS + cell]
+        if flags & s.FLAG_PLACEABLE:
+            out[start + 12 * NUM_CELLS + cell] = 1.0
+        kind = state[base + s.CELL_KIND + cell]
+        if kind < 0:
+            continue
+        if flags & s.FLAG_INVESTED:
+            out[start + 11 * NUM_CELLS + cell] = 1.0
+        if flags & s.FLAG_LAKE:
+            out[start + 10 * NUM_CELLS + cell] = 1.0
+        else:
+            _write_tile_features(tiles, kind, out, start + cell, NUM_CELLS)
+
+
+@njit(cache=True)
+def _encode_player(state, seat, slot, out):
+    base = player_base(seat)
+    start = PLAYERS_START + slot * PLAYER_FEATURES
+    population = state[base + s.POPULATION]
+    next_line = red_line_value(red_lines_at_or_below(population))
+    out[start + 0] = 1.0
+    out[start + 1] = 1.0 if state[s.MODE] == c.MODE_DALE and seat == 1 else 0.0
+    out[start + 2] = 1.0 if state[s.FIRST_PLAYER] == seat else 0.0
+    out[start + 3] = state[base + s.MONEY] / 50.0
+    out[start + 4] = state[base + s.INCOME] / 15.0
+    out[start + 5] = state[base + s.REPUTATION] / 15.0
+    out[start + 6] = population / 100.0
+    out[start + 7] = (next_line - population) / 10.0
+    out[start + 8] = state[base + s.MARKERS_LEFT] / 3.0
+    out[start + 9] = state[base + s.TILE_COUNT] / 30.0
+    for feature in range(c.NUM_FEATURES):
+        scale = 10.0 if feature < c.NUM_TYPES else 5.0
+        out[start + 10 + feature] = state[base + s.FEATURE_COUNT + feature] / scale
+    out[start + 20] = state[base + s.LAKE_COUNT] / 5.0
+    out[start + 21] = (c.START_MARKERS - state[base + s.MARKERS_LEFT]) / 3.0
+
+
+@njit(cache=True)
+def encode_observation(state, tiles, seat, out):
+    """Write the observation of `seat` into `out` (float32[OBSERVATION_SIZE])."""
+    out[:] = 0.0
+    num_players = state[s.NUM_PLAYERS]
+    if seat < 0:
+        seat = 0
+    for slot in range(num_players):
+        other = (seat + slot) % num_players
+        _encode_borough(state, tiles, other, slot, out)
+        _encode_player(state, other, slot, out)
+    for slot in range(c.NUM_SLOTS):
+        kind = state[s.MARKET + slot]
+        if kind < 0:
+            continue
+        start = MARKET_START + slot * SLOT_FEATURES
+        premium = slot_premium(slot)
+        out[start + 0] = 1.0
+        out[start + 1] = premium / 10.0
+        out[start + 2] = (tiles[kind, COLUMN_COST] + premium) / 35.0
+        _write_tile_features(tiles, kind, out, start + 3, 1)
+        out[start + 3 + CELL_FEATURES + kind] = 1.0
+    for basic in range(3):
+        out[SUPPLY_START + basic] = state[s.SUPPLY + basic] / 4.0
+    position = state[s.PILE_POSITION]
+    current = -1
+    for stack in range(3):
+        start = 0 if stack == 0 else state[s.PILE_A_END + stack - 1]
+        left = state[s.PILE_A_END + stack] - max(start, position)
+        out[STACKS_START + stack] = max(0, left) / 30.0
+        if current < 0 and left > 0:
+            current = stack
+    if current >= 0:
+        out[STACKS_START + 3 + current] = 1.0
+    for index in range(c.MAX_PLAYERS):
+        goal = state[s.PUBLIC_GOALS + index]
+        if goal >= 0:
+            out[GOALS_START + index * NUM_GOALS + goal] = 1.0
+    base = player_base(seat)
+    for row in range(3):
+        goal = state[base + s.PRIVATE_GOAL + row]  # PRIVATE_GOAL, then the two GOAL_OPTIONS
+        if goal >= 0:
+            out[GOALS_START + (c.MAX_PLAYERS + row) * NUM_GOALS + goal] = 1.0
+    game = GAME_START
+    out[game + 0] = state[s.ROUND] / 30.0
+    out[game + 1] = 1.0 if state[s.FINAL_ROUND] >= 0 else 0.0
+    out[game + 2] = 1.0 if 0 <= state[s.FINAL_ROUND] <= state[s.ROUND] else 0.0
+    out[game + 3 + state[s.PENDING_DECISION]] = 1.0
+    out[game + 8 + state[s.MODE]] = 1.0
+    out[game + 11 + state[s.EDITION]] = 1.0
+    out[game + 13 + num_players - 1] = 1.0

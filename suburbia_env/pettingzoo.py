@@ -1,0 +1,151 @@
+"""PettingZoo AEC environment: 2 to 4 learning players, rewards at the end.
+
+| property          | value                                                              |
+|-------------------|--------------------------------------------------------------------|
+| import            | `from suburbia_env.pettingzoo import env` (`raw_env` unwrapped)    |
+| agents            | `player_0` .. `player_{n-1}` for n = 2..4 (seat i is player_i)     |
+| actions           | `Discrete(2123)`, the flat action space of action_space.py         |
+| observations      | `Dict(observation=Box(-1, 100, (8714,), float32), action_mask=Box(0, 1, (2123,), int8))` per agent, from that agent's seat (observation.py); only public information and the agent's own goals (R10) |
+| action mask       | legal actions of the agent to act; PASS alone for an agent not to act and at the end |
+| turn order        | the engine's: goal choices (R3.6), then turns; discards and removals are further steps of the same agent |
+| rewards           | at the end only: `reward="win_loss"` +1 sole winner, 0 shared win, -1 loss; or `"margin"` |
+| illegal actions   | `illegal_action="raise"` (IllegalActionError) or `"lose"`: the agent gets -1, the others 0, the game ends |
+| truncation        | `max_cycles`: after that many actions per agent on average, every agent is truncated |
+| render modes      | "ansi", "rgb_array"                                                |
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import action_space as a
+from . import state_layout as s
+from .env_core import REWARD_NAMES, final_reward
+from .errors import ConfigError, IllegalActionError
+from .game import Game
+from .gym_env import observation_spaces
+from .legal_actions import legal_action_mask
+from .observation import OBSERVATION_SIZE, encode_observation
+from .tile_data import TILES
+
+
+def env(**kwargs) -> AECEnv:
+    """The AEC environment with PettingZoo's order-enforcing wrapper."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class raw_env(AECEnv):
+    __doc__ = __doc__
+    metadata = {"name": "suburbia_v0", "render_modes": ["ansi", "rgb_array"],
+                "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(self, players: int = 2, edition: str = "2nd", reward: str = "win_loss",
+                 illegal_action: str = "raise", random_private_goals: bool = False,
+                 max_cycles: int | None = None, render_mode: str | None = None):
+        super().__init__()
+        if players not in (2, 3, 4):
+            raise ConfigError(f"wrong player count: the PettingZoo environment seats 2 to 4 "
+                              f"players, not {players!r}")
+        if reward not in REWARD_NAMES:
+            raise ConfigError(f"reward must be one of {', '.join(REWARD_NAMES)}, not {reward!r}")
+        if illegal_action not in ("raise", "lose"):
+            raise ConfigError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.players = players
+        self.edition = edition
+        self.reward_scheme = REWARD_NAMES.index(reward)
+        self.illegal_action = illegal_action
+        self.random_private_goals = random_private_goals
+        self.max_cycles = max_cycles
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self._observation_space = observation_spaces("dict")
+        self._action_space = gym.spaces.Discrete(a.NUM_ACTIONS)
+        self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+        self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
+        self._seed_generator = np.random.default_rng()
+        self.game: Game | None = None
+
+    def observation_space(self, agent: str) -> gym.spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> gym.spaces.Space:
+        return self._action_space
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seed_generator = np.random.default_rng(seed)
+        game_seed = int(self._seed_generator.integers(2**63))
+        self.game = Game(players=self.players, edition=self.edition, seed=game_seed,
+                         random_private_goals=self.random_private_goals, log_capacity=0)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self.num_moves = 0
+        self.agent_selection = self.possible_agents[self.game.current_player]
+
+    def observe(self, agent: str) -> dict:
+        seat = self.possible_agents.index(agent)
+        observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        encode_observation(self.game.state, TILES.table, seat, observation)
+        if self.game.current_player == seat:
+            legal_action_mask(self.game.state, TILES.table, TILES.basic_kinds, self._mask,
+                              self._actions)
+            mask = self._mask.astype(np.int8)
+        else:
+            mask = np.zeros(a.NUM_ACTIONS, dtype=np.int8)
+            mask[a.PASS] = 1
+        return {"observation": observation, "action_mask": mask}
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._clear_rewards()
+        if not self.game.is_legal(action if not isinstance(action, np.integer) else int(action)):
+            if self.illegal_action == "raise":
+                raise IllegalActionError(self.game._illegal_reason(int(action))
+                                         if isinstance(action, (int, np.integer))
+                                         and 0 <= action < a.NUM_ACTIONS
+                                         else f"{agent} chose {action!r}, not a legal action")
+            self._end_with_illegal_action(agent)
+            return
+        self.game.apply(int(action))
+        self.num_moves += 1
+        if self.game.is_over:
+            for seat, name in enumerate(self.possible_agents):
+                self.rewards[name] = float(final_reward(self.game.state, seat,
+                                                        self.reward_scheme))
+                self.terminations[name] = True
+                self.infos[name] = {"final_score": self.game.final_scores()[seat]}
+        else:
+            self.agent_selection = self.possible_agents[self.game.current_player]
+            if self.max_cycles is not None and self.num_moves >= self.max_cycles * self.players:
+                self.truncations = dict.fromkeys(self.agents, True)
+        self._accumulate_rewards()
+
+    def _end_with_illegal_action(self, agent: str) -> None:
+        for name in self.agents:
+            self.rewards[name] = -1.0 if name == agent else 0.0
+            self.terminations[name] = True
+            self.infos[name] = {"illegal_action_by": agent}
+        self._accumulate_rewards()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return self.game.render()
+        if self.render_mode == "rgb_array":
+            from .picture import render_picture
+            return render_picture(self.game.state)
+        return None
+
+    def close(self) -> None:
+        pass

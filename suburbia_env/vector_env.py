@@ -1,0 +1,145 @@
+"""Batched vector environment: N games stepped by one compiled call (numba prange).
+
+| property          | value                                                              |
+|-------------------|--------------------------------------------------------------------|
+| class             | `SuburbiaVectorEnv(num_envs, ...)`, a `gymnasium.vector.VectorEnv` |
+| spaces            | single spaces as SuburbiaEnv (gym_env.py); batched along axis 0    |
+| options           | players, mode, edition, opponents ("dale" or "random": compiled only), reward, population_shaping, learner_seat (int or "random"), random_private_goals, observation_format, num_threads |
+| autoreset         | same step: a finished game is reset at once; its last observation is in `infos["final_obs"]` where `infos["_final_obs"]` is set |
+| action masks      | `action_masks()` -> bool[num_envs, 2123]; also in dict observations |
+| illegal actions   | raise IllegalActionError naming the environment (games untouched)  |
+| seeding           | `reset(seed=n)`: environment i draws its games from its own generator seeded from (n, i) |
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numba
+import numpy as np
+from gymnasium.vector.utils import batch_space
+
+from . import action_space as a
+from . import state_layout as s
+from .env_core import (REWARD_NAMES, STEP_ILLEGAL, reset_range, step_range, vector_reset,
+                       vector_step)
+from .errors import ConfigError, IllegalActionError
+from .game import Game, GameConfig
+from .gym_env import observation_spaces, resolve_opponents
+from .observation import OBSERVATION_SIZE
+from .rng import seed_words
+from .tile_data import GOALS, TILES
+
+
+class SuburbiaVectorEnv(gym.vector.VectorEnv):
+    __doc__ = __doc__
+    metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
+
+    def __init__(self, num_envs: int = 64, players: int = 1, mode: str = "dale",
+                 edition: str = "2nd", opponents: str | list = "dale", reward: str = "win_loss",
+                 population_shaping: float = 0.0, learner_seat: int | str = 0,
+                 random_private_goals: bool = False, observation_format: str = "dict",
+                 num_threads: int | None = None):
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise ConfigError(f"num_envs must be a positive integer, not {num_envs!r}")
+        self.config = GameConfig(players, mode, edition, bool(random_private_goals))
+        self.seats = self.config.seats
+        if reward not in REWARD_NAMES:
+            raise ConfigError(f"reward must be one of {', '.join(REWARD_NAMES)}, not {reward!r}")
+        if learner_seat != "random" and learner_seat not in range(self.seats):
+            raise ConfigError(f"learner_seat must be 'random' or a seat 0..{self.seats - 1}")
+        if mode == "dale":
+            learner_seat = 0
+        kinds, external = resolve_opponents(opponents, self.seats)
+        if external:
+            raise ConfigError("the vector environment plays compiled opponents only "
+                              "('dale' or 'random'); use SuburbiaEnv for Python policies")
+        self.num_envs = num_envs
+        self.reward_scheme = REWARD_NAMES.index(reward)
+        self.population_shaping = float(population_shaping)
+        self.random_seats = learner_seat == "random"
+        self.observation_format = observation_format
+        self.single_observation_space = observation_spaces(observation_format)
+        self.single_action_space = gym.spaces.Discrete(a.NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.num_threads = num_threads or numba.get_num_threads()
+        self.num_chunks = max(1, min(num_envs, self.num_threads))
+        self.states = np.zeros((num_envs, s.STATE_SIZE), dtype=np.int32)
+        self.learners = np.full(num_envs, 0 if self.random_seats else learner_seat, np.int32)
+        self.opponent_kinds = np.tile(kinds, (num_envs, 1))
+        self.rng_words = seed_words(0, num_envs)
+        self.observations = np.zeros((num_envs, OBSERVATION_SIZE), dtype=np.float32)
+        self.final_observations = np.zeros_like(self.observations)
+        self.masks = np.zeros((num_envs, a.NUM_ACTIONS), dtype=np.bool_)
+        self.rewards = np.zeros(num_envs, dtype=np.float64)
+        self.terminated = np.zeros(num_envs, dtype=np.bool_)
+        self.results = np.zeros(num_envs, dtype=np.int32)
+        self._started = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self.rng_words = seed_words(seed, self.num_envs)
+        elif not self._started:
+            self.rng_words = seed_words(int(np.random.SeedSequence().entropy % 2**63),
+                                        self.num_envs)
+        self._run_compiled(vector_reset, reset_range, self.states, TILES.table, GOALS.table, TILES.basic_kinds,
+                           self.seats, self.config.mode_id, self.config.edition_id,
+                           int(self.config.random_private_goals), self.learners,
+                           self.random_seats, self.opponent_kinds, self.rng_words,
+                           self.observations, self.masks, self.num_chunks)
+        self._started = True
+        return self._observation_batch(), {}
+
+    def step(self, actions):
+        if not self._started:
+            raise IllegalActionError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise IllegalActionError(f"actions must be {self.num_envs} integers, not an array of "
+                                     f"shape {actions.shape} and dtype {actions.dtype}")
+        self._run_compiled(vector_step, step_range, self.states, TILES.table, GOALS.table, TILES.basic_kinds,
+                           actions.astype(np.int64), self.seats, self.config.mode_id,
+                           self.config.edition_id, int(self.config.random_private_goals),
+                           self.learners, self.random_seats, self.opponent_kinds, self.rng_words,
+                           self.reward_scheme, self.population_shaping, self.observations,
+                           self.masks, self.rewards, self.terminated, self.results,
+                           self.final_observations, self.num_chunks)
+        illegal = np.flatnonzero(self.results == STEP_ILLEGAL)
+        if illegal.size:
+            index = int(illegal[0])
+            game = Game.view(self.config, self.states[index])
+            raise IllegalActionError(f"environment {index}: {game._illegal_reason(int(actions[index]))}"
+                                     f" ({illegal.size} environment(s) got illegal actions; "
+                                     f"those games are untouched, the others stepped)")
+        infos = {}
+        if self.terminated.any():
+            infos["final_obs"] = self.final_observations.copy()
+            infos["_final_obs"] = self.terminated.copy()
+        truncated = np.zeros(self.num_envs, dtype=np.bool_)
+        return (self._observation_batch(), self.rewards.copy(), self.terminated.copy(), truncated,
+                infos)
+
+    def _run_compiled(self, parallel_kernel, serial_kernel, *arguments):
+        """One compiled call: the serial kernel for one chunk, else prange over chunks."""
+        if self.num_chunks == 1:
+            serial_kernel(0, self.num_envs, *arguments[:-1])
+            return
+        previous = numba.get_num_threads()
+        numba.set_num_threads(min(self.num_threads, numba.config.NUMBA_NUM_THREADS))
+        try:
+            parallel_kernel(*arguments)
+        finally:
+            numba.set_num_threads(previous)
+
+    def action_masks(self) -> np.ndarray:
+        return self.masks.copy()
+
+    def _observation_batch(self):
+        if self.observation_format == "flat":
+            return self.observations.copy()
+        return {"observation": self.observations.copy(),
+                "action_mask": self.masks.astype(np.int8)}
+
+    def game(self, index: int) -> Game:
+        """A live facade over game `index` (shares the state; do not apply actions)."""
+        return Game.view(self.config, self.states[index])

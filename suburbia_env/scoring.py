@@ -61,8 +61,12 @@ def goal_value(state, tiles, goals, goal, player):
         return state[base + s.LAKE_COUNT]
     if criterion == c.CRITERION_MONEY:
         return state[base + s.MONEY]
-    if criterion == c.CRITERION_MARKERS_PLACED:
-        return c.START_MARKERS - state[base + s.MARKERS_LEFT]
+    if criterion == c.CRITERION_MARKERS_PLACED:  # Employer counts tiles carrying a marker
+        total = 0
+        for position in range(state[base + s.TILE_COUNT]):
+            if state[base + s.CELL_FLAGS + state[base + s.ORDER + position]] & s.FLAG_INVESTED:
+                total += 1
+        return total
     if criterion == c.CRITERION_INCOME:
         return state[base + s.INCOME]
     if criterion == c.CRITERION_REPUTATION:

@@ -1,0 +1,119 @@
+"""A one-ply greedy player: try every legal action on a copy, keep the best by a heuristic.
+
+Each trial plays the acting player's own turn to its end (steps 2 and 3 included, a
+pending discard or removal completed with the cheapest slot) on a copy whose stacks
+are emptied, so no hidden tile is drawn (R10.2), and stops before any opponent moves.
+The resulting position is scored for the acting player as
+
+    population + turns_left * (reputation_weight * reputation + income_weight * income)
+               + money_weight * money
+
+where `turns_left` is the number of the player's turns still to come after this one,
+estimated before the trial from public information (the final round once One More Round
+is drawn, else the tiles left in the stacks divided by the tiles that leave per round).
+A finished game scores its final population. Ties keep the first action in mask order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from suburbia_env import Game
+from suburbia_env import action_space as a
+from suburbia_env import constants as c
+from suburbia_env import state_layout as s
+from suburbia_env.legal_actions import can_pay_premium, legal_action_mask
+from suburbia_env.market import first_slot, last_slot
+from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.turn import apply_legal_action
+
+from .base import Agent
+
+DEFAULT_WEIGHTS = (1.0, 0.5, 0.25)  # reputation, income per turn left; money
+
+
+@njit(cache=True)
+def turns_left(state):
+    """The acting player's turns still to come after the current one (public estimate)."""
+    if state[s.FINAL_ROUND] >= 0:
+        return max(0, state[s.FINAL_ROUND] - state[s.ROUND])
+    tiles_left = state[s.PILE_END] - state[s.PILE_POSITION]
+    mode = state[s.MODE]
+    if mode == c.MODE_DALE:
+        per_round = 4
+    elif mode == c.MODE_SOLITARY:
+        per_round = 2
+    else:
+        per_round = state[s.NUM_PLAYERS]
+    return tiles_left / per_round + (0 if mode == c.MODE_DALE else 1)
+
+
+@njit(cache=True)
+def position_value(state, player, future_turns, weights):
+    base = s.PLAYERS + player * s.PLAYER_STRIDE
+    if state[s.GAME_OVER]:
+        return float(state[base + s.SCORE_FINAL_POPULATION])
+    return (state[base + s.POPULATION]
+            + future_turns * (weights[0] * state[base + s.REPUTATION]
+                              + weights[1] * state[base + s.INCOME])
+            + weights[2] * state[base + s.MONEY])
+
+
+@njit(cache=True)
+def _finish_own_turn(scratch, tiles, goals, basic_kinds, player, log):
+    """Complete a pending discard or removal of the player with the cheapest slot."""
+    while (scratch[s.GAME_OVER] == 0 and scratch[s.CURRENT_PLAYER] == player
+           and (scratch[s.PENDING_DECISION] == c.DECISION_DISCARD
+                or scratch[s.PENDING_DECISION] == c.DECISION_REMOVE)):
+        start = a.DISCARD if scratch[s.PENDING_DECISION] == c.DECISION_DISCARD else a.REMOVE
+        chosen = -1
+        for slot in range(last_slot(scratch), first_slot(scratch) - 1, -1):
+            if can_pay_premium(scratch, player, slot):
+                chosen = slot
+                break
+        apply_legal_action(scratch, tiles, goals, basic_kinds, start + chosen, log)
+
+
+@njit(cache=True)
+def greedy_action(state, tiles, goals, basic_kinds, weights, mask, actions):
+    """The legal action whose trial scores best (module docstring)."""
+    count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
+    if count == 1:
+        return actions[0]
+    player = state[s.CURRENT_PLAYER]
+    future_turns = turns_left(state)
+    scratch = np.empty_like(state)
+    log = np.zeros((1, 8), dtype=np.int32)
+    legal = actions[:count].copy()
+    best_action = legal[0]
+    best_value = -1e18
+    for index in range(count):
+        scratch[:] = state
+        scratch[s.PILE_POSITION] = scratch[s.PILE_END]
+        if scratch[s.MODE] == c.MODE_DALE:
+            scratch[s.MODE] = c.MODE_STANDARD  # the trial ends before Dale's turn
+        apply_legal_action(scratch, tiles, goals, basic_kinds, legal[index], log)
+        _finish_own_turn(scratch, tiles, goals, basic_kinds, player, log)
+        value = position_value(scratch, player, future_turns, weights)
+        if value > best_value:
+            best_value = value
+            best_action = legal[index]
+    return best_action
+
+
+class GreedyAgent(Agent):
+    """One-ply greedy player with the heuristic of the module docstring."""
+
+    name = "greedy"
+
+    def __init__(self, reputation_weight: float = DEFAULT_WEIGHTS[0],
+                 income_weight: float = DEFAULT_WEIGHTS[1],
+                 money_weight: float = DEFAULT_WEIGHTS[2]):
+        self.weights = np.array([reputation_weight, income_weight, money_weight])
+        self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+        self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
+
+    def act(self, game: Game) -> int:
+        return int(greedy_action(game.state, TILES.table, GOALS.table, TILES.basic_kinds,
+                                 self.weights, self._mask, self._actions))

@@ -1,0 +1,1 @@
+"""Training MaskablePPO (sb3-contrib) against Dale and by self-play."""

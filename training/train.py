@@ -1,0 +1,126 @@
+"""Train MaskablePPO (sb3-contrib) against Dale or by self-play; `suburbia train --help`.
+
+Writes to `output_dir`: config.json, TensorBoard logs (tensorboard/), checkpoints
+(checkpoints/), evaluations against Dale (evaluations.jsonl), the best model by
+evaluation (best_model.zip), the final model (model.zip) and summary.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import torch  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback  # noqa: E402
+
+from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
+
+from .config import TrainingConfig, parse_config  # noqa: E402
+from .evaluation import evaluate_against_dale  # noqa: E402
+
+
+class EvaluateAgainstDale(BaseCallback):
+    """Every `every` steps: win rate against Dale with its 95% interval, logged and kept."""
+
+    def __init__(self, every: int, games: int, seed: int, output_dir: Path, edition: str):
+        super().__init__()
+        self.every = every
+        self.games = games
+        self.seed = seed
+        self.output_dir = output_dir
+        self.edition = edition
+        self.next_evaluation = every
+        self.best = None
+        self.history: list[dict] = []
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.next_evaluation:
+            self.next_evaluation += self.every
+            self.evaluate()
+        return True
+
+    def evaluate(self) -> dict:
+        started = time.time()
+        result = evaluate_against_dale(self.model, self.games, self.seed, edition=self.edition)
+        result["timesteps"] = int(self.num_timesteps)
+        result["seconds"] = round(time.time() - started, 1)
+        for key in ("win_rate", "win_rate_low", "win_rate_high", "mean_population",
+                    "mean_margin"):
+            self.logger.record(f"eval/{key}", result[key])
+        self.history.append(result)
+        with open(self.output_dir / "evaluations.jsonl", "a") as handle:
+            handle.write(json.dumps(result) + "\n")
+        score = (result["win_rate"], result["mean_population"])
+        if self.best is None or score > self.best:
+            self.best = score
+            self.model.save(self.output_dir / "best_model.zip")
+        print(f"[eval {self.num_timesteps:>9} steps] win rate vs Dale {result['win_rate']:.3f} "
+              f"(95% CI {result['win_rate_low']:.3f}-{result['win_rate_high']:.3f}), "
+              f"mean population {result['mean_population']:.1f} "
+              f"(Dale {result['mean_dale_population']:.1f})", flush=True)
+        return result
+
+
+def make_environment(config: TrainingConfig):
+    if config.mode == "dale":
+        return SB3VectorEnv(num_envs=config.num_envs, players=1, mode="dale",
+                            edition=config.edition, reward=config.reward,
+                            population_shaping=config.population_shaping,
+                            num_threads=config.env_threads)
+    from .self_play import SelfPlayVecEnv
+    return SelfPlayVecEnv(num_envs=config.num_envs, players=config.players,
+                          edition=config.edition, reward=config.reward,
+                          population_shaping=config.population_shaping,
+                          pool_size=config.pool_size, seed=config.seed)
+
+
+def train(config: TrainingConfig) -> dict:
+    """Run one training; returns the summary written to summary.json."""
+    torch.set_num_threads(config.torch_threads)
+    output_dir = Path(config.output_dir)
+    (output_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+    (output_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
+    environment = make_environment(config)
+    environment.seed(config.seed)
+    model = MaskablePPO(
+        "MlpPolicy", environment, learning_rate=config.learning_rate, n_steps=config.n_steps,
+        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
+        gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
+        policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu",
+        tensorboard_log=str(output_dir / "tensorboard"), verbose=0)
+    evaluation = EvaluateAgainstDale(config.eval_every, config.eval_games, config.seed + 1,
+                                     output_dir, config.edition)
+    callbacks = [evaluation, CheckpointCallback(
+        save_freq=max(1, config.checkpoint_every // config.num_envs),
+        save_path=str(output_dir / "checkpoints"), name_prefix="model")]
+    if config.mode == "self_play":
+        callbacks.append(environment.pool_callback(config.pool_update_every))
+    started = time.time()
+    model.learn(total_timesteps=config.total_timesteps, callback=CallbackList(callbacks),
+                progress_bar=config.progress_bar, tb_log_name="ppo")
+    learn_seconds = time.time() - started
+    model.save(output_dir / "model.zip")
+    final = evaluation.evaluate()
+    summary = {"timesteps": int(model.num_timesteps), "learn_seconds": round(learn_seconds, 1),
+               "env_steps_per_second": round(model.num_timesteps / learn_seconds, 1),
+               "final_evaluation": final, "best": evaluation.best,
+               "evaluations": evaluation.history}
+    (output_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"trained {model.num_timesteps} steps in {learn_seconds:.0f} s "
+          f"({summary['env_steps_per_second']:.0f} env steps/s); model saved to "
+          f"{output_dir / 'model.zip'}")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> None:
+    train(parse_config(argv))
+
+
+if __name__ == "__main__":
+    main()

@@ -126,6 +126,16 @@ def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, popul
 
 
 @njit(cache=True)
+def record_final_scores(state, populations, winners):
+    """Per seat final population and winner flag of a finished game (-1 / 0 for empty seats)."""
+    populations[:] = -1
+    winners[:] = 0
+    for seat in range(state[s.NUM_PLAYERS]):
+        populations[seat] = state[player_base(seat) + s.SCORE_FINAL_POPULATION]
+        winners[seat] = state[player_base(seat) + s.SCORE_WINNER]
+
+
+@njit(cache=True)
 def next_game_seed(rng_words, offset, out):
     """Four generator words for the next game, drawn from an environment's own generator."""
     for index in range(4):
@@ -162,7 +172,7 @@ def reset_range(first, stop, states, tiles, goals, basic_kinds, num_players, mod
 def step_range(first, stop, states, tiles, goals, basic_kinds, step_actions, num_players, mode,
                 edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
                 reward_scheme, population_shaping, observations, masks, rewards, terminated,
-                results, final_observations):
+                results, final_observations, final_populations, final_winners):
     actions = np.empty(masks.shape[1], dtype=np.int32)
     log = np.zeros((1, 8), dtype=np.int32)
     for index in range(first, stop):
@@ -175,6 +185,7 @@ def step_range(first, stop, states, tiles, goals, basic_kinds, step_actions, num
         terminated[index] = result == STEP_TERMINATED
         if result == STEP_TERMINATED:
             final_observations[index] = observations[index]
+            record_final_scores(states[index], final_populations[index], final_winners[index])
             _vector_reset_one(states, index, tiles, goals, basic_kinds, num_players, mode,
                               edition, random_goals, learners, random_seats, opponent_kinds,
                               rng_words, observations, masks, actions, log)
@@ -196,10 +207,12 @@ def vector_reset(states, tiles, goals, basic_kinds, num_players, mode, edition, 
 def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mode, edition,
                 random_goals, learners, random_seats, opponent_kinds, rng_words, reward_scheme,
                 population_shaping, observations, masks, rewards, terminated, results,
-                final_observations, num_chunks):
+                final_observations, final_populations, final_winners, num_chunks):
     """Step every game of a batch; a finished game is reset in the same step.
 
-    The observation of a finished game goes to `final_observations` before the reset;
+    The observation of a finished game goes to `final_observations`, its final populations
+    and winner flags (R8.2, R8.3) per seat to `final_populations` / `final_winners`, before
+    the reset;
     `results` holds each game's STEP_* value (STEP_ILLEGAL leaves that game untouched).
     """
     num_envs = states.shape[0]
@@ -208,4 +221,4 @@ def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mo
                     states, tiles, goals, basic_kinds, step_actions, num_players, mode, edition,
                     random_goals, learners, random_seats, opponent_kinds, rng_words,
                     reward_scheme, population_shaping, observations, masks, rewards, terminated,
-                    results, final_observations)
+                    results, final_observations, final_populations, final_winners)

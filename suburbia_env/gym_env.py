@@ -9,7 +9,7 @@
 | action masks      | `info`-free: `observation["action_mask"]` and `env.action_masks()` (sb3-contrib) |
 | reward            | `reward="win_loss"`: +1 sole winner, 0 shared win, -1 loss; `"margin"`: (own - best other final population)/100; plus `population_shaping` x population gained per step |
 | players / modes   | mode "dale" (default, 1 player + Dale), "solitary" (1), "standard" (2-4) |
-| opponents         | "dale" (Dale's procedure, compiled), "random" (compiled), a list per other seat, or Python policies: callables `f(game) -> action` or agents with `act(game)` |
+| opponents         | "dale" (Dale's procedure, compiled), "random" (compiled), a list indexed by seat (the learner's own entry is ignored; a short list repeats its last entry), or Python policies: callables `f(game) -> action` or agents with `act(game)` |
 | learner seat      | `learner_seat=0` or `"random"` (drawn at each reset)               |
 | illegal actions   | `illegal_action="raise"` (IllegalActionError, state untouched) or `"lose"` (episode ends, reward -1), as PettingZoo's TerminateIllegalWrapper |
 | terminal          | stepping a finished episode raises GameOverError; the terminal mask holds PASS alone |
@@ -56,6 +56,9 @@ def resolve_opponents(opponents: Any, seats: int) -> tuple[np.ndarray, dict[int,
     if isinstance(opponents, (str, bytes)) or callable(opponents) or hasattr(opponents, "act"):
         opponents = [opponents] * seats
     opponents = list(opponents)
+    if not opponents:
+        raise ConfigError("opponents is an empty list: give a name, an agent, a callable or "
+                          "a list of them per seat")
     if len(opponents) < seats:
         opponents = opponents + [opponents[-1]] * (seats - len(opponents))
     kinds = np.zeros(4, dtype=np.int32)

@@ -5,7 +5,7 @@
 | class             | `SuburbiaVectorEnv(num_envs, ...)`, a `gymnasium.vector.VectorEnv` |
 | spaces            | single spaces as SuburbiaEnv (gym_env.py); batched along axis 0    |
 | options           | players, mode, edition, opponents ("dale" or "random": compiled only), reward, population_shaping, learner_seat (int or "random"), random_private_goals, observation_format, num_threads |
-| autoreset         | same step: a finished game is reset at once; its last observation is in `infos["final_obs"]` where `infos["_final_obs"]` is set |
+| autoreset         | same step: a finished game is reset at once; its last observation is in `infos["final_obs"]` where `infos["_final_obs"]` is set, with `final_populations` and `final_winners` (per seat) and the `learner_seats` it was played with |
 | action masks      | `action_masks()` -> bool[num_envs, 2123]; also in dict observations |
 | illegal actions   | raise IllegalActionError naming the environment (games untouched)  |
 | seeding           | `reset(seed=n)`: environment i draws its games from its own generator seeded from (n, i) |
@@ -70,6 +70,8 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         self.rng_words = seed_words(0, num_envs)
         self.observations = np.zeros((num_envs, OBSERVATION_SIZE), dtype=np.float32)
         self.final_observations = np.zeros_like(self.observations)
+        self.final_populations = np.zeros((num_envs, 4), dtype=np.int32)
+        self.final_winners = np.zeros((num_envs, 4), dtype=np.int32)
         self.masks = np.zeros((num_envs, a.NUM_ACTIONS), dtype=np.bool_)
         self.rewards = np.zeros(num_envs, dtype=np.float64)
         self.terminated = np.zeros(num_envs, dtype=np.bool_)
@@ -97,24 +99,33 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(f"actions must be {self.num_envs} integers, not an array of "
                                      f"shape {actions.shape} and dtype {actions.dtype}")
+        self._learners_before_step = self.learners.copy()
         self._run_compiled(vector_step, step_range, self.states, TILES.table, GOALS.table, TILES.basic_kinds,
                            actions.astype(np.int64), self.seats, self.config.mode_id,
                            self.config.edition_id, int(self.config.random_private_goals),
                            self.learners, self.random_seats, self.opponent_kinds, self.rng_words,
                            self.reward_scheme, self.population_shaping, self.observations,
                            self.masks, self.rewards, self.terminated, self.results,
-                           self.final_observations, self.num_chunks)
+                           self.final_observations, self.final_populations,
+                           self.final_winners, self.num_chunks)
         illegal = np.flatnonzero(self.results == STEP_ILLEGAL)
         if illegal.size:
             index = int(illegal[0])
-            game = Game.view(self.config, self.states[index])
-            raise IllegalActionError(f"environment {index}: {game._illegal_reason(int(actions[index]))}"
+            action = int(actions[index])
+            if 0 <= action < a.NUM_ACTIONS:
+                reason = Game.view(self.config, self.states[index])._illegal_reason(action)
+            else:
+                reason = f"action {action} is outside 0..{a.NUM_ACTIONS - 1}"
+            raise IllegalActionError(f"environment {index}: {reason}"
                                      f" ({illegal.size} environment(s) got illegal actions; "
                                      f"those games are untouched, the others stepped)")
         infos = {}
         if self.terminated.any():
             infos["final_obs"] = self.final_observations.copy()
             infos["_final_obs"] = self.terminated.copy()
+            infos["final_populations"] = self.final_populations.copy()
+            infos["final_winners"] = self.final_winners.astype(bool)
+            infos["learner_seats"] = self._learners_before_step
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
         return (self._observation_batch(), self.rewards.copy(), self.terminated.copy(), truncated,
                 infos)

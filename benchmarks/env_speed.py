@@ -1,0 +1,203 @@
+"""How fast the environments step, beside the raw engine measured in the same run.
+
+    python benchmarks/env_speed.py [--seconds S] [--quick] [--seed N]
+
+Every measurement plays uniformly random legal actions for about S seconds (after a
+warm-up call that loads the compiled kernels) and reports learner decisions per second:
+- the Gymnasium env (SuburbiaEnv, dict observations) against Dale: the env alone (time
+  inside reset/step) and env + Python-side sampling (`np.flatnonzero` of the mask and a
+  draw from a seeded generator), since that sampling is a visible part of the loop;
+- the PettingZoo AEC env, 2 players, through the usual agent_iter/last/step loop (env
+  time = last() + step());
+- the vector env (SuburbiaVectorEnv, flat observations, against Dale) at N = 1, 64 and
+  1024 games with 1 and 2 numba threads; actions for the whole batch are drawn with one
+  vectorised numpy pass (`np.nonzero` of the mask batch, one uniform draw per row);
+- the raw engine in the same mode, measured just before each row so that both see the
+  same machine load: `random_play.play_random_games` (one thread) and
+  `play_random_games_parallel` (two threads), decisions per second, where the mask and
+  the sampling happen inside compiled code and no observation is encoded.
+Figures are printed, never asserted (timings depend on the machine and its load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+from suburbia_env import constants as c  # noqa: E402
+from suburbia_env.gym_env import SuburbiaEnv  # noqa: E402
+from suburbia_env.pettingzoo import env as pettingzoo_env  # noqa: E402
+from suburbia_env.random_play import play_random_games, play_random_games_parallel  # noqa: E402
+from suburbia_env.rng import seed_words  # noqa: E402
+from suburbia_env.tile_data import GOALS, TILES  # noqa: E402
+from suburbia_env.vector_env import SuburbiaVectorEnv  # noqa: E402
+
+VECTOR_SIZES = (1, 64, 1024)
+THREADS = (1, 2)
+
+
+def sample_batch(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of a bool mask batch, without a Python
+    loop: the nonzero entries come row by row, so row i's legal actions sit at
+    offsets[i] .. offsets[i] + counts[i] - 1 of the flat list."""
+    rows, columns = np.nonzero(masks)
+    counts = np.bincount(rows, minlength=masks.shape[0])
+    offsets = np.cumsum(counts) - counts
+    picks = offsets + (rng.random(masks.shape[0]) * counts).astype(np.int64)
+    return columns[picks]
+
+
+# Measurements -------------------------------------------------------------------------------
+
+def measure_gym(seconds: float, seed: int) -> dict:
+    env = SuburbiaEnv()
+    rng = np.random.default_rng(seed)
+    env_time = steps = 0
+    episode = 0
+    env.reset(seed=seed)  # warm-up
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        before = time.perf_counter()
+        observation, _ = env.reset(seed=seed + episode)
+        env_time += time.perf_counter() - before
+        episode += 1
+        terminated = False
+        while not terminated:
+            legal = np.flatnonzero(observation["action_mask"])
+            action = int(legal[rng.integers(legal.size)])
+            before = time.perf_counter()
+            observation, _, terminated, _, _ = env.step(action)
+            env_time += time.perf_counter() - before
+            steps += 1
+    total = time.perf_counter() - start
+    return {"steps": steps, "env": steps / env_time, "with_sampling": steps / total}
+
+
+def measure_pettingzoo(seconds: float, seed: int, players: int) -> dict:
+    env = pettingzoo_env(players=players)
+    rng = np.random.default_rng(seed)
+    env_time = steps = 0
+    episode = 0
+    env.reset(seed=seed)  # warm-up
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        before = time.perf_counter()
+        env.reset(seed=seed + episode)
+        env_time += time.perf_counter() - before
+        episode += 1
+        for _ in env.agent_iter():
+            before = time.perf_counter()
+            observation, _, termination, truncation, _ = env.last()
+            env_time += time.perf_counter() - before
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[rng.integers(legal.size)])
+                steps += 1
+            before = time.perf_counter()
+            env.step(action)
+            env_time += time.perf_counter() - before
+    total = time.perf_counter() - start
+    return {"steps": steps, "env": steps / env_time, "with_sampling": steps / total}
+
+
+def measure_vector(seconds: float, seed: int, num_envs: int, threads: int) -> dict:
+    env = SuburbiaVectorEnv(num_envs, observation_format="flat", num_threads=threads)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    env.step(sample_batch(env.masks, rng))  # warm-up (loads the parallel kernel)
+    env_time = calls = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        actions = sample_batch(env.masks, rng)
+        before = time.perf_counter()
+        env.step(actions)
+        env_time += time.perf_counter() - before
+        calls += 1
+    total = time.perf_counter() - start
+    steps = calls * num_envs
+    return {"steps": steps, "env": steps / env_time, "with_sampling": steps / total}
+
+
+def measure_engine(seconds: float, seed: int, seats: int, mode: int, threads: int) -> float:
+    """Decisions/s of compiled random games, in batches until `seconds` have passed."""
+    tiles, goals, basic_kinds = TILES.table, GOALS.table, TILES.basic_kinds
+    warm = seed_words(seed + 999, 4)
+    if threads == 1:
+        play_random_games(seats, mode, c.EDITION_SECOND, warm, warm, tiles, goals, basic_kinds)
+    else:
+        numba.set_num_threads(threads)
+        play_random_games_parallel(seats, mode, c.EDITION_SECOND, warm, warm, tiles, goals,
+                                   basic_kinds, threads)
+    decisions = 0
+    batch = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game_seeds = seed_words(seed * 1000 + batch, 64)
+        player_seeds = seed_words(seed * 1000 + batch + 500_000, 64)
+        if threads == 1:
+            played = play_random_games(seats, mode, c.EDITION_SECOND, game_seeds, player_seeds,
+                                       tiles, goals, basic_kinds)
+        else:
+            played = play_random_games_parallel(seats, mode, c.EDITION_SECOND, game_seeds,
+                                                player_seeds, tiles, goals, basic_kinds,
+                                                threads)
+        decisions += int(played.sum())
+        batch += 1
+    return decisions / (time.perf_counter() - start)
+
+
+# Report ---------------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0,
+                        help="seconds of play per measurement (default 3)")
+    parser.add_argument("--quick", action="store_true", help="0.5 s per measurement")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    seconds = 0.5 if args.quick else args.seconds
+    if seconds <= 0:
+        parser.error("--seconds must be positive")
+    available = numba.config.NUMBA_NUM_THREADS
+    threads = [count for count in THREADS if count <= available]
+
+    # The raw engine is measured right before each environment row, in the same mode
+    # and thread count, so that both figures see the same machine load.
+    rows = []
+    raw = measure_engine(seconds, args.seed, 2, c.MODE_DALE, 1)
+    rows.append(("Gymnasium SuburbiaEnv (dict)", "dale", 1, measure_gym(seconds, args.seed), raw))
+    raw = measure_engine(seconds, args.seed, 2, c.MODE_STANDARD, 1)
+    rows.append(("PettingZoo AEC env (wrapped)", "2 players", 1,
+                 measure_pettingzoo(seconds, args.seed, 2), raw))
+    for num_envs in VECTOR_SIZES:
+        for count in threads:
+            raw = measure_engine(seconds, args.seed, 2, c.MODE_DALE, count)
+            vector = measure_vector(seconds, args.seed, num_envs, count)
+            rows.append((f"SuburbiaVectorEnv N={num_envs} (flat)", "dale", count, vector, raw))
+
+    print(f"Environment speed: learner decisions per second with random legal actions, "
+          f"{seconds:g} s per measurement; CPUs: {os.cpu_count()}, numba threads available: "
+          f"{available}")
+    header = (f"{'environment':<34} {'mode':<10} {'thr':>3} | {'env steps/s':>12} "
+              f"{'env+sampling/s':>15} | {'raw engine dec/s':>16} {'env/raw':>8}")
+    print(header)
+    print("-" * len(header))
+    for name, mode, count, figures, raw in rows:
+        print(f"{name:<34} {mode:<10} {count:>3} | {figures['env']:>12,.0f} "
+              f"{figures['with_sampling']:>15,.0f} | {raw:>16,.0f} "
+              f"{100 * figures['env'] / raw:>7.1f}%")
+    print("env steps/s: time inside the environment's own calls only; env+sampling/s: the "
+          "whole loop including choosing the action in Python/numpy. Raw engine: compiled "
+          "random games (mask + sampling + apply, no observation), same mode and threads.")
+
+
+if __name__ == "__main__":
+    main()

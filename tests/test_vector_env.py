@@ -1,0 +1,285 @@
+"""The batched vector environment (vector_env.py) and its stable-baselines3 adapter
+(sb3.py): shapes, masks, same-step autoreset, errors naming the environment, seeding
+and threads, copies, and agreement with the Gymnasium environment on the same states.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import pickle
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # before torch loads (via sb3)
+
+import numpy as np
+import pytest
+import torch
+
+from suburbia_env import action_space as a
+from suburbia_env import constants as c
+from suburbia_env import state_layout as s
+from suburbia_env.errors import ConfigError, IllegalActionError
+from suburbia_env.gym_env import SuburbiaEnv
+from suburbia_env.observation import OBSERVATION_PARTS, OBSERVATION_SIZE, encode_observation
+from suburbia_env.sb3 import SB3VectorEnv
+from suburbia_env.tile_data import TILES
+from suburbia_env.vector_env import SuburbiaVectorEnv
+
+torch.set_num_threads(1)
+
+GAME_PART = OBSERVATION_PARTS["game"][0]
+
+
+def random_legal_batch(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of a boolean mask batch."""
+    return np.array([rng.choice(np.flatnonzero(row)) for row in masks], dtype=np.int64)
+
+
+def expected_observation(state: np.ndarray, seat: int) -> np.ndarray:
+    out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    encode_observation(state, TILES.table, seat, out)
+    return out
+
+
+# Shapes, masks, observations ---------------------------------------------------------------
+
+@pytest.mark.parametrize("options", [
+    dict(),
+    dict(mode="solitary"),
+    dict(mode="standard", players=3, opponents="random", learner_seat="random"),
+])
+def test_batches_match_each_game_of_the_batch(options):
+    """Every row is encode_observation of its game from its learner's seat, and the
+    mask (observation and action_masks()) is that game's legal mask."""
+    env = SuburbiaVectorEnv(5, num_threads=1, **options)
+    observations, infos = env.reset(seed=1)
+    assert infos == {}
+    assert env.observation_space.contains(observations)
+    assert observations["observation"].shape == (5, OBSERVATION_SIZE)
+    assert observations["action_mask"].shape == (5, a.NUM_ACTIONS)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        masks = env.action_masks()
+        np.testing.assert_array_equal(masks, observations["action_mask"] == 1)
+        for index in range(5):
+            game = env.game(index)
+            learner = int(env.learners[index])
+            assert game.current_player == learner
+            np.testing.assert_array_equal(masks[index], game.legal_action_mask())
+            np.testing.assert_array_equal(observations["observation"][index],
+                                          expected_observation(env.states[index], learner))
+        observations, rewards, terminated, truncated, _ = env.step(random_legal_batch(masks, rng))
+        assert rewards.shape == terminated.shape == truncated.shape == (5,)
+        assert not truncated.any()
+        assert env.observation_space.contains(observations)
+
+
+def test_same_step_autoreset_reports_the_final_observation_and_reward():
+    """A finished game is reset in the same step: the final observation (game part:
+    pending decision 'none') is in infos, the reward is the final one, the returned
+    observation is round 1 of a new game."""
+    env = SuburbiaVectorEnv(4, num_threads=1)
+    observations, _ = env.reset(seed=2)
+    rng = np.random.default_rng(2)
+    finished = 0
+    while finished < 6:
+        previous_rounds = env.states[:, s.ROUND].copy()
+        observations, rewards, terminated, _, infos = env.step(
+            random_legal_batch(env.action_masks(), rng))
+        if not terminated.any():
+            assert "final_obs" not in infos
+            assert (rewards == 0).all()
+            continue
+        np.testing.assert_array_equal(infos["_final_obs"], terminated)
+        for index in np.flatnonzero(terminated):
+            finished += 1
+            final_game = infos["final_obs"][index][GAME_PART]
+            assert final_game[3 + c.DECISION_NONE] == 1.0  # the game is over
+            assert rewards[index] in (-1.0, 0.0, 1.0)
+            assert previous_rounds[index] > 5
+            assert env.states[index, s.ROUND] == 0 and not env.states[index, s.GAME_OVER]
+            np.testing.assert_array_equal(observations["observation"][index],
+                                          expected_observation(env.states[index], 0))
+        assert (rewards[~terminated] == 0).all()
+
+
+# Errors ------------------------------------------------------------------------------------
+
+def test_wrong_action_shapes_and_types_are_rejected():
+    env = SuburbiaVectorEnv(3, num_threads=1)
+    with pytest.raises(IllegalActionError, match="reset"):
+        env.step(np.zeros(3, dtype=np.int64))
+    env.reset(seed=0)
+    states = env.states.copy()
+    for bad in (np.zeros(2, dtype=np.int64), np.zeros((3, 1), dtype=np.int64), 5,
+                np.zeros(3, dtype=np.float32), np.zeros(3, dtype=bool)):
+        with pytest.raises(IllegalActionError, match=r"actions must be 3 integers, not an array "
+                                                     r"of shape"):
+            env.step(bad)
+    np.testing.assert_array_equal(env.states, states)
+
+
+@pytest.mark.parametrize("bad_action,message", [
+    (a.PASS, r"environment 1: illegal action 'pass' \(number 2122\)"),
+    (5000, r"environment 1: action 5000 is outside 0\.\.2122"),
+    (-1, r"environment 1: action -1 is outside 0\.\.2122"),
+])
+def test_an_illegal_action_names_its_environment(bad_action, message):
+    env = SuburbiaVectorEnv(3, num_threads=1)
+    env.reset(seed=5)
+    states = env.states.copy()
+    actions = random_legal_batch(env.action_masks(), np.random.default_rng(0))
+    actions[1] = bad_action
+    with pytest.raises(IllegalActionError, match=message):
+        env.step(actions)
+    np.testing.assert_array_equal(env.states[1], states[1])  # untouched
+    assert not np.array_equal(env.states[0], states[0])  # the others stepped (documented)
+
+
+@pytest.mark.parametrize("options,message", [
+    (dict(num_envs=0), r"num_envs must be a positive integer, not 0"),
+    (dict(num_envs=2.5), r"num_envs must be a positive integer"),
+    (dict(players=3), r"wrong player count: mode 'dale' is played by 1 player, not 3"),
+    (dict(mode="standard", players=5), r"wrong player count.*not 5"),
+    (dict(opponents=lambda game: 0), r"compiled opponents only"),
+    (dict(opponents="greedy"), r"unknown opponent 'greedy'"),
+    (dict(reward="points"), r"reward must be one of"),
+    (dict(mode="standard", players=2, learner_seat=2), r"learner_seat must be 'random' or a seat 0\.\.1"),
+    (dict(observation_format="image"), r"observation_format must be 'dict' or 'flat'"),
+])
+def test_bad_options_raise_config_error(options, message):
+    options = {"num_envs": 2, **options}
+    with pytest.raises(ConfigError, match=message):
+        SuburbiaVectorEnv(**options)
+
+
+# Seeding, threads, copies --------------------------------------------------------------------
+
+def _trajectory(env: SuburbiaVectorEnv, seed: int, steps: int):
+    observations, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    record = [observations["observation"].copy()]
+    for _ in range(steps):
+        observations, rewards, terminated, _, _ = env.step(random_legal_batch(env.action_masks(), rng))
+        record += [observations["observation"].copy(), observations["action_mask"].copy(),
+                   rewards, terminated]
+    return record
+
+
+@pytest.mark.parametrize("options", [dict(), dict(mode="standard", players=4, opponents="random",
+                                                  learner_seat="random")])
+def test_same_seed_same_trajectory_for_one_or_two_threads(options):
+    """Each game draws from its own generator, so the chunking over threads changes
+    nothing; a different seed gives different games."""
+    first = _trajectory(SuburbiaVectorEnv(6, num_threads=1, **options), 11, 40)
+    second = _trajectory(SuburbiaVectorEnv(6, num_threads=1, **options), 11, 40)
+    threaded = _trajectory(SuburbiaVectorEnv(6, num_threads=2, **options), 11, 40)
+    for one, two, three in zip(first, second, threaded):
+        np.testing.assert_array_equal(one, two)
+        np.testing.assert_array_equal(one, three)
+    assert any(record.any() for record in first[4::4])  # some game finished within the run
+    other = SuburbiaVectorEnv(6, num_threads=1, **options).reset(seed=12)[0]["observation"]
+    assert not np.array_equal(first[0], other)
+
+
+def test_random_learner_seats_vary_between_games():
+    env = SuburbiaVectorEnv(16, mode="standard", players=4, opponents="random",
+                            learner_seat="random", num_threads=1)
+    env.reset(seed=3)
+    assert set(env.learners.tolist()) == {0, 1, 2, 3}
+    np.testing.assert_array_equal(env.states[:, s.CURRENT_PLAYER], env.learners)
+
+
+def test_pickled_and_deep_copied_vector_env_continues_identically():
+    env = SuburbiaVectorEnv(4, mode="standard", players=3, opponents="random", num_threads=1)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(12):
+        env.step(random_legal_batch(env.action_masks(), rng))
+    runs = []
+    for each in (env, pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        actions = np.random.default_rng(9)
+        run = []
+        for _ in range(60):
+            observations, rewards, terminated, _, _ = each.step(
+                random_legal_batch(each.action_masks(), actions))
+            run += [observations["observation"], rewards, terminated]
+        runs.append(run)
+    for other in runs[1:]:
+        for one, two in zip(runs[0], other):
+            np.testing.assert_array_equal(one, two)
+
+
+# Agreement with the Gymnasium environment ----------------------------------------------------
+
+@pytest.mark.parametrize("options", [
+    dict(),
+    dict(mode="standard", players=3, opponents="random", learner_seat=1),
+    dict(mode="standard", players=4, opponents=["dale", "random"], learner_seat=2),
+])
+def test_vector_env_of_one_agrees_with_the_gymnasium_env(options):
+    """The one-game vector env is given the Gymnasium env's game and its compiled
+    opponents' generator; the same actions then give the same observations, masks,
+    rewards and ends in both (opponents draw from the same generator words)."""
+    gym_env = SuburbiaEnv(**options)
+    vector = SuburbiaVectorEnv(1, num_threads=1, **options)
+    for episode in range(2):
+        gym_observation, info = gym_env.reset(seed=episode)
+        vector.reset(seed=episode)
+        vector.states[0] = gym_env.state
+        vector.rng_words[0] = gym_env._opponent_words
+        vector.learners[0] = info["learner_seat"]
+        rng = np.random.default_rng(episode)
+        steps = 0
+        while True:
+            action = int(rng.choice(np.flatnonzero(gym_observation["action_mask"])))
+            gym_observation, gym_reward, gym_done, _, _ = gym_env.step(action)
+            vector_observation, rewards, terminated, _, infos = vector.step(np.array([action]))
+            steps += 1
+            assert rewards[0] == gym_reward and terminated[0] == gym_done
+            if gym_done:
+                np.testing.assert_array_equal(infos["final_obs"][0], gym_observation["observation"])
+                break
+            np.testing.assert_array_equal(vector.states[0], gym_env.state)
+            np.testing.assert_array_equal(vector_observation["observation"][0],
+                                          gym_observation["observation"])
+            np.testing.assert_array_equal(vector_observation["action_mask"][0],
+                                          gym_observation["action_mask"])
+        assert steps > 15
+
+
+# The stable-baselines3 adapter ------------------------------------------------------------------
+
+def test_sb3_adapter_steps_masks_and_terminal_observations():
+    venv = SB3VectorEnv(num_envs=3, num_threads=1)
+    venv.seed(7)
+    observations = venv.reset()
+    assert observations.shape == (3, OBSERVATION_SIZE) and observations.dtype == np.float32
+    again = SB3VectorEnv(num_envs=3, num_threads=1)
+    again.seed(7)
+    np.testing.assert_array_equal(again.reset(), observations)  # seed() is honoured
+    rng = np.random.default_rng(1)
+    finished = 0
+    while finished < 3:
+        masks = np.stack(venv.env_method("action_masks"))
+        np.testing.assert_array_equal(masks, venv.vector_env.action_masks())
+        np.testing.assert_array_equal(np.stack(venv.env_method("action_masks", indices=[2])),
+                                      masks[2:])
+        observations, rewards, dones, infos = venv.step(random_legal_batch(masks, rng))
+        assert rewards.dtype == np.float32 and len(infos) == 3
+        for index in range(3):
+            if dones[index]:
+                finished += 1
+                terminal = infos[index]["terminal_observation"]
+                assert terminal.shape == (OBSERVATION_SIZE,)
+                assert terminal[GAME_PART][3 + c.DECISION_NONE] == 1.0
+                assert infos[index]["TimeLimit.truncated"] is False
+            else:
+                assert "terminal_observation" not in infos[index]
+    assert venv.get_attr("num_envs") == [3, 3, 3]
+    assert venv.env_is_wrapped(object) == [False, False, False]
+
+
+def test_sb3_adapter_needs_flat_observations():
+    with pytest.raises(ValueError, match="observation_format='flat'"):
+        SB3VectorEnv(SuburbiaVectorEnv(2, num_threads=1))

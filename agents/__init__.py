@@ -1,8 +1,15 @@
-"""Players with one interface (base.Agent): random, Dale, greedy and trained policies."""
+"""Players with one interface (base.Agent): random, Dale, greedy and trained policies.
+
+`make_agent(spec)` builds one from a short text spec (registry.py), e.g. "greedy",
+"greedy:1,0.5,0.25" or "ppo:models/baseline.zip".
+"""
 
 from .base import Agent
 from .dale_agent import DaleAgent
 from .greedy import GreedyAgent
+from .ppo_agent import PPOAgent
 from .random_agent import RandomAgent
+from .registry import AGENT_SPECS, AgentSpecError, make_agent
 
-__all__ = ["Agent", "DaleAgent", "GreedyAgent", "RandomAgent"]
+__all__ = ["AGENT_SPECS", "Agent", "AgentSpecError", "DaleAgent", "GreedyAgent", "PPOAgent",
+           "RandomAgent", "make_agent"]

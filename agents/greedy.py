@@ -3,15 +3,20 @@
 Each trial plays the acting player's own turn to its end (steps 2 and 3 included, a
 pending discard or removal completed with the cheapest slot) on a copy whose stacks
 are emptied, so no hidden tile is drawn (R10.2), and stops before any opponent moves.
-The resulting position is scored for the acting player as
+The resulting position is scored for the acting player by projecting it to the end of
+the game as if the player bought nothing more: for each of the `turns_left` turns, the
+income step and the population step are played with their red lines (R5.2, R5.3,
+R8.1), then money converts at $5 a population (R8.2):
 
-    population + turns_left * (reputation_weight * reputation + income_weight * income)
-               + money_weight * money
+    value = projected population + projected money / 5
+            + money_weight * (turns_left / 20) * money now
 
-where `turns_left` is the number of the player's turns still to come after this one,
-estimated before the trial from public information (the final round once One More Round
-is drawn, else the tiles left in the stacks divided by the tiles that leave per round).
-A finished game scores its final population. Ties keep the first action in mask order.
+The last term is the option value of money that can still buy tiles, fading as the game
+ends. `turns_left` is estimated before the trial from public information only (the final
+round once One More Round is drawn, else the tiles left in the stacks divided by the
+tiles that leave per round). A finished game scores its final population. Goals are not
+valued. Ties keep the first action in mask order. The default weight (0.7) won about
+60% of 60 games against Dale in a small sweep (0 to 1.5).
 """
 
 from __future__ import annotations
@@ -25,12 +30,13 @@ from suburbia_env import constants as c
 from suburbia_env import state_layout as s
 from suburbia_env.legal_actions import can_pay_premium, legal_action_mask
 from suburbia_env.market import first_slot, last_slot
+from suburbia_env.resolution import red_lines_at_or_below
 from suburbia_env.tile_data import GOALS, TILES
 from suburbia_env.turn import apply_legal_action
 
 from .base import Agent
 
-DEFAULT_WEIGHTS = (1.0, 0.5, 0.25)  # reputation, income per turn left; money
+DEFAULT_MONEY_WEIGHT = 0.7
 
 
 @njit(cache=True)
@@ -50,14 +56,30 @@ def turns_left(state):
 
 
 @njit(cache=True)
-def position_value(state, player, future_turns, weights):
+def position_value(state, player, future_turns, money_weight):
+    """Projected final population of the player if it bought nothing more (docstring)."""
     base = s.PLAYERS + player * s.PLAYER_STRIDE
     if state[s.GAME_OVER]:
         return float(state[base + s.SCORE_FINAL_POPULATION])
-    return (state[base + s.POPULATION]
-            + future_turns * (weights[0] * state[base + s.REPUTATION]
-                              + weights[1] * state[base + s.INCOME])
-            + weights[2] * state[base + s.MONEY])
+    money = state[base + s.MONEY]
+    income = state[base + s.INCOME]
+    reputation = state[base + s.REPUTATION]
+    population = state[base + s.POPULATION]
+    option_value = money_weight * future_turns / 20.0 * money
+    penalty = 2 if state[s.MODE] == c.MODE_SOLITARY else 1
+    for _ in range(int(future_turns + 0.5)):
+        before = population
+        if income >= 0:
+            money += income
+        else:
+            paid = min(money, -income)
+            money -= paid
+            population = max(0, population - (-income - paid))
+        population = max(0, population + reputation)
+        lines = red_lines_at_or_below(population) - red_lines_at_or_below(before)
+        income = min(c.LEVEL_MAX, max(c.LEVEL_MIN, income - penalty * lines))
+        reputation = min(c.LEVEL_MAX, max(c.LEVEL_MIN, reputation - penalty * lines))
+    return population + money / 5.0 + option_value
 
 
 @njit(cache=True)
@@ -76,7 +98,7 @@ def _finish_own_turn(scratch, tiles, goals, basic_kinds, player, log):
 
 
 @njit(cache=True)
-def greedy_action(state, tiles, goals, basic_kinds, weights, mask, actions):
+def greedy_action(state, tiles, goals, basic_kinds, money_weight, mask, actions):
     """The legal action whose trial scores best (module docstring)."""
     count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
     if count == 1:
@@ -95,7 +117,7 @@ def greedy_action(state, tiles, goals, basic_kinds, weights, mask, actions):
             scratch[s.MODE] = c.MODE_STANDARD  # the trial ends before Dale's turn
         apply_legal_action(scratch, tiles, goals, basic_kinds, legal[index], log)
         _finish_own_turn(scratch, tiles, goals, basic_kinds, player, log)
-        value = position_value(scratch, player, future_turns, weights)
+        value = position_value(scratch, player, future_turns, money_weight)
         if value > best_value:
             best_value = value
             best_action = legal[index]
@@ -107,13 +129,11 @@ class GreedyAgent(Agent):
 
     name = "greedy"
 
-    def __init__(self, reputation_weight: float = DEFAULT_WEIGHTS[0],
-                 income_weight: float = DEFAULT_WEIGHTS[1],
-                 money_weight: float = DEFAULT_WEIGHTS[2]):
-        self.weights = np.array([reputation_weight, income_weight, money_weight])
+    def __init__(self, money_weight: float = DEFAULT_MONEY_WEIGHT):
+        self.money_weight = float(money_weight)
         self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
         self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
 
     def act(self, game: Game) -> int:
         return int(greedy_action(game.state, TILES.table, GOALS.table, TILES.basic_kinds,
-                                 self.weights, self._mask, self._actions))
+                                 self.money_weight, self._mask, self._actions))

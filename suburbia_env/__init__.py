@@ -1,6 +1,10 @@
 """Suburbia as a reinforcement-learning environment: a numba rules engine (RULES.md),
 a Python facade (`Game`), and Gymnasium / PettingZoo wrappers."""
 
+from .kernel_cache import drop_stale_kernels
+
+drop_stale_kernels()
+
 from .action_space import NUM_ACTIONS
 from .errors import (ConfigError, GameOverError, IllegalActionError, NotationError,
                      StateFormatError, SuburbiaError)

@@ -14,8 +14,10 @@ from .hex_grid import NEIGHBOURS, NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
 from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
-from .resolution import lake_kind, player_base, resolve_placement
-from .tile_data import COLUMN_COST, COLUMN_NEGATIVE_POPULATION
+from .resolution import effective_kind, lake_kind, player_base, resolve_placement
+from .tile_data import (COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
+                        COLUMN_CONDITIONAL_TARGET, COLUMN_COST, COLUMN_FEATURES,
+                        COLUMN_NEGATIVE_POPULATION, COLUMN_REACTS_TO)
 
 
 
@@ -71,24 +73,70 @@ def _undo_placement(scratch, state, player, cell):
 
 
 @njit(cache=True)
+def _adjacency_class(state, tiles, base, cell, new_features, adjacent_targets):
+    """The set of neighbours that matter, as two 64-bit masks over cell numbers.
+
+    A neighbour matters when one of its terms can match the new tile or when the new
+    tile's adjacent terms can match it; any other neighbour adds nothing to the
+    resolution wherever it stands (R7.1 steps 3 to 5). Cells with equal sets therefore
+    resolve to the same adjustments, in the same order.
+    """
+    low = np.int64(0)
+    high = np.int64(0)
+    for index in range(6):
+        neighbour = NEIGHBOURS[cell, index]
+        if neighbour < 0 or state[base + s.CELL_KIND + neighbour] < 0:
+            continue
+        kind = effective_kind(state, tiles, base, neighbour)
+        if (tiles[kind, COLUMN_REACTS_TO] & new_features
+                or tiles[kind, COLUMN_FEATURES] & adjacent_targets):
+            if neighbour < 64:
+                low |= np.int64(1) << neighbour
+            else:
+                high |= np.int64(1) << (neighbour - 64)
+    return low, high
+
+
+@njit(cache=True)
 def dale_choose_cell(state, tiles, player, kind):
     """The legal cell maximising income + reputation gain after full resolution (R9.2).
 
     Ties go to the larger reputation gain, then to the first cell in row-major order.
-    Each candidate is resolved on one scratch copy of the state, undone after each.
+    Each candidate is resolved on one scratch copy of the state, undone after each; a
+    cell whose adjacency class (`_adjacency_class`) was already tried is skipped, since
+    it resolves exactly like that earlier cell, which the tie-break prefers anyway.
     -1 when no cell is legal.
     """
     base = player_base(player)
     income_before = state[base + s.INCOME]
     reputation_before = state[base + s.REPUTATION]
+    new_features = tiles[kind, COLUMN_FEATURES]
+    adjacent_targets = 0
+    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+        if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT:
+            adjacent_targets |= tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
     scratch = state.copy()
     no_log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
+    tried_low = np.empty(NUM_CELLS, dtype=np.int64)
+    tried_high = np.empty(NUM_CELLS, dtype=np.int64)
+    num_tried = 0
     best_cell = -1
     best_gain = 0
     best_reputation_gain = 0
     for cell in range(NUM_CELLS):
         if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
             continue
+        low, high = _adjacency_class(state, tiles, base, cell, new_features, adjacent_targets)
+        seen = False
+        for index in range(num_tried):
+            if tried_low[index] == low and tried_high[index] == high:
+                seen = True
+                break
+        if seen:
+            continue
+        tried_low[num_tried] = low
+        tried_high[num_tried] = high
+        num_tried += 1
         resolve_placement(scratch, tiles, no_log, player, cell, kind, False, False)
         reputation_gain = scratch[base + s.REPUTATION] - reputation_before
         gain = scratch[base + s.INCOME] - income_before + reputation_gain

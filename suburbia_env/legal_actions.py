@@ -5,7 +5,6 @@ policy sees and the check `apply_action` makes cannot disagree. When the game is
 the mask holds PASS alone (the terminal mask: never all-false), but no action is legal.
 """
 
-import numpy as np
 from numba import njit
 
 from . import action_space as a
@@ -147,9 +146,9 @@ def is_legal_action(state, tiles, basic_kinds, action):
 def legal_action_mask(state, tiles, basic_kinds, mask, actions):
     """Fill `mask` (bool[NUM_ACTIONS]) and `actions` (int[NUM_ACTIONS]); return the count.
 
-    `actions[:count]` lists the legal actions in increasing order of their number
-    except within a turn, where they come grouped by option; sampling uniformly from
-    that list is sampling uniformly from the mask.
+    `actions[:count]` lists the legal actions (within a turn grouped by cell, not in
+    increasing order); sampling uniformly from that list is sampling uniformly from
+    the mask. Nothing is allocated: this runs at every decision.
     """
     mask[:] = False
     count = 0
@@ -173,31 +172,35 @@ def legal_action_mask(state, tiles, basic_kinds, mask, actions):
                 count += 1
         return count
     base = player_base(player)
-    cells = np.empty(NUM_CELLS, dtype=np.int32)
-    num_cells = 0
-    for cell in range(NUM_CELLS):
-        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE:
-            cells[num_cells] = cell
-            num_cells += 1
-    if num_cells > 0:
-        for slot in range(first_slot(state), last_slot(state) + 1):
-            if can_buy(state, tiles, player, slot):
-                for index in range(num_cells):
-                    action = a.BUY + slot * NUM_CELLS + cells[index]
+    buy_slots = 0  # bit per slot: the option is affordable (cells are checked below)
+    lake_slots = 0
+    basics = 0
+    for slot in range(first_slot(state), last_slot(state) + 1):
+        if can_buy(state, tiles, player, slot):
+            buy_slots |= 1 << slot
+        if can_make_lake(state, player, slot):
+            lake_slots |= 1 << slot
+    for basic in range(3):
+        if can_buy_basic(state, tiles, player, basic, basic_kinds):
+            basics |= 1 << basic
+    if buy_slots | lake_slots | basics:
+        for cell in range(NUM_CELLS):
+            if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
+                continue
+            for slot in range(c.NUM_SLOTS):
+                if buy_slots & (1 << slot):
+                    action = a.BUY + slot * NUM_CELLS + cell
                     mask[action] = True
                     actions[count] = action
                     count += 1
-        for slot in range(first_slot(state), last_slot(state) + 1):
-            if can_make_lake(state, player, slot):
-                for index in range(num_cells):
-                    action = a.LAKE + slot * NUM_CELLS + cells[index]
+                if lake_slots & (1 << slot):
+                    action = a.LAKE + slot * NUM_CELLS + cell
                     mask[action] = True
                     actions[count] = action
                     count += 1
-        for basic in range(3):
-            if can_buy_basic(state, tiles, player, basic, basic_kinds):
-                for index in range(num_cells):
-                    action = a.BASIC + basic * NUM_CELLS + cells[index]
+            for basic in range(3):
+                if basics & (1 << basic):
+                    action = a.BASIC + basic * NUM_CELLS + cell
                     mask[action] = True
                     actions[count] = action
                     count += 1

@@ -1,4 +1,10 @@
-"""Text rendering of a game and of its event log, so a player can check the engine by eye."""
+"""Text rendering of a game and of its event log, so a player can check the engine by eye.
+
+`render_game` shows only public information (R10.1): the market, the stacks, the basic
+supply, the public goals and every seat's values and borough. Private goals and the
+goals returned at setup are never shown (R10.2), not even the current player's.
+Rounds are shown counting from 1, in the event lines too (the state counts them from 0).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +12,31 @@ import numpy as np
 
 from . import constants as c
 from . import event_log as ev
-from .hex_grid import cell_coordinates
-from .tile_data import GOALS, TILES
+from . import state_layout as s
+from .hex_grid import MAX_COLUMN, MIN_COLUMN, NUM_CELLS, NUM_ROWS, cell_coordinates
+from .resolution import red_line_value, red_lines_at_or_below
+from .tile_data import COLUMN_COST, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES
 
+CELL_WIDTH = 5  # characters per borough column; a label is at most 4 (3 + marker)
+EMPTY_CELL = "."
+LAKE_LABEL = "~~~"
+INVESTED_MARK = "*"
+DALE_SEAT = 1
+
+_DECISION_TEXT = {
+    c.DECISION_KEEP_GOAL: "keep one of two drawn goals (R3.6)",
+    c.DECISION_TURN: "take a turn (R5.1: buy, basic tile, lake, invest or pass)",
+    c.DECISION_DISCARD: "discard a market tile, paying its premium (R5.1b, d)",
+    c.DECISION_REMOVE: "remove a market tile before the refill (R9.1)",
+}
+
+
+# Event log ---------------------------------------------------------------------------
 
 def _player_name(player: int, dale_mode: bool) -> str:
     if player < 0:
         return "nobody"
-    return "Dale" if dale_mode and player == 1 else f"player {player}"
+    return "Dale" if dale_mode and player == DALE_SEAT else f"player {player}"
 
 
 def _source(row: np.ndarray, dale_mode: bool) -> str:
@@ -27,7 +50,7 @@ def _source(row: np.ndarray, dale_mode: bool) -> str:
 
 
 def describe_event(row: np.ndarray, dale_mode: bool = False) -> str:
-    """One line of text for one event row."""
+    """One line of text for one event row (event_log.py)."""
     event = int(row[ev.EVENT])
     who = _player_name(int(row[ev.PLAYER]), dale_mode)
     amount = int(row[ev.AMOUNT])
@@ -59,7 +82,9 @@ def describe_event(row: np.ndarray, dale_mode: bool = False) -> str:
     if event == ev.DRAW:
         return f"{name} is drawn into slot {int(row[ev.SOURCE_CELL])}"
     if event == ev.ONE_MORE_ROUND:
-        return f"One More Round is drawn: round {value} is the final round"
+        if dale_mode:
+            return "One More Round is drawn: the game ends now (R9.2)"
+        return f"One More Round is drawn: round {value + 1} is the final round (R4.3)"
     if event == ev.PASS:
         return f"{who} passes"
     if event == ev.KEEP_GOAL:
@@ -73,6 +98,235 @@ def describe_events(events: np.ndarray, dale_mode: bool = False) -> list[str]:
     return [describe_event(row, dale_mode) for row in events]
 
 
+def render_events(game) -> str:
+    """The events of the last `Game.apply`, numbered, one per line."""
+    lines = describe_events(game.last_events, game.config.mode == "dale")
+    if not lines:
+        return "(no events)"
+    width = len(str(len(lines)))
+    return "\n".join(f"{index:>{width}}. {line}" for index, line in enumerate(lines, 1))
+
+
+# Tile labels ------------------------------------------------------------------------
+
+def _label_candidates(name: str) -> list[str]:
+    """Short labels to try for a tile name, most readable first."""
+    words = name.split()
+    if len(words) == 1:
+        word = words[0]
+        return [word[:3], word[:2] + word[3:4], word[:1] + word[2:4]]
+    initials = "".join(word[0] for word in words)
+    return [initials[:3], words[0][0] + words[-1][:2], initials[:2] + words[-1][1:2]]
+
+
+def _make_labels(names: tuple[str, ...]) -> tuple[str, ...]:
+    """A distinct label of at most 3 characters for each tile kind.
+
+    Names whose label collides all move on to their next candidate (so the result does
+    not depend on which name comes first); the last resort is a numbered label.
+    """
+    choice = [0] * len(names)
+    candidates = [_label_candidates(name) for name in names]
+    while True:
+        labels = [candidates[i][min(choice[i], len(candidates[i]) - 1)] if choice[i] < 3
+                  else f"{names[i][0]}{i}" for i in range(len(names))]
+        seen: dict[str, list[int]] = {}
+        for index, label in enumerate(labels):
+            seen.setdefault(label, []).append(index)
+        clashes = [group for group in seen.values() if len(group) > 1]
+        if not clashes:
+            return tuple(labels)
+        for group in clashes:
+            for index in group:
+                choice[index] += 1
+
+
+TILE_LABELS = _make_labels(TILES.names)
+"""TILE_LABELS[kind]: the short label of a tile kind in borough maps."""
+
+
+def cell_label(kind: int, flags: int) -> str:
+    """The text of one borough cell: `.` empty, `~~~` a lake, `*` an investment marker."""
+    if kind < 0:
+        return EMPTY_CELL
+    label = LAKE_LABEL if flags & s.FLAG_LAKE else TILE_LABELS[kind]
+    return label + (INVESTED_MARK if flags & s.FLAG_INVESTED else "")
+
+
+# Borough map -----------------------------------------------------------------------
+
+def _occupied_cells(state: np.ndarray, player: int) -> list[tuple[int, int, int, int]]:
+    base = s.player_base(player)
+    cells = []
+    for cell in range(NUM_CELLS):
+        kind = int(state[base + s.CELL_KIND + cell])
+        if kind >= 0:
+            column, row = cell_coordinates(cell)
+            cells.append((column, row, kind, int(state[base + s.CELL_FLAGS + cell])))
+    return cells
+
+
+def render_borough(state: np.ndarray, player: int) -> tuple[list[str], set[int]]:
+    """The borough of a seat as a hex map (R2.1) and the tile kinds shown on it.
+
+    Flat-top odd-q hexes: every grid row takes two text lines, the even columns on the
+    first and the odd columns, half a cell lower, on the second. Only the bounding box
+    of the occupied cells plus a one-cell margin (clipped to the grid) is drawn.
+    """
+    occupied = _occupied_cells(state, player)
+    if not occupied:
+        return ["(empty borough)"], set()
+    columns = [cell[0] for cell in occupied]
+    rows = [cell[1] for cell in occupied]
+    first_column = max(MIN_COLUMN, min(columns) - 1)
+    last_column = min(MAX_COLUMN, max(columns) + 1)
+    first_row = max(0, min(rows) - 1)
+    last_row = min(NUM_ROWS - 1, max(rows) + 1)
+    by_position = {(column, row): (kind, flags) for column, row, kind, flags in occupied}
+    shown_kinds = {kind for (column, row), (kind, flags) in by_position.items()
+                   if not flags & s.FLAG_LAKE}
+    margin = " " * 4
+    header = margin + "".join(f"{column:^{CELL_WIDTH}}"
+                              for column in range(first_column, last_column + 1))
+    lines = [header.rstrip()]
+    for row in range(first_row, last_row + 1):
+        for parity, prefix in ((0, f"{row:>3} "), (1, margin)):
+            text = prefix
+            for column in range(first_column, last_column + 1):
+                if column % 2 != parity:
+                    text += " " * CELL_WIDTH
+                    continue
+                kind, flags = by_position.get((column, row), (-1, 0))
+                text += f"{cell_label(kind, flags):^{CELL_WIDTH}}"
+            lines.append(text.rstrip())
+    return lines, shown_kinds
+
+
+def _legend(kinds: set[int], lakes: bool, invested: bool) -> list[str]:
+    entries = sorted((TILE_LABELS[kind], TILES.names[kind]) for kind in kinds)
+    if lakes:
+        entries.append((LAKE_LABEL, "lake (a tile placed face down, R6.7)"))
+    if invested:
+        entries.append((INVESTED_MARK, "investment marker on the tile (R7.3)"))
+    entries.append((EMPTY_CELL, "empty cell"))
+    return [f"  {label:<4} {meaning}" for label, meaning in entries]
+
+
+# Whole game -------------------------------------------------------------------------
+
+def _seat_name(game, player: int) -> str:
+    return _player_name(player, game.config.mode == "dale").capitalize()
+
+
+def next_red_line(population: int) -> int:
+    """The value of the next red line above a population (R8.1)."""
+    return int(red_line_value(red_lines_at_or_below(population)))
+
+
+def _header(game) -> list[str]:
+    state = game.state
+    config = game.config
+    people = "1 player" if config.players == 1 else f"{config.players} players"
+    mode = {"standard": "standard game", "solitary": "Solitary Architect (R9.1)",
+            "dale": "against Dale the bot (R9.2)"}[config.mode]
+    lines = [f"Suburbia: {mode}, {people}, edition {config.edition}"]
+    final_round = int(state[s.FINAL_ROUND])
+    if config.mode == "dale":
+        final = "One More Round drawn, the game ends" if final_round >= 0 else "not known yet"
+    else:
+        final = f"round {final_round + 1}" if final_round >= 0 else "not known yet"
+    lines.append(f"Round {game.round + 1}; final round: {final}")
+    if game.is_over:
+        winners = ", ".join(_seat_name(game, p) for p in game.winners)
+        lines.append(f"Game over. Winner(s): {winners}")
+    else:
+        decision = int(state[s.PENDING_DECISION])
+        first = _seat_name(game, int(state[s.FIRST_PLAYER]))
+        lines.append(f"{_seat_name(game, game.current_player)} to decide: "
+                     f"{_DECISION_TEXT[decision]}; first player: {first}")
+    return lines
+
+
+def _market(game) -> list[str]:
+    state = game.state
+    dale = game.config.mode == "dale"
+    slots = range(c.DALE_FIRST_SLOT, c.DALE_LAST_SLOT + 1) if dale else range(c.NUM_SLOTS)
+    lines = ["Market (R4.1" + (", slots 2-5 only, R9.2)" if dale else ")"),
+             f"  {'slot':>4}  {'premium':>7}  {'tile':<24} {'cost':>4}  {'price':>5}"]
+    for slot in slots:
+        premium = c.SLOT_PREMIUMS[slot]
+        kind = int(state[s.MARKET + slot])
+        if kind < 0:
+            lines.append(f"  {slot:>4}  {f'+{premium}':>7}  (empty)")
+            continue
+        cost = int(TILES.table[kind, COLUMN_COST])
+        lines.append(f"  {slot:>4}  {f'+{premium}':>7}  {TILES.names[kind]:<24} {cost:>4}  "
+                     f"{cost + premium:>5}")
+    return lines
+
+
+def _supplies_and_goals(game) -> list[str]:
+    stacks = ", ".join(f"{name} {count}" for name, count in game.stack_sizes().items())
+    supply = ", ".join(f"{name} {count}" for name, count in
+                       zip(c.BASIC_TILE_NAMES, game.supply().values()))
+    lines = [f"Stacks left: {stacks}", f"Basic supply (R3.5): {supply}"]
+    goals = [int(g) for g in game.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS] if g >= 0]
+    if goals:
+        lines.append("Public goals (R8.2):")
+        for goal in goals:
+            lines.append(f"  {GOALS.names[goal]}: {GOALS.criteria[goal]} "
+                         f"(+{int(GOALS.table[goal, GOAL_COLUMN_PUBLIC_BONUS])} population)")
+    else:
+        lines.append("Public goals: none")
+    if game.config.mode == "standard":
+        lines.append("Private goals: hidden (R10.2)")
+    return lines
+
+
+def _seat(game, player: int, legend_kinds: set[int]) -> tuple[list[str], bool, bool]:
+    state = game.state
+    base = s.player_base(player)
+    population = int(state[base + s.POPULATION])
+    line = next_red_line(population)
+    title = _seat_name(game, player)
+    if player == int(state[s.FIRST_PLAYER]) and game.config.mode == "standard":
+        title += " (first player)"
+    if not game.is_over and player == game.current_player:
+        title += " <- to decide"
+    lines = [title,
+             f"  money ${int(state[base + s.MONEY])}, income {int(state[base + s.INCOME])}, "
+             f"reputation {int(state[base + s.REPUTATION])}, population {population}, "
+             f"markers left {int(state[base + s.MARKERS_LEFT])}, "
+             f"next red line at {line} ({line - population} away)"]
+    if game.is_over:
+        lines.append(f"  final score: population {int(state[base + s.SCORE_POPULATION_BEFORE_GOALS])}"
+                     f" + goals {_goal_points(state, base)} + money "
+                     f"{int(state[base + s.SCORE_MONEY_CONVERTED])}"
+                     f" = {int(state[base + s.SCORE_FINAL_POPULATION])}")
+    borough, kinds = render_borough(state, player)
+    legend_kinds |= kinds
+    lines += ["  " + text for text in borough]
+    flags = [int(state[base + s.CELL_FLAGS + cell]) for cell in range(NUM_CELLS)
+             if state[base + s.CELL_KIND + cell] >= 0]
+    return (lines, any(f & s.FLAG_LAKE for f in flags), any(f & s.FLAG_INVESTED for f in flags))
+
+
+def _goal_points(state: np.ndarray, base: int) -> int:
+    public = state[base + s.SCORE_PUBLIC_GOALS:base + s.SCORE_PUBLIC_GOALS + c.MAX_PLAYERS]
+    return int(public.sum()) + int(state[base + s.SCORE_PRIVATE_GOAL])
+
+
 def render_game(game) -> str:
-    """Placeholder replaced below by the full renderer."""
-    return repr(game)
+    """The public state of a game as text (R10.1): header, market, stacks, supply, public
+    goals, then each seat's values and borough map, and a legend of the tile labels."""
+    sections = [_header(game), _market(game), _supplies_and_goals(game)]
+    legend_kinds: set[int] = set()
+    any_lake = any_invested = False
+    for player in range(game.num_seats):
+        lines, lake, invested = _seat(game, player, legend_kinds)
+        any_lake |= lake
+        any_invested |= invested
+        sections.append(lines)
+    sections.append(["Legend (odd columns are drawn half a cell lower, R2.1):"]
+                    + _legend(legend_kinds, any_lake, any_invested))
+    return "\n\n".join("\n".join(section) for section in sections)

@@ -331,17 +331,11 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boro
         return
     base = player_base(player)
     older_tiles = state[base + s.TILE_COUNT] - 1
-    not_adjacent = np.empty(older_tiles, dtype=np.int32)
-    count = 0
-    for position in range(older_tiles):
-        other_cell = state[base + s.ORDER + position]
-        if are_neighbours(cell, other_cell):
-            _react(state, tiles, log, player, other_cell, player, cell, new_features)
-        else:
-            not_adjacent[count] = other_cell
-            count += 1
-    for index in range(count):
-        _react(state, tiles, log, player, not_adjacent[index], player, cell, new_features)
+    for adjacent_pass in (True, False):
+        for position in range(older_tiles):
+            other_cell = state[base + s.ORDER + position]
+            if are_neighbours(cell, other_cell) == adjacent_pass:
+                _react(state, tiles, log, player, other_cell, player, cell, new_features)
     if not other_boroughs:
         return
     num_players = state[s.NUM_PLAYERS]

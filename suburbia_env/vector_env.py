@@ -121,7 +121,7 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
                                      f"those games are untouched, the others stepped)")
         infos = {}
         if self.terminated.any():
-            infos["final_obs"] = self.final_observations.copy()
+            infos["final_obs"] = self._final_observation_batch()
             infos["_final_obs"] = self.terminated.copy()
             infos["final_populations"] = self.final_populations.copy()
             infos["final_winners"] = self.final_winners.astype(bool)
@@ -141,6 +141,19 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
             parallel_kernel(*arguments)
         finally:
             numba.set_num_threads(previous)
+
+    def _final_observation_batch(self):
+        """Flat format: the array of last observations; dict format: an object array with
+        each finished game's {observation, action_mask} (the terminal mask: PASS alone)."""
+        if self.observation_format == "flat":
+            return self.final_observations.copy()
+        batch = np.full(self.num_envs, None, dtype=object)
+        terminal_mask = np.zeros(a.NUM_ACTIONS, dtype=np.int8)
+        terminal_mask[a.PASS] = 1
+        for index in np.flatnonzero(self.terminated):
+            batch[index] = {"observation": self.final_observations[index].copy(),
+                            "action_mask": terminal_mask.copy()}
+        return batch
 
     def action_masks(self) -> np.ndarray:
         return self.masks.copy()

@@ -93,8 +93,10 @@ def test_same_step_autoreset_reports_the_final_observation_and_reward():
         np.testing.assert_array_equal(infos["_final_obs"], terminated)
         for index in np.flatnonzero(terminated):
             finished += 1
-            final_game = infos["final_obs"][index][GAME_PART]
+            final = infos["final_obs"][index]
+            final_game = final["observation"][GAME_PART]
             assert final_game[3 + c.DECISION_NONE] == 1.0  # the game is over
+            assert np.flatnonzero(final["action_mask"]).tolist() == [a.PASS]  # terminal mask
             assert rewards[index] in (-1.0, 0.0, 1.0)
             assert previous_rounds[index] > 5
             assert env.states[index, s.ROUND] == 0 and not env.states[index, s.GAME_OVER]
@@ -238,7 +240,10 @@ def test_vector_env_of_one_agrees_with_the_gymnasium_env(options):
             steps += 1
             assert rewards[0] == gym_reward and terminated[0] == gym_done
             if gym_done:
-                np.testing.assert_array_equal(infos["final_obs"][0], gym_observation["observation"])
+                np.testing.assert_array_equal(infos["final_obs"][0]["observation"],
+                                              gym_observation["observation"])
+                np.testing.assert_array_equal(infos["final_obs"][0]["action_mask"],
+                                              gym_observation["action_mask"])
                 break
             np.testing.assert_array_equal(vector.states[0], gym_env.state)
             np.testing.assert_array_equal(vector_observation["observation"][0],

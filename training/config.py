@@ -35,7 +35,14 @@ class TrainingConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    features: str = "compact"  # "compact": training.features.SuburbiaFeatures; "flat": SB3 flatten
+    features_dim: int = 256  # width of the compact extractor's dense layer
+    net_arch: list[int] = field(default_factory=lambda: [128])
+    # Warm start by imitating the greedy player (training/imitation.py); 0 games: none.
+    pretrain_games: int = 0
+    demonstrations: str = ""  # an .npz saved by training.imitation (skips collecting)
+    pretrain_epochs: int = 5
+    pretrain_learning_rate: float = 1e-3
     # Evaluation and checkpoints.
     eval_every: int = 200_000
     eval_games: int = 200
@@ -84,6 +91,8 @@ def parse_config(argv: list[str] | None = None) -> TrainingConfig:
     for name, value in arguments.items():
         if value is not None:
             setattr(config, name, value)
+    if config.features not in ("compact", "flat"):
+        raise SystemExit(f"--features must be 'compact' or 'flat', not {config.features!r}")
     if config.mode not in ("dale", "self_play"):
         raise SystemExit(f"--mode must be 'dale' or 'self_play', not {config.mode!r}")
     return config

@@ -79,6 +79,16 @@ def make_environment(config: TrainingConfig):
                           pool_size=config.pool_size, seed=config.seed)
 
 
+def policy_options(config: TrainingConfig) -> dict:
+    """Network of the policy: the extractor (shared by actor and critic), then heads."""
+    options = {"net_arch": list(config.net_arch)}
+    if config.features == "compact":
+        from .features import SuburbiaFeatures
+        options["features_extractor_class"] = SuburbiaFeatures
+        options["features_extractor_kwargs"] = {"features_dim": config.features_dim}
+    return options
+
+
 def train(config: TrainingConfig) -> dict:
     """Run one training; returns the summary written to summary.json."""
     torch.set_num_threads(config.torch_threads)
@@ -92,8 +102,19 @@ def train(config: TrainingConfig) -> dict:
         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
         gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
         vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
-        policy_kwargs={"net_arch": list(config.net_arch)}, seed=config.seed, device="cpu",
+        policy_kwargs=policy_options(config), seed=config.seed, device="cpu",
         tensorboard_log=str(output_dir / "tensorboard"), verbose=0)
+    if config.pretrain_games > 0 or config.demonstrations:
+        from .imitation import (collect_demonstrations, load_demonstrations, pretrain,
+                                save_demonstrations)
+        if config.demonstrations:
+            demonstrations = load_demonstrations(config.demonstrations)
+        else:
+            demonstrations = collect_demonstrations(config.pretrain_games, edition=config.edition)
+            save_demonstrations(output_dir / "demonstrations.npz", demonstrations)
+        pretrain(model, demonstrations, config.pretrain_epochs,
+                 learning_rate=config.pretrain_learning_rate, seed=config.seed)
+        model.save(output_dir / "pretrained_model.zip")
     evaluation = EvaluateAgainstDale(config.eval_every, config.eval_games, config.seed + 1,
                                      output_dir, config.edition)
     callbacks = [evaluation, CheckpointCallback(

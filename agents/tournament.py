@@ -1,0 +1,510 @@
+"""Tournaments: seeded games between agent specs, summarised with intervals and ratings.
+
+Modes (R9, R3.1):
+- ``dale``: every agent plays the same N seeded games alone against the engine's Dale
+  (R9.2); game i has seed ``seed + i`` for every agent, so comparisons are paired.
+- ``solitary``: every agent plays the same N seeded Solitary Architect games (R9.1).
+- ``standard``: N seeded games of 2-4 seats; seat k of game i is played by agent
+  ``(i + k) mod len(agents)``, so the seats rotate across games (with fewer agents
+  than seats an agent fills several seats, each counted as one appearance).
+
+Every game is played by fresh-reset agents: an agent that draws at random is reseeded
+from (game seed, seat) before each game, so results do not depend on the number of
+workers or on the order in which they finish. Games run in parallel processes
+(``spawn``), each worker building its agents once from the spec strings.
+
+Per agent the summary gives games, win rate with its 95% Wilson interval (a shared win
+counts half, R8.3), mean and median final population, mean margin (own final
+population minus the best other seat's), OpenSkill Plackett-Luce ratings ranked by
+final population (standard mode), and the solo ladder ranks (R9.1; against Dale only
+in games where Dale was beaten, R9.2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from suburbia_env import Game
+from suburbia_env.constants import EDITION_NAMES
+from suburbia_env import state_layout as s
+from suburbia_env.errors import ConfigError, IllegalActionError, NotationError
+from suburbia_env.scoring import LADDER, ladder_rank
+
+from .registry import make_agent
+from .statistics import wilson_interval
+
+MODES = ("dale", "solitary", "standard")
+DALE_LABEL = "Dale (engine)"
+NO_RANK = "no rank (Dale not beaten)"
+LADDER_TITLES = tuple(title for _, title in reversed(LADDER))  # lowest first
+DEFAULT_WORKERS = 2
+CSV_FIELDS = ("table", "game", "seed", "mode", "seats", "seat", "agent", "spec", "first_player",
+              "population", "reputation", "income", "money_left", "winner", "win",
+              "best_other_population", "margin", "ladder_rank", "rounds", "decisions")
+
+
+class TournamentError(RuntimeError):
+    """A tournament that cannot be set up, or an agent that broke the rules of a game."""
+
+
+@dataclass(frozen=True)
+class GameTask:
+    """One game to play: its seed, configuration and the (label, spec) of every seat
+    an agent plays (Dale's seat in mode "dale" is the engine's)."""
+
+    table: int  # position in the tournament, unique per game played
+    index: int  # game number i (seed = base + i), shared by the agents in the solo modes
+    seed: int
+    mode: str
+    players: int
+    edition: str
+    lineup: tuple[tuple[str, str], ...]
+    keep_record: bool = False
+
+
+@dataclass
+class TournamentResult:
+    config: dict
+    labels: list[str]
+    specs: dict[str, str]
+    rows: list[dict]
+    records: list[dict] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+# Setting up ---------------------------------------------------------------------------------
+
+def agent_labels(specs: list[str]) -> list[str]:
+    """Labels for the results table: the spec itself, with #2, #3 ... on repeats."""
+    labels, seen = [], {}
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        labels.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    return labels
+
+
+def seat_assignment(game_index: int, num_agents: int, seats: int) -> list[int]:
+    """Standard mode: the agent index of each seat of game `game_index` (rotation)."""
+    return [(game_index + seat) % num_agents for seat in range(seats)]
+
+
+def agent_seed(game_seed: int, seat: int) -> int:
+    """The seed of the agent in `seat` for the game seeded `game_seed`."""
+    return int(np.random.SeedSequence([game_seed, seat]).generate_state(1)[0])
+
+
+def make_tasks(specs: list[str], mode: str, games: int, players: int | None = None,
+               seed: int = 0, edition: str = "2nd", keep_records: bool = False) -> list[GameTask]:
+    """The games of a tournament (module docstring), checked before anything is played."""
+    if mode not in MODES:
+        raise TournamentError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if not specs:
+        raise TournamentError("a tournament needs at least one agent spec")
+    if not isinstance(games, int) or games < 1:
+        raise TournamentError(f"games must be a whole number >= 1, not {games!r}")
+    if not isinstance(seed, int) or seed < 0:
+        raise TournamentError(f"seed must be a whole number >= 0, not {seed!r}")
+    labels = agent_labels(list(specs))
+    pairs = list(zip(labels, specs))
+    if edition not in EDITION_NAMES:
+        raise TournamentError(f"edition must be one of {', '.join(EDITION_NAMES)}, "
+                              f"not {edition!r}")
+    if mode == "standard":
+        if len(specs) < 2:
+            raise TournamentError("standard mode needs at least two agent specs to play "
+                                  "against each other")
+        players = players if players is not None else min(4, len(specs))
+        if players not in (2, 3, 4):
+            raise TournamentError(f"standard games seat 2 to 4 players (R3.1), not {players}")
+        return [GameTask(i, i, seed + i, mode, players, edition,
+                         tuple(pairs[a] for a in seat_assignment(i, len(pairs), players)),
+                         keep_records)
+                for i in range(games)]
+    if players not in (None, 1):
+        raise TournamentError(f"mode {mode!r} is played by one player (R9), not {players}")
+    return [GameTask(number * games + i, i, seed + i, mode, 1, edition, (pair,), keep_records)
+            for number, pair in enumerate(pairs) for i in range(games)]
+
+
+# Playing ------------------------------------------------------------------------------------
+
+_WORKER_AGENTS: dict = {}
+
+
+def _init_worker() -> None:
+    """Worker start: one thread for numerical libraries (the cores are the workers)."""
+    os.environ["OMP_NUM_THREADS"] = "1"
+    os.environ["MKL_NUM_THREADS"] = "1"
+
+
+def _agent(spec: str, seat: int, cache: dict):
+    """The agent of `spec` for `seat`, built once per process: every seat has its own
+    instance, so two seats played by one spec never share a generator."""
+    if (spec, seat) not in cache:
+        cache[spec, seat] = make_agent(spec)
+        if "torch" in sys.modules:
+            sys.modules["torch"].set_num_threads(1)
+    return cache[spec, seat]
+
+
+def _win_value(seat: int, winners: list[int]) -> float:
+    if seat not in winners:
+        return 0.0
+    return 1.0 if len(winners) == 1 else 0.5
+
+
+def play_game(task: GameTask, cache: dict | None = None) -> dict:
+    """Play one game of a tournament; returns {"table", "rows", "record"}.
+
+    The rows hold one entry per seat (Dale's seat included in mode "dale").
+    """
+    cache = _WORKER_AGENTS if cache is None else cache
+    game = Game(task.players, task.mode, task.edition, task.seed)
+    seats_of_agents = {}
+    for seat, (label, spec) in enumerate(task.lineup):
+        agent = _agent(spec, seat, cache)
+        agent.reset(agent_seed(task.seed, seat))
+        seats_of_agents[seat] = (label, agent)
+    while not game.is_over:
+        seat = game.current_player
+        if seat not in seats_of_agents:
+            raise TournamentError(f"game {task.index} (seed {task.seed}): seat {seat} decides "
+                                  f"but no agent plays it")
+        label, agent = seats_of_agents[seat]
+        action = agent.act(game)
+        try:
+            game.apply(action)
+        except (IllegalActionError, NotationError) as error:
+            raise TournamentError(f"game {task.index} (seed {task.seed}): agent {label!r} in "
+                                  f"seat {seat} chose an illegal action: {error}") from None
+    scores = game.final_scores()
+    winners = game.winners
+    populations = [score["population"] for score in scores]
+    first_player = int(game.state[s.FIRST_PLAYER])
+    rows = []
+    for seat, score in enumerate(scores):
+        if seat in seats_of_agents:
+            label, spec = task.lineup[seat]
+        else:
+            label, spec = DALE_LABEL, "engine"
+        solo = task.mode == "solitary"
+        best_other = None if solo else max(p for k, p in enumerate(populations) if k != seat)
+        rank = None
+        if task.mode == "solitary" or (task.mode == "dale" and seat == 0 and winners == [0]):
+            rank = ladder_rank(score["population"])
+        rows.append({
+            "table": task.table, "game": task.index, "seed": task.seed, "mode": task.mode,
+            "seats": len(scores), "seat": seat, "agent": label, "spec": spec,
+            "first_player": first_player,
+            "population": score["population"], "reputation": score["reputation"],
+            "income": score["income"], "money_left": score["money_left"],
+            "winner": score["winner"], "win": None if solo else _win_value(seat, winners),
+            "best_other_population": best_other,
+            "margin": None if solo else score["population"] - best_other,
+            "ladder_rank": rank, "rounds": game.round, "decisions": len(game.history)})
+    return {"table": task.table, "rows": rows,
+            "record": game.record() if task.keep_record else None}
+
+
+def run_tournament(specs: list[str], mode: str = "dale", games: int = 100,
+                   players: int | None = None, seed: int = 0, edition: str = "2nd",
+                   workers: int = DEFAULT_WORKERS, progress: bool = True,
+                   keep_records: bool = False) -> TournamentResult:
+    """Play a tournament (module docstring) and return every seat's result.
+
+    `workers` processes play in parallel (1: in this process). Agents are built once
+    per worker from their specs, so every spec is checked here first.
+    """
+    tasks = make_tasks(list(specs), mode, games, players, seed, edition, keep_records)
+    local_cache: dict = {}
+    for spec in dict.fromkeys(specs):
+        _agent(spec, 0, local_cache)  # fail early on a bad spec or a missing model file
+    labels = agent_labels(list(specs))
+    started = time.time()
+    outcomes = []
+    from tqdm import tqdm
+    bar = tqdm(total=len(tasks), desc=f"{mode} games", unit="game", disable=not progress)
+    try:
+        if workers <= 1 or len(tasks) == 1:
+            for task in tasks:
+                outcomes.append(play_game(task, local_cache))
+                bar.update()
+        else:
+            import multiprocessing
+            context = multiprocessing.get_context("spawn")
+            with context.Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
+                for outcome in pool.imap_unordered(play_game, tasks):
+                    outcomes.append(outcome)
+                    bar.update()
+    finally:
+        bar.close()
+    outcomes.sort(key=lambda outcome: outcome["table"])
+    rows = [row for outcome in outcomes for row in outcome["rows"]]
+    records = [outcome["record"] for outcome in outcomes if outcome["record"] is not None]
+    config = {"agents": list(specs), "mode": mode, "games": games,
+              "players": tasks[0].players, "seed": seed, "edition": edition,
+              "workers": workers}
+    return TournamentResult(config, labels, dict(zip(labels, specs)), rows, records,
+                            round(time.time() - started, 2))
+
+
+# Summaries ----------------------------------------------------------------------------------
+
+def _mean(values: list[float]) -> float | None:
+    return float(statistics.fmean(values)) if values else None
+
+
+def openskill_ratings(rows: list[dict], labels: list[str]) -> dict:
+    """Plackett-Luce ratings from multi-seat games ranked by final population (ties share
+    a rank), updated game by game in game order. A game where one agent fills several
+    seats is not rated (one rating cannot play against itself)."""
+    from openskill.models import PlackettLuce
+    model = PlackettLuce()
+    ratings = {label: model.rating(name=label) for label in labels}
+    rated = {label: 0 for label in labels}
+    games: dict[int, list[dict]] = {}
+    for row in rows:
+        if row["agent"] in ratings:
+            games.setdefault(row["table"], []).append(row)
+    skipped = 0
+    for index in sorted(games):
+        seats = sorted(games[index], key=lambda row: row["seat"])
+        agents = [row["agent"] for row in seats]
+        if len(seats) < 2 or len(set(agents)) < len(agents):
+            skipped += 1
+            continue
+        populations = [row["population"] for row in seats]
+        ranks = [1 + sum(other > own for other in populations) for own in populations]
+        updated = model.rate([[ratings[agent]] for agent in agents], ranks=ranks)
+        for agent, team in zip(agents, updated):
+            ratings[agent] = team[0]
+            rated[agent] += 1
+    result = {label: {"mu": float(r.mu), "sigma": float(r.sigma), "ordinal": float(r.ordinal()),
+                      "rated_games": rated[label]} for label, r in ratings.items()}
+    return {"ratings": result, "unrated_games": skipped}
+
+
+def summarise(rows: list[dict], labels: list[str], mode: str) -> dict:
+    """Per-agent statistics (module docstring) from the seat rows of a tournament."""
+    agents = {}
+    for label in labels:
+        own = [row for row in rows if row["agent"] == label]
+        populations = [row["population"] for row in own]
+        entry = {"agent": label, "games": len(own),
+                 "mean_population": _mean(populations),
+                 "median_population": float(statistics.median(populations)) if own else None}
+        if mode != "solitary":
+            wins = sum(row["win"] for row in own)
+            low, high = wilson_interval(wins, len(own))
+            entry.update({"wins": wins, "win_rate": wins / len(own) if own else None,
+                          "win_rate_low": low, "win_rate_high": high,
+                          "mean_margin": _mean([row["margin"] for row in own])})
+        if mode in ("dale", "solitary"):
+            counts = {title: 0 for title in LADDER_TITLES}
+            if mode == "dale":
+                counts[NO_RANK] = 0
+            for row in own:
+                counts[row["ladder_rank"] or NO_RANK] += 1
+            entry["ladder_ranks"] = counts
+        if mode == "dale":
+            tables = {row["table"] for row in own}
+            dale = [row["population"] for row in rows
+                    if row["agent"] == DALE_LABEL and row["table"] in tables]
+            entry["mean_dale_population"] = _mean(dale)
+        agents[label] = entry
+    summary = {"mode": mode, "agents": agents}
+    if mode == "standard":
+        ratings = openskill_ratings(rows, labels)
+        for label in labels:
+            agents[label]["rating"] = ratings["ratings"][label]
+        summary["unrated_games"] = ratings["unrated_games"]
+    if mode == "dale":
+        dale = [row["population"] for row in rows if row["agent"] == DALE_LABEL]
+        summary["dale"] = {"games": len(dale), "mean_population": _mean(dale),
+                           "median_population": float(statistics.median(dale)) if dale else None}
+    return summary
+
+
+def _number(value, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def format_summary(summary: dict, config: dict | None = None) -> str:
+    """The results table as text: one line per agent, then the ladder ranks."""
+    mode = summary["mode"]
+    header = ["agent", "games"]
+    if mode != "solitary":
+        header += ["win rate [95% CI]"]
+    header += ["mean pop", "median pop"]
+    if mode != "solitary":
+        header += ["mean margin"]
+    if mode == "standard":
+        header += ["rating mu±sigma (ordinal)"]
+    table = [header]
+    for entry in summary["agents"].values():
+        line = [entry["agent"], str(entry["games"])]
+        if mode != "solitary":
+            line.append(f"{entry['win_rate']:.3f} [{entry['win_rate_low']:.3f}, "
+                        f"{entry['win_rate_high']:.3f}]" if entry["games"] else "-")
+        line += [_number(entry["mean_population"]), _number(entry["median_population"])]
+        if mode != "solitary":
+            line.append(_number(entry["mean_margin"]))
+        if mode == "standard":
+            rating = entry["rating"]
+            line.append(f"{rating['mu']:.2f}±{rating['sigma']:.2f} ({rating['ordinal']:.2f})")
+        table.append(line)
+    widths = [max(len(line[column]) for line in table) for column in range(len(header))]
+    lines = []
+    if config:
+        players = f", {config['players']} seats" if mode == "standard" else ""
+        games = (f"{config['games']} games (seats rotated)" if mode == "standard"
+                 else f"{config['games']} games per agent")
+        lines.append(f"Mode {mode}{players}, {games}, seeds "
+                     f"{config['seed']}..{config['seed'] + config['games'] - 1}, edition "
+                     f"{config['edition']}")
+    for number, line in enumerate(table):
+        lines.append("  ".join(text.ljust(width) if column == 0 else text.rjust(width)
+                               for column, (text, width) in enumerate(zip(line, widths))))
+        if number == 0:
+            lines.append("  ".join("-" * width for width in widths))
+    if mode == "dale":
+        dale = summary["dale"]
+        lines.append(f"{DALE_LABEL}: mean population {_number(dale['mean_population'])}, "
+                     f"median {_number(dale['median_population'])} over {dale['games']} games")
+    if mode in ("dale", "solitary"):
+        lines.append("Solo ladder ranks (R9.1" + ("; only when Dale is beaten, R9.2):"
+                                                  if mode == "dale" else "):"))
+        for entry in summary["agents"].values():
+            counts = ", ".join(f"{title} {count}" for title, count in entry["ladder_ranks"].items()
+                               if count)
+            lines.append(f"  {entry['agent']}: {counts or '-'}")
+    if mode == "standard" and summary.get("unrated_games"):
+        lines.append(f"{summary['unrated_games']} game(s) not rated: an agent filled several "
+                     f"seats")
+    return "\n".join(lines)
+
+
+# Files ------------------------------------------------------------------------------------
+
+def _csv_value(value):
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def write_csv(rows: list[dict], path: Path) -> None:
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({name: _csv_value(row[name]) for name in CSV_FIELDS})
+
+
+def plot_populations(result: TournamentResult, path: Path | None = None):
+    """Box plot (with the games as dots) of final populations per agent, and Dale's own
+    scores in mode "dale"; saved as PNG when `path` is given. Returns the figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    mode = result.config["mode"]
+    labels = list(result.labels) + ([DALE_LABEL] if mode == "dale" else [])
+    data = [[row["population"] for row in result.rows if row["agent"] == label]
+            for label in labels]
+    figure = Figure(figsize=(max(5.0, 1.6 * len(labels) + 2), 4.2), dpi=100)
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot(1, 1, 1)
+    axes.boxplot(data, showmeans=True)
+    axes.set_xticks(range(1, len(labels) + 1), labels, rotation=15)
+    generator = np.random.default_rng(0)  # jitter of the dots only
+    for position, values in enumerate(data, start=1):
+        axes.scatter(position + generator.uniform(-0.15, 0.15, len(values)), values, s=8,
+                     alpha=0.4, color="tab:blue")
+    axes.set_ylabel("final population")
+    axes.set_title(f"Final population, mode {mode}, {result.config['games']} games"
+                   + (" per agent" if mode != "standard" else ""))
+    axes.grid(axis="y", alpha=0.3)
+    figure.tight_layout()
+    if path is not None:
+        figure.savefig(path, format="png")
+    return figure
+
+
+def write_outputs(result: TournamentResult, summary: dict, output_dir: Path) -> dict:
+    """results.csv (one row per seat and game), summary.json, populations.png and, when
+    kept, records/table_NNNN.json (NNNN: the table column of results.csv); returns the
+    paths written."""
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"csv": output_dir / "results.csv", "summary": output_dir / "summary.json",
+             "plot": output_dir / "populations.png"}
+    write_csv(result.rows, paths["csv"])
+    document = {"config": result.config, "seconds": result.seconds, **summary}
+    paths["summary"].write_text(json.dumps(document, indent=2) + "\n")
+    plot_populations(result, paths["plot"])
+    if result.records:
+        records_dir = output_dir / "records"
+        records_dir.mkdir(exist_ok=True)
+        for number, record in enumerate(result.records):
+            (records_dir / f"table_{number:04d}.json").write_text(json.dumps(record) + "\n")
+        paths["records"] = records_dir
+    return paths
+
+
+# Command line -------------------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--agents", nargs="+", default=["greedy", "dale", "random"],
+                        metavar="SPEC", help="agent specs: random, dale, greedy, "
+                        "greedy:WEIGHTS, ppo:PATH, ppo-sample:PATH "
+                        "(default: greedy dale random)")
+    parser.add_argument("--mode", choices=MODES, default="dale",
+                        help="dale: each agent alone against Dale (R9.2); solitary: alone "
+                             "(R9.1); standard: the agents at one table (default dale)")
+    parser.add_argument("--players", type=int, default=None,
+                        help="seats in standard mode, 2-4 (default: number of agents, at most 4)")
+    parser.add_argument("--games", type=int, default=100, help="games (per agent in the solo "
+                        "modes; default 100)")
+    parser.add_argument("--seed", type=int, default=0, help="game i uses seed SEED+i (default 0)")
+    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd")
+    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS,
+                        help=f"parallel processes (default {DEFAULT_WORKERS})")
+    parser.add_argument("--output-dir", type=Path, default=Path("runs/strength"),
+                        help="where results.csv, summary.json and populations.png go "
+                             "(default runs/strength)")
+    parser.add_argument("--records", action="store_true",
+                        help="also write every game's record (replayable, suburbia replay)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
+    out = out or sys.stdout
+    try:
+        result = run_tournament(arguments.agents, arguments.mode, arguments.games,
+                                arguments.players, arguments.seed, arguments.edition,
+                                arguments.workers, not arguments.no_progress, arguments.records)
+    except (ConfigError, ValueError, FileNotFoundError, TournamentError) as error:
+        raise SystemExit(f"error: {error}") from None
+    summary = summarise(result.rows, result.labels, result.config["mode"])
+    print(format_summary(summary, result.config), file=out)
+    paths = write_outputs(result, summary, arguments.output_dir)
+    print(f"{len(result.rows)} seat results in {result.seconds:.1f} s; wrote "
+          + ", ".join(str(path) for path in paths.values()), file=out)
+    return summary
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = add_arguments(argparse.ArgumentParser(
+        prog="strength", description="Play a seeded tournament between agents and summarise it."))
+    return run_from_arguments(parser.parse_args(argv))

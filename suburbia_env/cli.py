@@ -1,0 +1,479 @@
+"""The `suburbia` command: play in the terminal, run tournaments, train, benchmark,
+replay game records and render saved games.
+
+    suburbia play [--opponents dale]                   you against Dale the bot (R9.2)
+    suburbia play --players 3 --opponents greedy random
+    suburbia play --mode solitary                      Solitary Architect (R9.1)
+    suburbia match --agents greedy dale random --mode dale --games 100
+    suburbia train --total-timesteps 100000 --output-dir runs/try
+    suburbia bench --quick
+    suburbia replay game.json [--boards]
+    suburbia render state.json --png board.png [--text]
+
+`suburbia <command> --help` lists each command's options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from .errors import ConfigError, StateFormatError, SuburbiaError
+from .game import Game
+
+QUIT_WORDS = ("quit", "exit", "q")
+CELLS_SHOWN = 40  # at most this many cells are listed per line of the compact legal list
+
+
+class CliError(Exception):
+    """A command that cannot run as asked; main prints it and exits with status 2."""
+
+
+# Legal moves, compactly ---------------------------------------------------------------------
+
+def group_legal_moves(moves: list[str]) -> list[str]:
+    """Lines listing the legal moves compactly: moves that differ only by cell are grouped,
+    and slots or basic tiles sharing the same cells are listed together."""
+    placements: dict[str, dict[tuple[str, ...], list[str]]] = {}
+    singles: dict[str, list[str]] = {}
+    order: list[str] = []
+    cells_of: dict[tuple[str, str], list[str]] = {}
+    for move in moves:
+        verb, _, rest = move.partition(" ")
+        if verb not in order:
+            order.append(verb)
+        if "@" in rest:
+            argument, _, cell = rest.partition("@")
+            cells_of.setdefault((verb, argument.strip()), []).append(cell.strip())
+        else:
+            singles.setdefault(verb, []).append(rest)
+    for (verb, argument), cells in cells_of.items():
+        placements.setdefault(verb, {}).setdefault(tuple(cells), []).append(argument)
+    lines = []
+    forms = {"buy": ("buy <slot> @ <col>,<row>", "slots"),
+             "lake": ("lake <slot> @ <col>,<row>", "slots"),
+             "basic": ("basic <tile> @ <col>,<row>", "tiles")}
+    for verb in order:
+        if verb in placements:
+            form, noun = forms.get(verb, (f"{verb} <x> @ <col>,<row>", "choices"))
+            for cells, arguments in placements[verb].items():
+                shown = " ".join(cells[:CELLS_SHOWN])
+                more = f" ... ({len(cells)} cells)" if len(cells) > CELLS_SHOWN else ""
+                lines.append(f"  {form}: {noun} {' '.join(arguments)}; cells {shown}{more}")
+        elif verb == "pass":
+            lines.append("  pass")
+        elif verb == "keep":
+            lines.append("  keep <goal>: " + " | ".join(singles[verb]))
+        else:
+            form = {"invest": "invest <col>,<row>", "discard": "discard <slot>",
+                    "remove": "remove <slot>"}.get(verb, f"{verb} <x>")
+            lines.append(f"  {form}: {' '.join(singles[verb])}")
+    return lines
+
+
+# play ------------------------------------------------------------------------------------
+
+PLAY_HELP = """Commands:
+  <move>   a move in the action notation, e.g.  buy 3 @ -1,0   lake 5 @ 1,1
+           basic suburbs @ 0,3   invest 0,1   discard 4   remove 2   keep <goal>   pass
+           (cells are <col>,<row>: columns -6..6, rows 0..8; odd columns sit half a
+           cell lower, R2.1)
+  legal    list every legal move, one per line
+  board    draw the game again
+  help     this text
+  quit     leave the game"""
+
+
+def _seat_label(game: Game, seat: int, human: int, labels: dict[int, str]) -> str:
+    if seat == human:
+        return f"you (player {seat})"
+    if game.config.mode == "dale" and seat == 1:
+        return "Dale"
+    return f"player {seat} ({labels[seat]})"
+
+
+def final_scores_lines(game: Game, labels: dict[int, str] | None = None) -> list[str]:
+    """The final scoring of a finished game as a table (R8.2, R8.3), with the solo rank."""
+    labels = labels or {}
+    lines = ["Final scores (R8.2):",
+             f"  {'seat':<22} {'population':>10} {'goals':>6} {'money':>6} {'final':>6}  winner"]
+    for score in game.final_scores():
+        seat = score["player"]
+        name = labels.get(seat) or ("Dale" if game.config.mode == "dale" and seat == 1
+                                    else f"player {seat}")
+        goals = sum(score["public_goals"].values()) + score["private_goal_bonus"]
+        lines.append(f"  {name:<22} {score['population_before_goals']:>10} {goals:>6} "
+                     f"{score['money_converted']:>6} {score['population']:>6}  "
+                     f"{'yes' if score['winner'] else ''}")
+    if game.config.mode == "solitary":
+        lines.append(f"Solo ladder rank (R9.1): {game.solo_rank()}")
+    elif game.config.mode == "dale":
+        rank = game.solo_rank()
+        lines.append(f"Solo ladder rank (R9.1): {rank}" if rank
+                     else "No ladder rank: Dale was not beaten (R9.2)")
+    return lines
+
+
+def columns(items: list[str], width: int = 96) -> list[str]:
+    """Items in aligned columns, filled row by row, lines at most about `width` wide."""
+    if not items:
+        return []
+    cell = max(len(item) for item in items) + 2
+    per_line = max(1, width // cell)
+    return ["  " + "".join(item.ljust(cell) for item in items[start:start + per_line]).rstrip()
+            for start in range(0, len(items), per_line)]
+
+
+def _status_line(game: Game, seat: int) -> str:
+    state = game.player_state(seat)
+    return (f"Round {game.round + 1}. You: ${state['money']}, income {state['income']}, "
+            f"reputation {state['reputation']}, population {state['population']}, "
+            f"markers left {state['markers_left']}, {len(state['borough'])} tiles")
+
+
+def play_session(game: Game, human: int, opponents: dict, stdin: TextIO, stdout: TextIO,
+                 show_board: bool = True, labels: dict[int, str] | None = None) -> int:
+    """Play `game` with a person at seat `human` (reading moves from `stdin`) and agents at
+    the seats of `opponents`. Returns 0 when the game ends or the person quits, 1 when
+    the input ends first. Malformed or illegal moves get a message and a new prompt."""
+    labels = labels or {seat: getattr(agent, "name", "agent") for seat, agent in opponents.items()}
+
+    def say(text: str = "") -> None:
+        print(text, file=stdout, flush=True)
+
+    say(f"You are player {human}. Type 'help' for the commands.")
+    shown_for = None
+    while not game.is_over:
+        seat = game.current_player
+        if seat != human:
+            agent = opponents.get(seat)
+            if agent is None:
+                raise CliError(f"seat {seat} decides but nobody plays it")
+            action = agent.act(game)
+            text = game.action_to_text(action)
+            events = game.apply(action)
+            say(f"{_seat_label(game, seat, human, labels)}: {text}")
+            for line in events:
+                say(f"    {line}")
+            continue
+        decision_key = (len(game.history), game.pending_decision)
+        if shown_for != decision_key:
+            shown_for = decision_key
+            if show_board:
+                say()
+                say(game.render())
+            else:
+                say()
+                say(_status_line(game, human))
+                say("Market: " + " | ".join(f"slot {row['slot']} {row['tile']} ${row['price']}"
+                                            for row in game.market()))
+            say()
+            goal = game.private_goal(human)
+            if game.pending_decision == "keep_goal":
+                say("Your drawn goals (R3.6): " + ", ".join(game.goal_options(human)))
+            elif goal:
+                say(f"Your private goal: {goal}")
+            legal = game.legal_actions_text()
+            say(f"Legal moves ({len(legal)}):")
+            for line in group_legal_moves(legal):
+                say(line)
+        stdout.write(f"player {human}> ")
+        stdout.flush()
+        line = stdin.readline()
+        if not line:
+            say()
+            say("End of input: the game is left unfinished.")
+            return 1
+        command = " ".join(line.strip().split()).lower()
+        if not command:
+            continue
+        if command in QUIT_WORDS:
+            say("You left the game.")
+            return 0
+        if command in ("help", "?"):
+            say(PLAY_HELP)
+            continue
+        if command == "legal":
+            for line in columns(game.legal_actions_text()):
+                say(line)
+            continue
+        if command == "board":
+            say(game.render())
+            continue
+        try:
+            events = game.apply(line.strip())
+        except SuburbiaError as error:
+            say(f"Not accepted: {error}")
+            say("Type 'legal' for the legal moves or 'help' for the notation.")
+            continue
+        say(f"you: {game.history[-1]}")
+        for event in events:
+            say(f"    {event}")
+    say()
+    say(game.render() if show_board else "The game is over.")
+    say()
+    for line in final_scores_lines(game, {human: "you", **{k: f"player {k} ({v})"
+                                                           for k, v in labels.items()}}):
+        say(line)
+    return 0
+
+
+def _play_setup(args) -> tuple[Game, int, dict, dict]:
+    from agents import make_agent
+    from agents.tournament import agent_seed
+    opponents = list(args.opponents) if args.opponents else []
+    mode = args.mode
+    if mode is None:
+        if args.players is None and opponents in ([], ["dale"]):
+            mode = "dale"
+        else:
+            mode = "standard"
+    if mode == "dale":
+        if opponents not in ([], ["dale"]) or args.players not in (None, 1):
+            raise CliError("against Dale (R9.2) you play alone: the engine plays Dale; use "
+                           "--players N --opponents ... for a standard game")
+        players, seats = 1, {}
+    elif mode == "solitary":
+        if opponents or args.players not in (None, 1):
+            raise CliError("Solitary Architect (R9.1) has no opponents and one player")
+        players, seats = 1, {}
+    else:
+        opponents = opponents or ["dale"]
+        players = args.players if args.players is not None else len(opponents) + 1
+        if players not in (2, 3, 4):
+            raise CliError(f"a standard game seats 2 to 4 players (R3.1), not {players}")
+        if len(opponents) > players - 1:
+            raise CliError(f"{len(opponents)} opponents do not fit at a table of {players}")
+        if not 0 <= args.seat < players:
+            raise CliError(f"--seat must be 0..{players - 1}")
+        others = [seat for seat in range(players) if seat != args.seat]
+        seats = {seat: opponents[number % len(opponents)] for number, seat in enumerate(others)}
+    human = args.seat if mode == "standard" else 0
+    game = Game(players, mode, args.edition, args.seed)
+    agents = {seat: make_agent(spec, seed=agent_seed(args.seed, seat))
+              for seat, spec in seats.items()}
+    return game, human, agents, seats
+
+
+def command_play(args, extra, stdin: TextIO, stdout: TextIO) -> int:
+    try:
+        game, human, agents, labels = _play_setup(args)
+    except (ValueError, FileNotFoundError) as error:
+        raise CliError(str(error)) from None
+    status = play_session(game, human, agents, stdin, stdout, not args.no_board, labels)
+    if args.save_record:
+        Path(args.save_record).write_text(json.dumps(game.record(), indent=1) + "\n")
+        print(f"Game record written to {args.save_record}", file=stdout)
+    return status
+
+
+# match, train, bench ------------------------------------------------------------------------
+
+def command_match(args, extra, stdin, stdout) -> int:
+    from agents.tournament import run_from_arguments
+    run_from_arguments(args, stdout)
+    return 0
+
+
+def command_train(args, extra, stdin, stdout) -> int:
+    from training.train import main as train_main
+    train_main(list(extra))
+    return 0
+
+
+def engine_speed_script() -> Path:
+    """benchmarks/engine_speed.py of the source tree this package runs from."""
+    return Path(__file__).resolve().parent.parent / "benchmarks" / "engine_speed.py"
+
+
+def load_engine_speed():
+    """The module benchmarks/engine_speed.py (not part of the installed package)."""
+    path = engine_speed_script()
+    if not path.is_file():
+        raise CliError(f"the engine benchmark is not here: {path} (it ships with the source "
+                       f"tree, not the installed package)")
+    spec = importlib.util.spec_from_file_location("engine_speed", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def command_bench(args, extra, stdin, stdout) -> int:
+    load_engine_speed().main(list(extra))
+    return 0
+
+
+# replay, render -----------------------------------------------------------------------------
+
+def _read_json(path: Path, what: str):
+    try:
+        text = Path(path).read_text()
+    except OSError as error:
+        raise CliError(f"cannot read the {what} {path}: {error.strerror or error}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CliError(f"{path} is not JSON ({error})") from None
+
+
+def command_replay(args, extra, stdin, stdout) -> int:
+    """Step through a game record: each action, its event lines, optionally the board."""
+    from .serialization import replay_record
+    record = _read_json(args.record, "game record")
+    try:
+        replay_record(record)  # checks the whole record first, naming the first bad field
+    except StateFormatError as error:
+        raise CliError(f"{args.record}: {error}") from None
+    config = record["config"]
+    game = Game(config["players"], config["mode"], config["edition"], record["seed"],
+                config.get("random_private_goals", False))
+
+    def say(text: str = "") -> None:
+        print(text, file=stdout)
+
+    say(f"Replaying {args.record}: {config['mode']} game, {config['players']} player(s), "
+        f"edition {config['edition']}, seed {record['seed']}, {len(record['actions'])} actions")
+    if args.boards:
+        say(game.render())
+    for number, action in enumerate(record["actions"], start=1):
+        seat, round_number = game.current_player, game.round + 1
+        events = game.apply(action)
+        say(f"{number}. round {round_number}, player {seat}: {action}")
+        for line in events:
+            say(f"    {line}")
+        if args.boards:
+            say()
+            say(game.render())
+            say()
+    say()
+    if game.is_over:
+        for line in final_scores_lines(game):
+            say(line)
+    else:
+        say(f"The record ends before the game is over (round {game.round + 1}, "
+            f"{game.pending_decision} of player {game.current_player}).")
+    return 0
+
+
+def _load_game(path: Path) -> Game:
+    """A game from a state file (suburbia-state) or a game record (replayed)."""
+    from .serialization import game_from_dict, replay_record
+    data = _read_json(path, "game file")
+    try:
+        if isinstance(data, dict) and data.get("format") == "suburbia-record":
+            return replay_record(data)
+        return game_from_dict(data)
+    except StateFormatError as error:
+        raise CliError(f"{path}: {error}") from None
+
+
+def write_png(image, path: Path) -> None:
+    """Write an RGB uint8 array as a PNG file (matplotlib's image writer, no display)."""
+    from matplotlib import image as matplotlib_image
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    matplotlib_image.imsave(str(path), image, format="png")
+
+
+def command_render(args, extra, stdin, stdout) -> int:
+    from .picture import render_picture
+    game = _load_game(args.file)
+    if args.png:
+        picture = render_picture(game.state)
+        write_png(picture, args.png)
+        print(f"Picture ({picture.shape[1]} x {picture.shape[0]} pixels) written to {args.png}",
+              file=stdout)
+    if args.text or not args.png:
+        print(game.render(), file=stdout)
+    return 0
+
+
+# Parser -------------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="suburbia", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    commands = parser.add_subparsers(dest="command", metavar="command", required=True)
+
+    play = commands.add_parser("play", help="play in the terminal against agents or Dale",
+                               description="Play in the terminal. With no options: you against "
+                                           "Dale the bot (R9.2).")
+    play.add_argument("--opponents", nargs="+", metavar="SPEC",
+                      help="agent specs of the other seats: random, dale, greedy, "
+                           "greedy:WEIGHTS, ppo:PATH. Just 'dale' (the default) with no "
+                           "--players means the Dale mode of R9.2")
+    play.add_argument("--players", type=int, help="seats at the table in a standard game (2-4)")
+    play.add_argument("--mode", choices=("dale", "solitary", "standard"),
+                      help="default: dale for '--opponents dale' alone, else standard")
+    play.add_argument("--seat", type=int, default=0, help="your seat in a standard game")
+    play.add_argument("--seed", type=int, default=0, help="seed of the setup (default 0)")
+    play.add_argument("--edition", choices=("2nd", "1st"), default="2nd")
+    play.add_argument("--no-board", action="store_true",
+                      help="draw the game only when asked ('board')")
+    play.add_argument("--save-record", type=Path, metavar="PATH",
+                      help="write the game record (JSON) here at the end")
+    play.set_defaults(handler=command_play)
+
+    from agents.tournament import add_arguments
+    for name in ("match", "tournament"):
+        match = commands.add_parser(name, help="seeded tournament between agents "
+                                    "(agents/tournament.py)" if name == "match"
+                                    else "same as match")
+        add_arguments(match)
+        match.set_defaults(handler=command_match)
+
+    train = commands.add_parser("train", add_help=False,
+                                help="train MaskablePPO (options: suburbia train --help)")
+    train.set_defaults(handler=command_train, passthrough=True)
+    bench = commands.add_parser("bench", add_help=False,
+                                help="engine speed benchmark (options: suburbia bench --help)")
+    bench.set_defaults(handler=command_bench, passthrough=True)
+
+    replay = commands.add_parser("replay", help="show a game record step by step")
+    replay.add_argument("record", type=Path, help="game record JSON (suburbia-record)")
+    replay.add_argument("--boards", action="store_true", help="draw the game after every step")
+    replay.set_defaults(handler=command_replay)
+
+    render = commands.add_parser("render", help="picture (PNG) and/or text of a saved game")
+    render.add_argument("file", type=Path,
+                        help="saved state JSON (suburbia-state) or a game record")
+    render.add_argument("--png", type=Path, help="write the picture here")
+    render.add_argument("--text", action="store_true",
+                        help="print the text rendering (the default without --png)")
+    render.set_defaults(handler=command_render)
+    return parser
+
+
+def main(argv: list[str] | None = None, stdin: TextIO | None = None,
+         stdout: TextIO | None = None) -> int:
+    """Entry point of the `suburbia` command; returns the exit status."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and not getattr(args, "passthrough", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        return args.handler(args, extra, stdin or sys.stdin, stdout or sys.stdout)
+    except CliError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except ConfigError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into a reader that stopped (e.g. `| head`)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

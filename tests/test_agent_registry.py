@@ -1,0 +1,132 @@
+"""Agents built from text specs (agents/registry.py) and the MaskablePPO player
+(agents/ppo_agent.py): the agent each spec names, clear errors, and a saved model that
+plays only legal actions, the most probable one when deterministic."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.registry import greedy_weight_names
+from agents import (AgentSpecError, DaleAgent, GreedyAgent, PPOAgent, RandomAgent,
+                    make_agent)
+from suburbia_env import NUM_ACTIONS, Game
+from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.tile_data import TILES
+
+
+def test_plain_specs_name_their_agents():
+    assert isinstance(make_agent("random"), RandomAgent)
+    assert isinstance(make_agent("dale"), DaleAgent)
+    assert isinstance(make_agent(" Greedy "), GreedyAgent)
+
+
+def _settings(agent) -> str:
+    return repr({k: v for k, v in vars(agent).items() if not k.startswith("_") and k != "name"})
+
+
+def test_greedy_weights_from_the_spec():
+    """The spec's numbers are GreedyAgent's constructor arguments, in order."""
+    names = greedy_weight_names()
+    values = [0.25 * (index + 1) for index in range(len(names))]
+    spec = "greedy:" + ",".join(str(value) for value in values)
+    agent = make_agent(spec)
+    assert isinstance(agent, GreedyAgent)
+    assert agent.name == spec
+    assert _settings(agent) == _settings(GreedyAgent(*values))
+    assert _settings(agent) != _settings(GreedyAgent())
+
+
+def test_random_agents_from_the_same_seed_play_alike():
+    game = Game(2, seed=3)
+    first = make_agent("random", seed=9)
+    second = make_agent("random", seed=9)
+    assert [first.act(game) for _ in range(20)] == [second.act(game) for _ in range(20)]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("alphazero", "unknown agent spec 'alphazero'"),
+    ("greedy:" + ",".join(["1"] * 9), "greedy takes up to"),
+    ("greedy:a", "must be numbers"),
+    ("greedy:inf", "finite"),
+    ("random:3", "unknown agent spec"),
+    ("ppo:", "give the model file"),
+    (7, "an agent spec is text"),
+])
+def test_bad_specs_say_what_is_wrong(spec, message):
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec)
+
+
+def test_missing_model_file_is_named(tmp_path):
+    missing = tmp_path / "nowhere.zip"
+    with pytest.raises(FileNotFoundError, match="nowhere.zip"):
+        make_agent(f"ppo:{missing}")
+    with pytest.raises(FileNotFoundError, match="no saved model"):
+        PPOAgent(missing)
+
+
+@pytest.fixture(scope="module")
+def model_path(tmp_path_factory):
+    """An untrained MaskablePPO with the compact extractor, saved as training does."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from suburbia_env.sb3 import SB3VectorEnv
+    from training.features import SuburbiaFeatures
+    torch.set_num_threads(1)
+    environment = SB3VectorEnv(num_envs=2, players=1, mode="dale")
+    model = MaskablePPO("MlpPolicy", environment, n_steps=8, batch_size=16, seed=1,
+                        device="cpu", policy_kwargs={
+                            "net_arch": [16], "features_extractor_class": SuburbiaFeatures,
+                            "features_extractor_kwargs": {"features_dim": 16}})
+    path = tmp_path_factory.mktemp("model") / "tiny.zip"
+    model.save(path)
+    return path
+
+
+def test_ppo_agent_plays_a_whole_dale_game_legally(model_path):
+    agent = make_agent(f"ppo:{model_path}")
+    assert isinstance(agent, PPOAgent) and agent.deterministic
+    game = Game(1, "dale", seed=2)
+    while not game.is_over:
+        action = agent.act(game)
+        assert game.is_legal(action)
+        game.apply(action)
+    assert len(game.final_scores()) == 2
+
+
+def test_deterministic_choice_is_the_most_probable_legal_action(model_path):
+    agent = PPOAgent(model_path)
+    game = Game(3, seed=4)
+    game.apply(game.legal_actions()[0])  # keep goals until a turn
+    while game.pending_decision == "keep_goal":
+        game.apply(game.legal_actions()[0])
+    observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    encode_observation(game.state, TILES.table, game.current_player, observation)
+    mask = game.legal_action_mask()
+    probabilities = agent.action_probabilities(observation, mask)
+    assert probabilities[~mask].sum() == 0.0
+    assert probabilities.sum() == pytest.approx(1.0)
+    assert agent.act(game) == int(np.argmax(probabilities))
+    assert agent.act_on_observation(observation, mask) == agent.act(game)
+
+
+def test_sampling_agent_is_reproducible_and_legal(model_path):
+    game = Game(1, "dale", seed=5)
+    first = make_agent(f"ppo-sample:{model_path}", seed=11)
+    second = make_agent(f"ppo-sample:{model_path}", seed=11)
+    choices = [first.act(game) for _ in range(15)]
+    assert choices == [second.act(game) for _ in range(15)]
+    assert all(game.is_legal(action) for action in choices)
+    first.reset(11)
+    assert [first.act(game) for _ in range(15)] == choices
+    other = make_agent(f"ppo-sample:{model_path}", seed=12)
+    assert [other.act(game) for _ in range(15)] != choices
+
+
+def test_empty_mask_is_refused(model_path):
+    agent = PPOAgent(model_path)
+    with pytest.raises(ValueError, match="no legal action"):
+        agent.act_on_observation(np.zeros(OBSERVATION_SIZE, dtype=np.float32),
+                                 np.zeros(NUM_ACTIONS, dtype=bool))

@@ -30,7 +30,7 @@ from suburbia_env import constants as c
 from suburbia_env import state_layout as s
 from suburbia_env.legal_actions import can_pay_premium, legal_action_mask
 from suburbia_env.market import first_slot, last_slot
-from suburbia_env.resolution import red_lines_at_or_below
+from suburbia_env.resolution import copy_state, red_lines_at_or_below
 from suburbia_env.tile_data import GOALS, TILES
 from suburbia_env.turn import apply_legal_action
 
@@ -111,7 +111,7 @@ def greedy_action(state, tiles, goals, basic_kinds, money_weight, mask, actions)
     best_action = legal[0]
     best_value = -1e18
     for index in range(count):
-        scratch[:] = state
+        copy_state(scratch, state)
         scratch[s.PILE_POSITION] = scratch[s.PILE_END]
         if scratch[s.MODE] == c.MODE_DALE:
             scratch[s.MODE] = c.MODE_STANDARD  # the trial ends before Dale's turn

@@ -14,7 +14,8 @@ from .hex_grid import NEIGHBOURS, NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
 from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
-from .resolution import effective_kind, lake_kind, player_base, resolve_placement
+from .resolution import (copy_state, effective_kind, lake_kind, player_base,
+                         resolve_placement)
 from .tile_data import (COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_CONDITIONAL_TARGET, COLUMN_COST, COLUMN_FEATURES,
                         COLUMN_NEGATIVE_POPULATION, COLUMN_REACTS_TO)
@@ -60,7 +61,8 @@ def _undo_placement(scratch, state, player, cell):
     scratch[s.PLACEMENT_COUNTER] = state[s.PLACEMENT_COUNTER]
     for other in range(state[s.NUM_PLAYERS]):
         other_base = player_base(other)
-        scratch[other_base:other_base + s.ORDER] = state[other_base:other_base + s.ORDER]
+        for index in range(other_base, other_base + s.ORDER):  # a loop: slice copies are slow
+            scratch[index] = state[index]
     base = player_base(player)
     position = base + s.ORDER + state[base + s.TILE_COUNT]
     scratch[position] = state[position]
@@ -115,7 +117,8 @@ def dale_choose_cell(state, tiles, player, kind):
     for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
         if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT:
             adjacent_targets |= tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
-    scratch = state.copy()
+    scratch = np.empty_like(state)
+    copy_state(scratch, state)
     no_log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
     tried_low = np.empty(NUM_CELLS, dtype=np.int64)
     tried_high = np.empty(NUM_CELLS, dtype=np.int64)

@@ -91,6 +91,10 @@ class Game:
                  self.config.mode_id, self.config.edition_id, int(random_private_goals),
                  seed_words(seed)[0])
         self.history: list[str] = []
+        self._attach_buffers(log_capacity)
+
+    def _attach_buffers(self, log_capacity: int) -> None:
+        """The event log and the mask buffers every decision reuses."""
         self._log = ev.new_log(log_capacity)
         self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
         self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
@@ -105,10 +109,7 @@ class Game:
         game.seed = seed
         game.state = np.array(state, dtype=np.int32, copy=True)
         game.history = list(history or [])
-        game._log = ev.new_log(DEFAULT_LOG_CAPACITY)
-        game._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
-        game._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
-        game.last_events = np.zeros((0, ev.NUM_EVENT_FIELDS), dtype=np.int32)
+        game._attach_buffers(DEFAULT_LOG_CAPACITY)
         return game
 
     @classmethod
@@ -121,7 +122,7 @@ class Game:
     def copy(self) -> "Game":
         """An independent game: playing on the copy leaves this one untouched."""
         twin = Game.from_state(self.config, self.state, self.seed, self.history)
-        twin._log = ev.new_log(self._log.shape[0] - 1)
+        twin._attach_buffers(self._log.shape[0] - 1)
         return twin
 
     # Decisions ---------------------------------------------------------------------

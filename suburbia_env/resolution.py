@@ -23,6 +23,14 @@ _FIRST_ODD_LINE = 101
 
 
 @njit(cache=True)
+def copy_state(destination, source):
+    """destination[:] = source as an explicit loop, several times faster in numba than a
+    slice assignment (which goes through a temporary); used on hot paths."""
+    for index in range(source.shape[0]):
+        destination[index] = source[index]
+
+
+@njit(cache=True)
 def player_base(player):
     return s.PLAYERS + player * s.PLAYER_STRIDE
 
@@ -307,6 +315,18 @@ def _react(state, tiles, log, owner, owner_cell, new_player, new_cell, new_featu
 
 
 @njit(cache=True)
+def apply_own_effects(state, tiles, log, player, cell, kind, lake_bonus):
+    """A tile's immediate terms left to right, then its own conditional terms over the
+    current matches (R7.1 steps 2 and 3; applied once more by an investment, R7.3)."""
+    for term in range(tiles[kind, COLUMN_IMMEDIATE_COUNT]):
+        adjust(state, tiles, log, player, tiles[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term],
+               tiles[kind, COLUMN_IMMEDIATE_AMOUNT + term], player, cell, kind)
+    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+        matches = count_current_matches(state, tiles, player, cell, kind, term)
+        trigger_term(state, tiles, log, player, cell, kind, term, matches, False, lake_bonus)
+
+
+@njit(cache=True)
 def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boroughs=True):
     """Place a paid-for tile (or lake) and resolve it in the order of R7.1.
 
@@ -321,12 +341,7 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boro
     put_tile(state, tiles, player, cell, kind, as_lake, sequence)
     effects_kind = lake_kind(tiles) if as_lake else kind
     new_features = tiles[effects_kind, COLUMN_FEATURES]
-    for term in range(tiles[effects_kind, COLUMN_IMMEDIATE_COUNT]):
-        adjust(state, tiles, log, player, tiles[effects_kind, COLUMN_IMMEDIATE_ATTRIBUTE + term],
-               tiles[effects_kind, COLUMN_IMMEDIATE_AMOUNT + term], player, cell, effects_kind)
-    for term in range(tiles[effects_kind, COLUMN_CONDITIONAL_COUNT]):
-        matches = count_current_matches(state, tiles, player, cell, effects_kind, term)
-        trigger_term(state, tiles, log, player, cell, effects_kind, term, matches, False, True)
+    apply_own_effects(state, tiles, log, player, cell, effects_kind, True)
     if new_features == 0:
         return
     base = player_base(player)
@@ -357,10 +372,5 @@ def resolve_investment(state, tiles, log, player, cell):
     base = player_base(player)
     state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
     state[base + s.MARKERS_LEFT] -= 1
-    kind = effective_kind(state, tiles, base, cell)
-    for term in range(tiles[kind, COLUMN_IMMEDIATE_COUNT]):
-        adjust(state, tiles, log, player, tiles[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term],
-               tiles[kind, COLUMN_IMMEDIATE_AMOUNT + term], player, cell, kind)
-    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
-        matches = count_current_matches(state, tiles, player, cell, kind, term)
-        trigger_term(state, tiles, log, player, cell, kind, term, matches, False, False)
+    apply_own_effects(state, tiles, log, player, cell, effective_kind(state, tiles, base, cell),
+                      False)

@@ -5,9 +5,10 @@ configuration (standard 2/3/4 players, Solitary Architect, Dale; editions 2nd an
 and checks at every decision: the state invariants, a non-empty legal mask while the
 game runs, that the sampled action is legal before it is applied, that an illegal
 action is refused without touching the state, and that every game ends within a
-bounded number of decisions. Python-level tests check determinism (same seed, same
-game), that copies are independent, and that `check_invariants` does catch broken
-states.
+bounded number of decisions. A second loop checks Dale's cell choice against a brute
+force (R9.2). Python-level tests check determinism (same seed, same game), that copies
+are independent, that saving and loading JSON restores every state, and that
+`check_invariants` does catch broken states.
 """
 
 import numpy as np
@@ -47,9 +48,10 @@ FAIL_NAMES = ("none", "invariant broken", "empty legal mask while the game runs"
               "mask disagrees with is_legal_action", "illegal action changed the state",
               "game did not end within the decision bound", "wrong terminal mask")
 
-# A game has at most 96 stack tiles (state_layout.PILE_CAPACITY); every turn takes at
-# least one tile out of the market or passes on an empty one, with at most two decisions
-# a turn, so 1000 decisions is far beyond any real game.
+# Every turn draws a tile into the market (R4.2, R9.1; with Dale every round draws
+# four, R9.2) from at most 96 stack tiles (state_layout.PILE_CAPACITY), One More Round
+# among them, and the game ends one round after it is drawn (R4.3, R9.1, R9.2). With at
+# most two decisions a turn plus the goal choices, 1000 decisions is far beyond any game.
 MAX_DECISIONS = 1000
 
 CONFIGS = [  # (seats, mode, edition, label)
@@ -71,8 +73,8 @@ def _check_random_games(num_players, mode, edition, game_seeds, player_seeds, ti
     """Play one random game per seed row and check it at every decision.
 
     Returns int64[games, 3]: failure kind, detail (invariant code or action), decisions
-    played (the index of the failing decision on failure). Every `full_mask_every`-th game also
-    compares the whole mask with `is_legal_action` for every action number.
+    played (the index of the failing decision on failure). Every `full_mask_every`-th
+    game also compares the whole mask with `is_legal_action` for every action number.
     """
     num_games = game_seeds.shape[0]
     results = np.zeros((num_games, 3), dtype=np.int64)

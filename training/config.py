@@ -40,7 +40,7 @@ class TrainingConfig:
     net_arch: list[int] = field(default_factory=lambda: [128])
     # Warm start by imitating the greedy player (training/imitation.py); 0 games: none.
     pretrain_games: int = 0
-    demonstrations: str = ""  # an .npz saved by training.imitation (skips collecting)
+    demonstrations: str = ""  # .npz files saved by training.imitation, comma-separated (skips collecting)
     pretrain_epochs: int = 5
     pretrain_learning_rate: float = 1e-3
     # Evaluation and checkpoints.

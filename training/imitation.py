@@ -67,12 +67,18 @@ def save_demonstrations(path, data: dict[str, np.ndarray]) -> None:
     np.savez_compressed(path, **data)
 
 
-def load_demonstrations(path) -> dict[str, np.ndarray]:
-    with np.load(path) as archive:
-        missing = {"states", "actions", "returns"} - set(archive.files)
-        if missing:
-            raise ValueError(f"{path}: not a demonstrations file (missing {', '.join(sorted(missing))})")
-        return {name: archive[name] for name in ("states", "actions", "returns")}
+def load_demonstrations(paths: str) -> dict[str, np.ndarray]:
+    """Demonstrations from one or more .npz files (comma-separated), concatenated."""
+    parts = []
+    for path in str(paths).split(","):
+        with np.load(path.strip()) as archive:
+            missing = {"states", "actions", "returns"} - set(archive.files)
+            if missing:
+                raise ValueError(f"{path}: not a demonstrations file "
+                                 f"(missing {', '.join(sorted(missing))})")
+            parts.append({name: archive[name] for name in ("states", "actions", "returns")})
+    return {name: np.concatenate([part[name] for part in parts])
+            for name in ("states", "actions", "returns")}
 
 
 def _encode_batch(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

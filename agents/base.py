@@ -9,19 +9,22 @@ can also decide from an observation and its mask (the environments' view) implem
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from suburbia_env import Game
 
 
-class Agent:
+class Agent(ABC):
     """Base class: subclasses implement `act`; `name` labels results tables."""
 
     name = "agent"
     compiled_opponent: str | None = None
 
+    @abstractmethod
     def act(self, game: Game) -> int:
-        raise NotImplementedError(f"{type(self).__name__} must implement act(game)")
+        """A legal action number (or a line of notation) for the game's current player."""
 
     def act_on_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
         raise TypeError(f"{self.name} decides from a game, not from an observation")

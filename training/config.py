@@ -43,6 +43,9 @@ class TrainingConfig:
     demonstrations: str = ""  # .npz files saved by training.imitation, comma-separated (skips collecting)
     pretrain_epochs: int = 5
     pretrain_learning_rate: float = 1e-3
+    # Continue training: a saved MaskablePPO model (.zip) whose weights and optimizer state
+    # start this run; the other options of this config still apply. Empty: fresh weights.
+    init_model: str = ""
     # Evaluation and checkpoints.
     eval_every: int = 200_000
     eval_games: int = 200

@@ -104,6 +104,8 @@ def train(config: TrainingConfig) -> dict:
         vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
         policy_kwargs=policy_options(config), seed=config.seed, device="cpu",
         tensorboard_log=str(output_dir / "tensorboard"), verbose=0)
+    if config.init_model:
+        model.set_parameters(config.init_model, exact_match=True, device="cpu")
     if config.pretrain_games > 0 or config.demonstrations:
         from .imitation import (collect_demonstrations, load_demonstrations, pretrain,
                                 save_demonstrations)

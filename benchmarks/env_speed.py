@@ -3,15 +3,19 @@
     python benchmarks/env_speed.py [--seconds S] [--quick] [--seed N]
 
 Every measurement plays uniformly random legal actions for about S seconds (after a
-warm-up call that loads the compiled kernels) and reports learner decisions per second:
+warm-up call that loads the compiled kernels) and reports learner decisions per second.
+Only the first reset is seeded, as in a training loop (a seeded reset also rebuilds
+Gymnasium's generator, which costs more than a game's reset itself). Rows:
 - the Gymnasium env (SuburbiaEnv, dict observations) against Dale: the env alone (time
   inside reset/step) and env + Python-side sampling (`np.flatnonzero` of the mask and a
   draw from a seeded generator), since that sampling is a visible part of the loop;
 - the PettingZoo AEC env, 2 players, through the usual agent_iter/last/step loop (env
   time = last() + step());
 - the vector env (SuburbiaVectorEnv, flat observations, against Dale) at N = 1, 64 and
-  1024 games with 1 and 2 numba threads; actions for the whole batch are drawn with one
-  vectorised numpy pass (`np.nonzero` of the mask batch, one uniform draw per row);
+  1024 games with 1 and 2 numba threads, with `copy=True` (fresh output arrays, the
+  default) and `copy=False` (the env's own buffers); actions for the whole batch are
+  drawn with one vectorised numpy pass (`np.nonzero` of the mask batch, one uniform draw
+  per row);
 - the raw engine in the same mode, measured just before each row so that both see the
   same machine load: `random_play.play_random_games` (one thread) and
   `play_random_games_parallel` (two threads), decisions per second, where the mask and
@@ -61,10 +65,11 @@ def measure_gym(seconds: float, seed: int) -> dict:
     env_time = steps = 0
     episode = 0
     env.reset(seed=seed)  # warm-up
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         before = time.perf_counter()
-        observation, _ = env.reset(seed=seed + episode)
+        observation, _ = env.reset(seed=seed if episode == 0 else None)
         env_time += time.perf_counter() - before
         episode += 1
         terminated = False
@@ -88,7 +93,7 @@ def measure_pettingzoo(seconds: float, seed: int, players: int) -> dict:
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         before = time.perf_counter()
-        env.reset(seed=seed + episode)
+        env.reset(seed=seed if episode == 0 else None)
         env_time += time.perf_counter() - before
         episode += 1
         for _ in env.agent_iter():
@@ -108,8 +113,8 @@ def measure_pettingzoo(seconds: float, seed: int, players: int) -> dict:
     return {"steps": steps, "env": steps / env_time, "with_sampling": steps / total}
 
 
-def measure_vector(seconds: float, seed: int, num_envs: int, threads: int) -> dict:
-    env = SuburbiaVectorEnv(num_envs, observation_format="flat", num_threads=threads)
+def measure_vector(seconds: float, seed: int, num_envs: int, threads: int, copy: bool) -> dict:
+    env = SuburbiaVectorEnv(num_envs, observation_format="flat", num_threads=threads, copy=copy)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     env.step(sample_batch(env.masks, rng))  # warm-up (loads the parallel kernel)
@@ -180,8 +185,10 @@ def main(argv: list[str] | None = None) -> None:
     for num_envs in VECTOR_SIZES:
         for count in threads:
             raw = measure_engine(seconds, args.seed, 2, c.MODE_DALE, count)
-            vector = measure_vector(seconds, args.seed, num_envs, count)
-            rows.append((f"SuburbiaVectorEnv N={num_envs} (flat)", "dale", count, vector, raw))
+            for copy in (True, False):
+                vector = measure_vector(seconds, args.seed, num_envs, count, copy)
+                rows.append((f"SuburbiaVectorEnv N={num_envs} copy={'yes' if copy else 'no'}",
+                             "dale", count, vector, raw))
 
     print(f"Environment speed: learner decisions per second with random legal actions, "
           f"{seconds:g} s per measurement; CPUs: {os.cpu_count()}, numba threads available: "

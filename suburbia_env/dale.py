@@ -14,7 +14,7 @@ from .hex_grid import NEIGHBOURS, NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
 from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
-from .resolution import (copy_state, effective_kind, lake_kind, player_base,
+from .resolution import (effective_kind, lake_kind, player_base,
                          resolve_placement)
 from .tile_data import (COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_CONDITIONAL_TARGET, COLUMN_COST, COLUMN_FEATURES,
@@ -50,28 +50,56 @@ def dale_choose_slot(state, tiles, affordable_money):
     return best_slot
 
 
-@njit(cache=True)
-def _undo_placement(scratch, state, player, cell):
-    """Copy back from `state` every entry a placement at `cell` can change in `scratch`.
+_TRIAL_HEAD = s.SCORE  # money, levels, population, markers, goals, counts: what resolution writes
+_CELL_ENTRIES = 1 + _TRIAL_HEAD + 1  # where the entries of the trial cell start in `saved`
+_TRIAL_SAVED = _CELL_ENTRIES + 3 + 6
 
-    A placement changes the placement counter, the per-player values and counts (every
-    block's head, up to ORDER), and in the placing borough the new cell, its ORDER
-    position and its neighbours' placeable flags (resolution.put_tile).
+
+@njit(cache=True)
+def _save_trial_entries(state, player, saved):
+    """Keep what every trial placement of `player` can change outside the trial cell.
+
+    A trial leaves out step 7 of R7.1, so every adjustment goes to the placing player
+    (resolution.trigger_term pays the owner of the reacting tile, here always him): it
+    changes the placement counter, his block head before the score fields, and the next
+    ORDER position; the same entries for every trial, so they are kept once.
     """
-    scratch[s.PLACEMENT_COUNTER] = state[s.PLACEMENT_COUNTER]
-    for other in range(state[s.NUM_PLAYERS]):
-        other_base = player_base(other)
-        for index in range(other_base, other_base + s.ORDER):  # a loop: slice copies are slow
-            scratch[index] = state[index]
     base = player_base(player)
-    position = base + s.ORDER + state[base + s.TILE_COUNT]
-    scratch[position] = state[position]
-    for field in (s.CELL_KIND, s.CELL_FLAGS, s.CELL_SEQUENCE):
-        scratch[base + field + cell] = state[base + field + cell]
+    saved[0] = state[s.PLACEMENT_COUNTER]
+    for index in range(_TRIAL_HEAD):  # a loop: slice copies are slow
+        saved[1 + index] = state[base + index]
+    saved[1 + _TRIAL_HEAD] = state[base + s.ORDER + state[base + s.TILE_COUNT]]
+
+
+@njit(cache=True)
+def _save_cell_entries(state, player, cell, saved):
+    """Keep the trial cell's kind, flags and sequence and its neighbours' flags
+    (resolution.put_tile)."""
+    base = player_base(player)
+    saved[_CELL_ENTRIES] = state[base + s.CELL_KIND + cell]
+    saved[_CELL_ENTRIES + 1] = state[base + s.CELL_FLAGS + cell]
+    saved[_CELL_ENTRIES + 2] = state[base + s.CELL_SEQUENCE + cell]
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
         if neighbour >= 0:
-            scratch[base + s.CELL_FLAGS + neighbour] = state[base + s.CELL_FLAGS + neighbour]
+            saved[_CELL_ENTRIES + 3 + index] = state[base + s.CELL_FLAGS + neighbour]
+
+
+@njit(cache=True)
+def _undo_trial_placement(state, player, cell, saved):
+    """Put back what `_save_trial_entries` and `_save_cell_entries` kept."""
+    base = player_base(player)
+    state[s.PLACEMENT_COUNTER] = saved[0]
+    for index in range(_TRIAL_HEAD):
+        state[base + index] = saved[1 + index]
+    state[base + s.ORDER + state[base + s.TILE_COUNT]] = saved[1 + _TRIAL_HEAD]
+    state[base + s.CELL_KIND + cell] = saved[_CELL_ENTRIES]
+    state[base + s.CELL_FLAGS + cell] = saved[_CELL_ENTRIES + 1]
+    state[base + s.CELL_SEQUENCE + cell] = saved[_CELL_ENTRIES + 2]
+    for index in range(6):
+        neighbour = NEIGHBOURS[cell, index]
+        if neighbour >= 0:
+            state[base + s.CELL_FLAGS + neighbour] = saved[_CELL_ENTRIES + 3 + index]
 
 
 @njit(cache=True)
@@ -104,8 +132,8 @@ def dale_choose_cell(state, tiles, player, kind):
     """The legal cell maximising income + reputation gain after full resolution (R9.2).
 
     Ties go to the larger reputation gain, then to the first cell in row-major order.
-    Each candidate is resolved on one scratch copy of the state, undone after each; a
-    cell whose adjacency class (`_adjacency_class`) was already tried is skipped, since
+    Each candidate is resolved in place on `state` and undone at once (the state is
+    unchanged on return); a cell whose adjacency class (`_adjacency_class`) was already tried is skipped, since
     it resolves exactly like that earlier cell, which the tie-break prefers anyway.
     -1 when no cell is legal.
     """
@@ -117,8 +145,8 @@ def dale_choose_cell(state, tiles, player, kind):
     for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
         if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT:
             adjacent_targets |= tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
-    scratch = np.empty_like(state)
-    copy_state(scratch, state)
+    saved = np.empty(_TRIAL_SAVED, dtype=np.int32)
+    _save_trial_entries(state, player, saved)
     no_log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
     tried_low = np.empty(NUM_CELLS, dtype=np.int64)
     tried_high = np.empty(NUM_CELLS, dtype=np.int64)
@@ -140,10 +168,11 @@ def dale_choose_cell(state, tiles, player, kind):
         tried_low[num_tried] = low
         tried_high[num_tried] = high
         num_tried += 1
-        resolve_placement(scratch, tiles, no_log, player, cell, kind, False, False)
-        reputation_gain = scratch[base + s.REPUTATION] - reputation_before
-        gain = scratch[base + s.INCOME] - income_before + reputation_gain
-        _undo_placement(scratch, state, player, cell)
+        _save_cell_entries(state, player, cell, saved)
+        resolve_placement(state, tiles, no_log, player, cell, kind, False, False)
+        reputation_gain = state[base + s.REPUTATION] - reputation_before
+        gain = state[base + s.INCOME] - income_before + reputation_gain
+        _undo_trial_placement(state, player, cell, saved)
         if best_cell < 0 or gain > best_gain or (
                 gain == best_gain and reputation_gain > best_reputation_gain):
             best_cell = cell

@@ -12,7 +12,7 @@ from numba import njit, prange
 from . import state_layout as s
 from .dale import dale_policy_action
 from .legal_actions import is_legal_action, legal_action_mask
-from .observation import encode_observation
+from .observation import update_observation
 from .resolution import player_base
 from .rng import next_word, random_below
 from .setup import new_game
@@ -76,25 +76,26 @@ def final_reward(state, learner, scheme):
 
 
 @njit(cache=True)
-def write_outputs(state, tiles, basic_kinds, seat, observation, mask, actions):
-    encode_observation(state, tiles, seat, observation)
+def write_outputs(state, tiles, basic_kinds, seat, observation, encoded, mask, actions):
+    update_observation(state, tiles, seat, observation, encoded)
     legal_action_mask(state, tiles, basic_kinds, mask, actions)
 
 
 @njit(cache=True)
 def env_reset(state, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
-              game_seed, learner, opponent_kinds, rng_words, observation, mask, actions, log):
+              game_seed, learner, opponent_kinds, rng_words, observation, encoded, mask, actions,
+              log):
     """New game, opponents up to the learner's first decision, outputs written."""
     new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
              game_seed)
     play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rng_words, mask,
                    actions, log)
-    write_outputs(state, tiles, basic_kinds, learner, observation, mask, actions)
+    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask, actions)
 
 
 @njit(cache=True)
 def env_step(state, tiles, goals, basic_kinds, action, learner, opponent_kinds, rng_words,
-             reward_scheme, population_shaping, observation, mask, actions, log):
+             reward_scheme, population_shaping, observation, encoded, mask, actions, log):
     """One learner decision; returns (reward, STEP_* result)."""
     if state[s.GAME_OVER]:
         return 0.0, STEP_GAME_OVER
@@ -105,13 +106,13 @@ def env_step(state, tiles, goals, basic_kinds, action, learner, opponent_kinds, 
     play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rng_words, mask,
                    actions, log)
     return finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme,
-                               population_shaping, population_before, observation, mask,
-                               actions)
+                               population_shaping, population_before, observation, encoded,
+                               mask, actions)
 
 
 @njit(cache=True)
 def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, population_shaping,
-                        population_before, observation, mask, actions):
+                        population_before, observation, encoded, mask, actions):
     """Reward and outputs once the learner decides again or the game is over.
 
     Shaping pays `population_shaping` per point of population gained since the
@@ -119,7 +120,7 @@ def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, popul
     """
     reward = population_shaping * (state[player_base(learner) + s.POPULATION]
                                    - population_before)
-    write_outputs(state, tiles, basic_kinds, learner, observation, mask, actions)
+    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask, actions)
     if state[s.GAME_OVER]:
         return reward + final_reward(state, learner, reward_scheme), STEP_TERMINATED
     return reward, STEP_RUNNING
@@ -146,79 +147,94 @@ def next_game_seed(rng_words, offset, out):
 @njit(cache=True)
 def _vector_reset_one(states, index, tiles, goals, basic_kinds, num_players, mode, edition,
                       random_goals, learners, random_seats, opponent_kinds, rng_words,
-                      observations, masks, actions, log):
+                      observations, encoded, masks, actions, log):
     seed = np.empty(4, dtype=np.int32)
     next_game_seed(rng_words[index], 0, seed)
     if random_seats:
         learners[index] = random_below(rng_words[index], 0, num_players)
     env_reset(states[index], tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
               seed, learners[index], opponent_kinds[index], rng_words[index],
-              observations[index], masks[index], actions, log)
+              observations[index], encoded[index], masks[index], actions, log)
 
 
 @njit(cache=True)
 def reset_range(first, stop, states, tiles, goals, basic_kinds, num_players, mode, edition,
-                 random_goals, learners, random_seats, opponent_kinds, rng_words, observations,
-                 masks):
+                random_goals, learners, random_seats, opponent_kinds, rng_words, observations,
+                encoded, masks):
     actions = np.empty(masks.shape[1], dtype=np.int32)
     log = np.zeros((1, 8), dtype=np.int32)
     for index in range(first, stop):
         _vector_reset_one(states, index, tiles, goals, basic_kinds, num_players, mode, edition,
                           random_goals, learners, random_seats, opponent_kinds, rng_words,
-                          observations, masks, actions, log)
+                          observations, encoded, masks, actions, log)
+
+
+@njit(cache=True)
+def first_illegal_action(states, tiles, basic_kinds, step_actions):
+    """Index of the first game whose action is illegal or which is over, else -1: the vector
+    env checks the whole batch before any game moves."""
+    for index in range(states.shape[0]):
+        if states[index, s.GAME_OVER] or not is_legal_action(states[index], tiles, basic_kinds,
+                                                             step_actions[index]):
+            return index
+    return -1
 
 
 @njit(cache=True)
 def step_range(first, stop, states, tiles, goals, basic_kinds, step_actions, num_players, mode,
-                edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
-                reward_scheme, population_shaping, observations, masks, rewards, terminated,
-                results, final_observations, final_populations, final_winners):
+               edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
+               reward_scheme, population_shaping, observations, encoded, masks, rewards,
+               terminated, results, final_observations, final_populations, final_winners):
     actions = np.empty(masks.shape[1], dtype=np.int32)
     log = np.zeros((1, 8), dtype=np.int32)
     for index in range(first, stop):
+        observation = observations[index]
         reward, result = env_step(states[index], tiles, goals, basic_kinds, step_actions[index],
                                   learners[index], opponent_kinds[index], rng_words[index],
-                                  reward_scheme, population_shaping, observations[index],
-                                  masks[index], actions, log)
+                                  reward_scheme, population_shaping, observation,
+                                  encoded[index], masks[index], actions, log)
         rewards[index] = reward
         results[index] = result
         terminated[index] = result == STEP_TERMINATED
         if result == STEP_TERMINATED:
-            final_observations[index] = observations[index]
+            final_observation = final_observations[index]
+            for position in range(observation.shape[0]):  # a loop: slice copies are slow
+                final_observation[position] = observation[position]
             record_final_scores(states[index], final_populations[index], final_winners[index])
             _vector_reset_one(states, index, tiles, goals, basic_kinds, num_players, mode,
                               edition, random_goals, learners, random_seats, opponent_kinds,
-                              rng_words, observations, masks, actions, log)
+                              rng_words, observations, encoded, masks, actions, log)
 
 
 @njit(cache=True, parallel=True)
 def vector_reset(states, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
-                 learners, random_seats, opponent_kinds, rng_words, observations, masks,
+                 learners, random_seats, opponent_kinds, rng_words, observations, encoded, masks,
                  num_chunks):
     """Reset every game of a batch, in `num_chunks` chunks over the cores (numba prange)."""
     num_envs = states.shape[0]
     for chunk in prange(num_chunks):
         reset_range(chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks,
-                     states, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
-                     learners, random_seats, opponent_kinds, rng_words, observations, masks)
+                    states, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
+                    learners, random_seats, opponent_kinds, rng_words, observations, encoded,
+                    masks)
 
 
 @njit(cache=True, parallel=True)
 def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mode, edition,
                 random_goals, learners, random_seats, opponent_kinds, rng_words, reward_scheme,
-                population_shaping, observations, masks, rewards, terminated, results,
+                population_shaping, observations, encoded, masks, rewards, terminated, results,
                 final_observations, final_populations, final_winners, num_chunks):
     """Step every game of a batch; a finished game is reset in the same step.
 
     The observation of a finished game goes to `final_observations`, its final populations
     and winner flags (R8.2, R8.3) per seat to `final_populations` / `final_winners`, before
-    the reset;
-    `results` holds each game's STEP_* value (STEP_ILLEGAL leaves that game untouched).
+    the reset; `results` holds each game's STEP_* value (STEP_ILLEGAL leaves that game
+    untouched). `encoded` holds each observation row's encoding cache (observation.py).
     """
     num_envs = states.shape[0]
     for chunk in prange(num_chunks):
         step_range(chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks,
-                    states, tiles, goals, basic_kinds, step_actions, num_players, mode, edition,
-                    random_goals, learners, random_seats, opponent_kinds, rng_words,
-                    reward_scheme, population_shaping, observations, masks, rewards, terminated,
-                    results, final_observations, final_populations, final_winners)
+                   states, tiles, goals, basic_kinds, step_actions, num_players, mode, edition,
+                   random_goals, learners, random_seats, opponent_kinds, rng_words,
+                   reward_scheme, population_shaping, observations, encoded, masks, rewards,
+                   terminated, results, final_observations, final_populations, final_winners)

@@ -31,7 +31,7 @@ from .env_core import (OPPONENT_DALE, OPPONENT_EXTERNAL, OPPONENT_NAMES, OPPONEN
                        env_step, finish_learner_step, play_opponents)
 from .errors import ConfigError, GameOverError, IllegalActionError
 from .game import Game, GameConfig
-from .observation import OBSERVATION_SIZE, encode_observation
+from .observation import OBSERVATION_SIZE, new_encoding_cache
 from .tile_data import GOALS, TILES
 from .turn import apply_legal_action
 from .legal_actions import is_legal_action
@@ -112,6 +112,7 @@ class SuburbiaEnv(gym.Env):
         self.state = np.zeros(s.STATE_SIZE, dtype=np.int32)
         self.learner = 0
         self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        self._encoded = new_encoding_cache()
         self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
         self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
         self._opponent_words = np.zeros(4, dtype=np.int32)
@@ -136,7 +137,7 @@ class SuburbiaEnv(gym.Env):
         env_reset(self.state, TILES.table, GOALS.table, TILES.basic_kinds, self.seats,
                   self.config.mode_id, self.config.edition_id, int(self.config.random_private_goals),
                   words[:4], self.learner, self.opponent_kinds, self._opponent_words,
-                  self._observation, self._mask, self._actions, self._log)
+                  self._observation, self._encoded, self._mask, self._actions, self._log)
         self._play_external_opponents(self.state[s.player_base(self.learner) + s.POPULATION])
         self._episode_over = bool(self.state[s.GAME_OVER])
         self._started = True
@@ -151,7 +152,7 @@ class SuburbiaEnv(gym.Env):
         reward, result = env_step(self.state, TILES.table, GOALS.table, TILES.basic_kinds, action,
                                   self.learner, self.opponent_kinds, self._opponent_words,
                                   self.reward_scheme, self.population_shaping, self._observation,
-                                  self._mask, self._actions, self._log)
+                                  self._encoded, self._mask, self._actions, self._log)
         if result == STEP_GAME_OVER:
             raise GameOverError("the game is over: call reset() before step()")
         if result == STEP_ILLEGAL:
@@ -184,6 +185,8 @@ class SuburbiaEnv(gym.Env):
         return Game.view(self.config, self.state)
 
     def _check_action_type(self, action) -> int:
+        if type(action) is int:
+            return action
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -221,13 +224,13 @@ class SuburbiaEnv(gym.Env):
                            self._log)
         return finish_learner_step(self.state, TILES.table, TILES.basic_kinds, self.learner,
                                    self.reward_scheme, self.population_shaping, population_before,
-                                   self._observation, self._mask, self._actions)
+                                   self._observation, self._encoded, self._mask, self._actions)
 
     def _current_observation(self):
         if self.observation_format == "flat":
             return self._observation.copy()
         return {"observation": self._observation.copy(),
-                "action_mask": self._mask.astype(np.int8)}
+                "action_mask": self._mask.view(np.int8).copy()}
 
     def _info(self) -> dict:
         info = {"learner_seat": self.learner, "current_player": int(self.state[s.CURRENT_PLAYER])}

@@ -28,7 +28,7 @@ from .errors import ConfigError, IllegalActionError
 from .game import Game
 from .gym_env import observation_spaces
 from .legal_actions import legal_action_mask
-from .observation import OBSERVATION_SIZE, encode_observation
+from .observation import OBSERVATION_SIZE, new_encoding_cache, update_observation
 from .tile_data import TILES
 
 
@@ -67,6 +67,8 @@ class raw_env(AECEnv):
         self._action_space = gym.spaces.Discrete(a.NUM_ACTIONS)
         self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
         self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
+        self._observations = np.zeros((players, OBSERVATION_SIZE), dtype=np.float32)
+        self._encoded = np.stack([new_encoding_cache() for _ in range(players)])
         self._seed_generator = np.random.default_rng()
         self.game: Game | None = None
 
@@ -93,16 +95,16 @@ class raw_env(AECEnv):
 
     def observe(self, agent: str) -> dict:
         seat = self.possible_agents.index(agent)
-        observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        encode_observation(self.game.state, TILES.table, seat, observation)
+        observation = self._observations[seat]
+        update_observation(self.game.state, TILES.table, seat, observation, self._encoded[seat])
         if self.game.current_player == seat:
             legal_action_mask(self.game.state, TILES.table, TILES.basic_kinds, self._mask,
                               self._actions)
-            mask = self._mask.astype(np.int8)
+            mask = self._mask.view(np.int8).copy()
         else:
             mask = np.zeros(a.NUM_ACTIONS, dtype=np.int8)
             mask[a.PASS] = 1
-        return {"observation": observation, "action_mask": mask}
+        return {"observation": observation.copy(), "action_mask": mask}
 
     def step(self, action) -> None:
         agent = self.agent_selection

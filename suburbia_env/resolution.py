@@ -20,6 +20,10 @@ from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
 _FIRST_RED_LINES = np.array([15, 22, 29, 35, 41, 47, 53, 59, 64, 69, 74, 78, 82, 86, 89, 92,
                              95, 98], dtype=np.int64)
 _FIRST_ODD_LINE = 101
+_LINES_AT_OR_BELOW = np.searchsorted(_FIRST_RED_LINES, np.arange(_FIRST_ODD_LINE),
+                                     side="right").astype(np.int64)
+"""_LINES_AT_OR_BELOW[p]: red lines at or below population p < 101, looked up on the hot
+path of every population change."""
 
 
 @njit(cache=True)
@@ -50,11 +54,9 @@ def red_lines_at_or_below(population):
     """How many red lines lie at or below a population value (R8.1)."""
     if population >= _FIRST_ODD_LINE:
         return _FIRST_RED_LINES.shape[0] + (population - _FIRST_ODD_LINE) // 2 + 1
-    count = 0
-    for line in _FIRST_RED_LINES:
-        if line <= population:
-            count += 1
-    return count
+    if population < 0:
+        return 0
+    return _LINES_AT_OR_BELOW[population]
 
 
 @njit(cache=True)
@@ -349,7 +351,9 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boro
     for adjacent_pass in (True, False):
         for position in range(older_tiles):
             other_cell = state[base + s.ORDER + position]
-            if are_neighbours(cell, other_cell) == adjacent_pass:
+            reacting_kind = effective_kind(state, tiles, base, other_cell)
+            if (tiles[reacting_kind, COLUMN_REACTS_TO] & new_features
+                    and are_neighbours(cell, other_cell) == adjacent_pass):
                 _react(state, tiles, log, player, other_cell, player, cell, new_features)
     if not other_boroughs:
         return

@@ -7,7 +7,8 @@
 | options           | players, mode, edition, opponents ("dale" or "random": compiled only), reward, population_shaping, learner_seat (int or "random"), random_private_goals, observation_format, num_threads |
 | autoreset         | same step: a finished game is reset at once; its last observation is in `infos["final_obs"]` where `infos["_final_obs"]` is set, with `final_populations` and `final_winners` (per seat) and the `learner_seats` it was played with |
 | action masks      | `action_masks()` -> bool[num_envs, 2123]; also in dict observations |
-| illegal actions   | raise IllegalActionError naming the environment (games untouched)  |
+| illegal actions   | raise IllegalActionError naming the environment; checked for the whole batch first, so no game moves |
+| copy              | `copy=True` (default, as gymnasium's vector envs): observations, masks and infos are fresh arrays; `copy=False`: the env's own buffers, overwritten by the next step (fastest; read them, do not write them) |
 | seeding           | `reset(seed=n)`: environment i draws its games from its own generator seeded from (n, i) |
 """
 
@@ -20,12 +21,12 @@ from gymnasium.vector.utils import batch_space
 
 from . import action_space as a
 from . import state_layout as s
-from .env_core import (REWARD_NAMES, STEP_ILLEGAL, reset_range, step_range, vector_reset,
-                       vector_step)
+from .env_core import (REWARD_NAMES, first_illegal_action, reset_range, step_range,
+                       vector_reset, vector_step)
 from .errors import ConfigError, IllegalActionError
 from .game import Game, GameConfig
 from .gym_env import observation_spaces, resolve_opponents
-from .observation import OBSERVATION_SIZE
+from .observation import OBSERVATION_SIZE, new_encoding_cache
 from .rng import seed_words
 from .tile_data import GOALS, TILES
 
@@ -38,7 +39,7 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
                  edition: str = "2nd", opponents: str | list = "dale", reward: str = "win_loss",
                  population_shaping: float = 0.0, learner_seat: int | str = 0,
                  random_private_goals: bool = False, observation_format: str = "dict",
-                 num_threads: int | None = None):
+                 num_threads: int | None = None, copy: bool = True):
         if not isinstance(num_envs, int) or num_envs < 1:
             raise ConfigError(f"num_envs must be a positive integer, not {num_envs!r}")
         self.config = GameConfig(players, mode, edition, bool(random_private_goals))
@@ -68,7 +69,9 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         self.learners = np.full(num_envs, 0 if self.random_seats else learner_seat, np.int32)
         self.opponent_kinds = np.tile(kinds, (num_envs, 1))
         self.rng_words = seed_words(0, num_envs)
+        self.copy = bool(copy)
         self.observations = np.zeros((num_envs, OBSERVATION_SIZE), dtype=np.float32)
+        self.encoded = np.tile(new_encoding_cache(), (num_envs, 1))
         self.final_observations = np.zeros_like(self.observations)
         self.final_populations = np.zeros((num_envs, 4), dtype=np.int32)
         self.final_winners = np.zeros((num_envs, 4), dtype=np.int32)
@@ -88,7 +91,7 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
                            self.seats, self.config.mode_id, self.config.edition_id,
                            int(self.config.random_private_goals), self.learners,
                            self.random_seats, self.opponent_kinds, self.rng_words,
-                           self.observations, self.masks, self.num_chunks)
+                           self.observations, self.encoded, self.masks, self.num_chunks)
         self._started = True
         return self._observation_batch(), {}
 
@@ -99,35 +102,34 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(f"actions must be {self.num_envs} integers, not an array of "
                                      f"shape {actions.shape} and dtype {actions.dtype}")
+        actions = actions.astype(np.int64)
+        illegal = first_illegal_action(self.states, TILES.table, TILES.basic_kinds, actions)
+        if illegal >= 0:
+            action = int(actions[illegal])
+            if 0 <= action < a.NUM_ACTIONS:
+                reason = Game.view(self.config, self.states[illegal])._illegal_reason(action)
+            else:
+                reason = f"action {action} is outside 0..{a.NUM_ACTIONS - 1}"
+            raise IllegalActionError(f"environment {illegal}: {reason} (no game was stepped)")
         self._learners_before_step = self.learners.copy()
         self._run_compiled(vector_step, step_range, self.states, TILES.table, GOALS.table, TILES.basic_kinds,
-                           actions.astype(np.int64), self.seats, self.config.mode_id,
+                           actions, self.seats, self.config.mode_id,
                            self.config.edition_id, int(self.config.random_private_goals),
                            self.learners, self.random_seats, self.opponent_kinds, self.rng_words,
                            self.reward_scheme, self.population_shaping, self.observations,
-                           self.masks, self.rewards, self.terminated, self.results,
+                           self.encoded, self.masks, self.rewards, self.terminated, self.results,
                            self.final_observations, self.final_populations,
                            self.final_winners, self.num_chunks)
-        illegal = np.flatnonzero(self.results == STEP_ILLEGAL)
-        if illegal.size:
-            index = int(illegal[0])
-            action = int(actions[index])
-            if 0 <= action < a.NUM_ACTIONS:
-                reason = Game.view(self.config, self.states[index])._illegal_reason(action)
-            else:
-                reason = f"action {action} is outside 0..{a.NUM_ACTIONS - 1}"
-            raise IllegalActionError(f"environment {index}: {reason}"
-                                     f" ({illegal.size} environment(s) got illegal actions; "
-                                     f"those games are untouched, the others stepped)")
         infos = {}
         if self.terminated.any():
             infos["final_obs"] = self._final_observation_batch()
-            infos["_final_obs"] = self.terminated.copy()
-            infos["final_populations"] = self.final_populations.copy()
+            infos["_final_obs"] = self._output(self.terminated)
+            infos["final_populations"] = self._output(self.final_populations)
             infos["final_winners"] = self.final_winners.astype(bool)
             infos["learner_seats"] = self._learners_before_step
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
-        return (self._observation_batch(), self.rewards.copy(), self.terminated.copy(), truncated,
+        return (self._observation_batch(), self._output(self.rewards),
+                self._output(self.terminated), truncated,
                 infos)
 
     def _run_compiled(self, parallel_kernel, serial_kernel, *arguments):
@@ -146,7 +148,7 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         """Flat format: the array of last observations; dict format: an object array with
         each finished game's {observation, action_mask} (the terminal mask: PASS alone)."""
         if self.observation_format == "flat":
-            return self.final_observations.copy()
+            return self._output(self.final_observations)
         batch = np.full(self.num_envs, None, dtype=object)
         terminal_mask = np.zeros(a.NUM_ACTIONS, dtype=np.int8)
         terminal_mask[a.PASS] = 1
@@ -156,13 +158,17 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         return batch
 
     def action_masks(self) -> np.ndarray:
-        return self.masks.copy()
+        return self._output(self.masks)
 
     def _observation_batch(self):
         if self.observation_format == "flat":
-            return self.observations.copy()
-        return {"observation": self.observations.copy(),
-                "action_mask": self.masks.astype(np.int8)}
+            return self._output(self.observations)
+        return {"observation": self._output(self.observations),
+                "action_mask": self._output(self.masks.view(np.int8))}
+
+    def _output(self, array: np.ndarray) -> np.ndarray:
+        """A fresh copy, or with copy=False the buffer itself (see the table above)."""
+        return array.copy() if self.copy else array
 
     def game(self, index: int) -> Game:
         """A live facade over game `index` (shares the state; do not apply actions)."""

@@ -194,6 +194,32 @@ def test_train_passes_its_options_through(tmp_path):
     assert (tmp_path / "model.zip").is_file()
 
 
+def test_train_continues_from_an_init_model(tmp_path):
+    """--init-model loads a saved model's weights: with a zero learning rate the
+    continued run ends with exactly the weights it started from."""
+    small = ["--num-envs", "2", "--n-steps", "32", "--batch-size", "32", "--features-dim",
+             "16", "--net-arch", "16", "--eval-games", "2", "--eval-every", "1000000",
+             "--checkpoint-every", "1000000", "--no-progress-bar"]
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert run_cli(["train", "--total-timesteps", "64", "--output-dir", str(first)]
+                   + small)[0] == 0
+    assert run_cli(["train", "--total-timesteps", "64", "--learning-rate", "0", "--seed", "5",
+                    "--init-model", str(first / "model.zip"), "--output-dir", str(second)]
+                   + small)[0] == 0
+    import torch
+    from sb3_contrib import MaskablePPO
+    started = MaskablePPO.load(first / "model.zip", device="cpu").policy.state_dict()
+    ended = MaskablePPO.load(second / "model.zip", device="cpu").policy.state_dict()
+    assert started.keys() == ended.keys()
+    for name in started:
+        assert torch.equal(started[name], ended[name]), name
+
+
+def test_train_names_a_missing_init_model(tmp_path, capsys):
+    with pytest.raises(SystemExit, match="--init-model: no model file at .*nowhere.zip"):
+        run_cli(["train", "--init-model", str(tmp_path / "nowhere.zip")])
+
+
 def test_bench_passes_its_options_to_the_engine_speed_script(monkeypatch):
     """The real script's own parser answers `suburbia bench --help`; a run forwards
     every option unchanged (the run itself takes minutes, so it is stubbed here)."""

@@ -17,7 +17,8 @@ from suburbia_env import constants as c
 from suburbia_env import state_layout as s
 from suburbia_env.gym_env import SuburbiaEnv
 from suburbia_env.observation import (OBSERVATION_PARTS, OBSERVATION_SIZE, encode_observation,
-                                      unpack_observation)
+                                      new_encoding_cache, unpack_observation,
+                                      update_observation)
 from suburbia_env.pettingzoo import raw_env
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     set_market_tile, set_player_values)
@@ -343,3 +344,34 @@ def test_observations_stay_within_the_box_over_random_play(options):
                 assert space.contains(observation)
                 break
     assert steps > 40
+
+
+# Incremental encoding -----------------------------------------------------------------
+
+def test_incremental_update_equals_a_fresh_encoding_across_games_and_seats():
+    """One buffer and its cache (update_observation) follow a 4-, then a 2-, then a
+    3-player game, observed from the seat that decides and now and then from another
+    seat: after every update the buffer equals a fresh encode_observation, so cells
+    that emptied, slots that fell out of use and seats that moved are all rewritten."""
+    buffer = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    cache = new_encoding_cache()
+    rng = np.random.default_rng(3)
+    compared = 0
+    for players, seed in ((4, 11), (2, 12), (3, 13)):
+        game = Game(players=players, seed=seed)
+        while not game.is_over:
+            seat = game.current_player if rng.random() < 0.8 else int(rng.integers(players))
+            update_observation(game.state, TILES.table, seat, buffer, cache)
+            np.testing.assert_array_equal(buffer, observe(game.state, seat))
+            compared += 1
+            game.apply(int(rng.choice(game.legal_actions())))
+    assert compared > 150
+
+
+def test_a_fresh_cache_rewrites_a_buffer_holding_anything():
+    """A new cache knows nothing of its buffer, so even a buffer full of stale values
+    comes out as the fresh encoding."""
+    game = random_position(3, seed=4, moves=30)
+    buffer = np.full(OBSERVATION_SIZE, 7.0, dtype=np.float32)
+    update_observation(game.state, TILES.table, 1, buffer, new_encoding_cache())
+    np.testing.assert_array_equal(buffer, observe(game.state, 1))

@@ -132,10 +132,11 @@ def test_an_illegal_action_names_its_environment(bad_action, message):
     states = env.states.copy()
     actions = random_legal_batch(env.action_masks(), np.random.default_rng(0))
     actions[1] = bad_action
-    with pytest.raises(IllegalActionError, match=message):
+    with pytest.raises(IllegalActionError, match=message + r".*\(no game was stepped\)"):
         env.step(actions)
-    np.testing.assert_array_equal(env.states[1], states[1])  # untouched
-    assert not np.array_equal(env.states[0], states[0])  # the others stepped (documented)
+    np.testing.assert_array_equal(env.states, states)  # the whole batch is checked first
+    env.step(random_legal_batch(env.action_masks(), np.random.default_rng(0)))
+    assert not np.array_equal(env.states[0], states[0])  # and the env goes on
 
 
 @pytest.mark.parametrize("options,message", [
@@ -288,3 +289,32 @@ def test_sb3_adapter_steps_masks_and_terminal_observations():
 def test_sb3_adapter_needs_flat_observations():
     with pytest.raises(ValueError, match="observation_format='flat'"):
         SB3VectorEnv(SuburbiaVectorEnv(2, num_threads=1))
+
+
+def test_copy_false_hands_out_the_env_buffers_and_matches_copy_true():
+    """copy=False returns the env's own observation, mask, reward and terminal arrays
+    (overwritten by the next step); copy=True returns fresh arrays. Both envs, stepped
+    with the same seed and actions, produce the same values."""
+    fresh = SuburbiaVectorEnv(4, observation_format="flat", num_threads=1)
+    shared = SuburbiaVectorEnv(4, observation_format="flat", num_threads=1, copy=False)
+    fresh_observations, _ = fresh.reset(seed=9)
+    shared_observations, _ = shared.reset(seed=9)
+    assert shared_observations is shared.observations
+    assert fresh_observations is not fresh.observations
+    assert shared.action_masks() is shared.masks
+    rng = np.random.default_rng(1)
+    saw_final = False
+    for _ in range(60):
+        actions = random_legal_batch(fresh.action_masks(), rng)
+        expected = fresh.step(actions)
+        got = shared.step(actions)
+        assert got[0] is shared.observations and got[1] is shared.rewards
+        for expected_part, got_part in zip(expected[:4], got[:4]):
+            np.testing.assert_array_equal(expected_part, got_part)
+        if "final_obs" in expected[4]:
+            saw_final = True
+            assert got[4]["final_obs"] is shared.final_observations
+            rows = expected[4]["_final_obs"]
+            np.testing.assert_array_equal(expected[4]["final_obs"][rows],
+                                          got[4]["final_obs"][rows])
+    assert saw_final

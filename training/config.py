@@ -96,6 +96,8 @@ def parse_config(argv: list[str] | None = None) -> TrainingConfig:
             setattr(config, name, value)
     if config.features not in ("compact", "flat"):
         raise SystemExit(f"--features must be 'compact' or 'flat', not {config.features!r}")
+    if config.init_model and not Path(config.init_model).is_file():
+        raise SystemExit(f"--init-model: no model file at {config.init_model}")
     if config.mode not in ("dale", "self_play"):
         raise SystemExit(f"--mode must be 'dale' or 'self_play', not {config.mode!r}")
     return config

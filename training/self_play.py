@@ -26,7 +26,7 @@ from suburbia_env.env_core import (OPPONENT_DALE, OPPONENT_EXTERNAL, REWARD_NAME
                                    play_opponents)
 from suburbia_env.gym_env import observation_spaces
 from suburbia_env.legal_actions import legal_action_mask
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.observation import OBSERVATION_SIZE, encode_observation, new_encoding_cache
 from suburbia_env.rng import seed_words
 from suburbia_env.tile_data import GOALS, TILES
 from suburbia_env.turn import apply_legal_action
@@ -53,6 +53,7 @@ class SelfPlayVecEnv(VecEnv):
         self.seat_policies = np.full((num_envs, 4), -1, dtype=np.int32)
         self.rng_words = seed_words(seed, num_envs)
         self.observations = np.zeros((num_envs, OBSERVATION_SIZE), dtype=np.float32)
+        self.encoded = np.tile(new_encoding_cache(), (num_envs, 1))
         self.masks = np.zeros((num_envs, a.NUM_ACTIONS), dtype=np.bool_)
         self._actions_buffer = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
         self._log = np.zeros((1, 8), dtype=np.int32)
@@ -101,7 +102,7 @@ class SelfPlayVecEnv(VecEnv):
         env_reset(self.states[index], TILES.table, GOALS.table, TILES.basic_kinds, self.players,
                   MODE_STANDARD, self.edition, 1, game_seed, self.learners[index],
                   self.opponent_kinds[index], self.rng_words[index], self.observations[index],
-                  self.masks[index], self._actions_buffer, self._log)
+                  self.encoded[index], self.masks[index], self._actions_buffer, self._log)
 
     def _play_snapshots(self, indices: list[int]) -> None:
         """Snapshot seats decide, batched per snapshot, until every game in `indices`
@@ -136,8 +137,8 @@ class SelfPlayVecEnv(VecEnv):
         return finish_learner_step(self.states[index], TILES.table, TILES.basic_kinds,
                                    self.learners[index], self.reward_scheme,
                                    self.population_shaping, population_before,
-                                   self.observations[index], self.masks[index],
-                                   self._actions_buffer)
+                                   self.observations[index], self.encoded[index],
+                                   self.masks[index], self._actions_buffer)
 
     # VecEnv API ------------------------------------------------------------------------------
 
@@ -177,7 +178,8 @@ class SelfPlayVecEnv(VecEnv):
                 self.states[index], TILES.table, GOALS.table, TILES.basic_kinds,
                 self._step_actions[index], self.learners[index], self.opponent_kinds[index],
                 self.rng_words[index], self.reward_scheme, self.population_shaping,
-                self.observations[index], self.masks[index], self._actions_buffer, self._log)
+                self.observations[index], self.encoded[index], self.masks[index],
+                self._actions_buffer, self._log)
         self._settle(list(range(self.num_envs)), populations_before)
         dones = self._results == STEP_TERMINATED
         rewards = self._rewards.astype(np.float32)

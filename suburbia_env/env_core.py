@@ -171,8 +171,8 @@ def reset_range(first, stop, states, tiles, goals, basic_kinds, num_players, mod
 
 @njit(cache=True)
 def first_illegal_action(states, tiles, basic_kinds, step_actions):
-    """Index of the first game whose action is illegal or which is over, else -1: the vector
-    env checks the whole batch before any game moves."""
+    """Index of the first game whose action is illegal or which is over, else -1: a batch
+    is checked whole before any game moves."""
     for index in range(states.shape[0]):
         if states[index, s.GAME_OVER] or not is_legal_action(states[index], tiles, basic_kinds,
                                                              step_actions[index]):
@@ -206,6 +206,33 @@ def step_range(first, stop, states, tiles, goals, basic_kinds, step_actions, num
                               rng_words, observations, encoded, masks, actions, log)
 
 
+@njit(cache=True)
+def vector_reset_serial(states, tiles, goals, basic_kinds, num_players, mode, edition,
+                        random_goals, learners, random_seats, opponent_kinds, rng_words,
+                        observations, encoded, masks):
+    """`vector_reset` on one thread."""
+    reset_range(0, states.shape[0], states, tiles, goals, basic_kinds, num_players, mode,
+                edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
+                observations, encoded, masks)
+
+
+@njit(cache=True)
+def vector_step_serial(states, tiles, goals, basic_kinds, step_actions, num_players, mode,
+                       edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
+                       reward_scheme, population_shaping, observations, encoded, masks, rewards,
+                       terminated, results, final_observations, final_populations,
+                       final_winners):
+    """`vector_step` on one thread; returns the first illegal index or -1 (nothing moved)."""
+    illegal = first_illegal_action(states, tiles, basic_kinds, step_actions)
+    if illegal >= 0:
+        return illegal
+    step_range(0, states.shape[0], states, tiles, goals, basic_kinds, step_actions, num_players,
+               mode, edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
+               reward_scheme, population_shaping, observations, encoded, masks, rewards,
+               terminated, results, final_observations, final_populations, final_winners)
+    return -1
+
+
 @njit(cache=True, parallel=True)
 def vector_reset(states, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
                  learners, random_seats, opponent_kinds, rng_words, observations, encoded, masks,
@@ -226,11 +253,17 @@ def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mo
                 final_observations, final_populations, final_winners, num_chunks):
     """Step every game of a batch; a finished game is reset in the same step.
 
+    The whole batch is checked first: with an illegal action (or a finished game)
+    anywhere, nothing moves and the index of the first such game is returned, else -1.
+
     The observation of a finished game goes to `final_observations`, its final populations
     and winner flags (R8.2, R8.3) per seat to `final_populations` / `final_winners`, before
-    the reset; `results` holds each game's STEP_* value (STEP_ILLEGAL leaves that game
-    untouched). `encoded` holds each observation row's encoding cache (observation.py).
+    the reset; `results` holds each game's STEP_* value; `encoded` holds the encoding
+    cache of each observation row (observation.py).
     """
+    illegal = first_illegal_action(states, tiles, basic_kinds, step_actions)
+    if illegal >= 0:
+        return illegal
     num_envs = states.shape[0]
     for chunk in prange(num_chunks):
         step_range(chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks,
@@ -238,3 +271,4 @@ def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mo
                    random_goals, learners, random_seats, opponent_kinds, rng_words,
                    reward_scheme, population_shaping, observations, encoded, masks, rewards,
                    terminated, results, final_observations, final_populations, final_winners)
+    return -1

@@ -21,8 +21,8 @@ from gymnasium.vector.utils import batch_space
 
 from . import action_space as a
 from . import state_layout as s
-from .env_core import (REWARD_NAMES, first_illegal_action, reset_range, step_range,
-                       vector_reset, vector_step)
+from .env_core import (REWARD_NAMES, vector_reset, vector_reset_serial, vector_step,
+                       vector_step_serial)
 from .errors import ConfigError, IllegalActionError
 from .game import Game, GameConfig
 from .gym_env import observation_spaces, resolve_opponents
@@ -87,8 +87,8 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         elif not self._started:
             self.rng_words = seed_words(int(np.random.SeedSequence().entropy % 2**63),
                                         self.num_envs)
-        self._run_compiled(vector_reset, reset_range, self.states, TILES.table, GOALS.table, TILES.basic_kinds,
-                           self.seats, self.config.mode_id, self.config.edition_id,
+        self._run_compiled(vector_reset, vector_reset_serial, self.states, TILES.table,
+                           GOALS.table, TILES.basic_kinds, self.seats, self.config.mode_id, self.config.edition_id,
                            int(self.config.random_private_goals), self.learners,
                            self.random_seats, self.opponent_kinds, self.rng_words,
                            self.observations, self.encoded, self.masks, self.num_chunks)
@@ -103,7 +103,15 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
             raise IllegalActionError(f"actions must be {self.num_envs} integers, not an array of "
                                      f"shape {actions.shape} and dtype {actions.dtype}")
         actions = actions.astype(np.int64)
-        illegal = first_illegal_action(self.states, TILES.table, TILES.basic_kinds, actions)
+        self._learners_before_step = self.learners.copy()
+        illegal = self._run_compiled(
+            vector_step, vector_step_serial, self.states, TILES.table, GOALS.table,
+            TILES.basic_kinds, actions, self.seats, self.config.mode_id, self.config.edition_id,
+            int(self.config.random_private_goals), self.learners, self.random_seats,
+            self.opponent_kinds, self.rng_words, self.reward_scheme, self.population_shaping,
+            self.observations, self.encoded, self.masks, self.rewards, self.terminated,
+            self.results, self.final_observations, self.final_populations, self.final_winners,
+            self.num_chunks)
         if illegal >= 0:
             action = int(actions[illegal])
             if 0 <= action < a.NUM_ACTIONS:
@@ -111,15 +119,6 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
             else:
                 reason = f"action {action} is outside 0..{a.NUM_ACTIONS - 1}"
             raise IllegalActionError(f"environment {illegal}: {reason} (no game was stepped)")
-        self._learners_before_step = self.learners.copy()
-        self._run_compiled(vector_step, step_range, self.states, TILES.table, GOALS.table, TILES.basic_kinds,
-                           actions, self.seats, self.config.mode_id,
-                           self.config.edition_id, int(self.config.random_private_goals),
-                           self.learners, self.random_seats, self.opponent_kinds, self.rng_words,
-                           self.reward_scheme, self.population_shaping, self.observations,
-                           self.encoded, self.masks, self.rewards, self.terminated, self.results,
-                           self.final_observations, self.final_populations,
-                           self.final_winners, self.num_chunks)
         infos = {}
         if self.terminated.any():
             infos["final_obs"] = self._final_observation_batch()
@@ -135,12 +134,11 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
     def _run_compiled(self, parallel_kernel, serial_kernel, *arguments):
         """One compiled call: the serial kernel for one chunk, else prange over chunks."""
         if self.num_chunks == 1:
-            serial_kernel(0, self.num_envs, *arguments[:-1])
-            return
+            return serial_kernel(*arguments[:-1])
         previous = numba.get_num_threads()
         numba.set_num_threads(min(self.num_threads, numba.config.NUMBA_NUM_THREADS))
         try:
-            parallel_kernel(*arguments)
+            return parallel_kernel(*arguments)
         finally:
             numba.set_num_threads(previous)
 

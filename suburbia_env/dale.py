@@ -133,8 +133,9 @@ def dale_choose_cell(state, tiles, player, kind):
 
     Ties go to the larger reputation gain, then to the first cell in row-major order.
     Each candidate is resolved in place on `state` and undone at once (the state is
-    unchanged on return); a cell whose adjacency class (`_adjacency_class`) was already tried is skipped, since
-    it resolves exactly like that earlier cell, which the tie-break prefers anyway.
+    unchanged on return); a cell whose adjacency class (`_adjacency_class`) was already
+    tried is skipped, since it resolves exactly like that earlier cell, which the
+    tie-break prefers anyway.
     -1 when no cell is legal.
     """
     base = player_base(player)

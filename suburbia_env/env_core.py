@@ -101,6 +101,16 @@ def env_step(state, tiles, goals, basic_kinds, action, learner, opponent_kinds, 
         return 0.0, STEP_GAME_OVER
     if not is_legal_action(state, tiles, basic_kinds, action):
         return 0.0, STEP_ILLEGAL
+    return env_step_legal(state, tiles, goals, basic_kinds, action, learner, opponent_kinds,
+                          rng_words, reward_scheme, population_shaping, observation, encoded,
+                          mask, actions, log)
+
+
+@njit(cache=True)
+def env_step_legal(state, tiles, goals, basic_kinds, action, learner, opponent_kinds, rng_words,
+                   reward_scheme, population_shaping, observation, encoded, mask, actions, log):
+    """`env_step` for an action already known legal in a running game (the vector env
+    checks its whole batch first)."""
     population_before = state[player_base(learner) + s.POPULATION]
     apply_legal_action(state, tiles, goals, basic_kinds, action, log)
     play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rng_words, mask,
@@ -185,14 +195,16 @@ def step_range(first, stop, states, tiles, goals, basic_kinds, step_actions, num
                edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
                reward_scheme, population_shaping, observations, encoded, masks, rewards,
                terminated, results, final_observations, final_populations, final_winners):
+    """Games first..stop-1 of a batch whose actions `first_illegal_action` passed."""
     actions = np.empty(masks.shape[1], dtype=np.int32)
     log = np.zeros((1, 8), dtype=np.int32)
     for index in range(first, stop):
         observation = observations[index]
-        reward, result = env_step(states[index], tiles, goals, basic_kinds, step_actions[index],
-                                  learners[index], opponent_kinds[index], rng_words[index],
-                                  reward_scheme, population_shaping, observation,
-                                  encoded[index], masks[index], actions, log)
+        reward, result = env_step_legal(states[index], tiles, goals, basic_kinds,
+                                        step_actions[index], learners[index],
+                                        opponent_kinds[index], rng_words[index], reward_scheme,
+                                        population_shaping, observation, encoded[index],
+                                        masks[index], actions, log)
         rewards[index] = reward
         results[index] = result
         terminated[index] = result == STEP_TERMINATED

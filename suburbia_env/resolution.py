@@ -292,12 +292,18 @@ def put_tile(state, tiles, player, cell, kind, as_lake, sequence):
 
 
 @njit(cache=True)
-def _react(state, tiles, log, owner, owner_cell, new_player, new_cell, new_features):
-    """One existing tile's terms react to a newly placed tile (R7.1 steps 4, 5, 7)."""
+def _reacting_kind(state, tiles, base, cell, new_features):
+    """The effective kind of the tile at `cell` if any of its terms can react to a tile
+    with `new_features`, else -1: the cheap test before `_react`."""
+    kind = effective_kind(state, tiles, base, cell)
+    return kind if tiles[kind, COLUMN_REACTS_TO] & new_features else -1
+
+
+@njit(cache=True)
+def _react(state, tiles, log, owner, owner_cell, kind, new_player, new_cell, new_features):
+    """One existing tile's terms (of effective `kind`, from `_reacting_kind`) react to a
+    newly placed tile (R7.1 steps 4, 5, 7)."""
     base = player_base(owner)
-    kind = effective_kind(state, tiles, base, owner_cell)
-    if tiles[kind, COLUMN_REACTS_TO] & new_features == 0:
-        return
     invested = state[base + s.CELL_FLAGS + owner_cell] & s.FLAG_INVESTED != 0
     same_borough = owner == new_player
     for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
@@ -351,10 +357,10 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boro
     for adjacent_pass in (True, False):
         for position in range(older_tiles):
             other_cell = state[base + s.ORDER + position]
-            reacting_kind = effective_kind(state, tiles, base, other_cell)
-            if (tiles[reacting_kind, COLUMN_REACTS_TO] & new_features
-                    and are_neighbours(cell, other_cell) == adjacent_pass):
-                _react(state, tiles, log, player, other_cell, player, cell, new_features)
+            kind_reacting = _reacting_kind(state, tiles, base, other_cell, new_features)
+            if kind_reacting >= 0 and are_neighbours(cell, other_cell) == adjacent_pass:
+                _react(state, tiles, log, player, other_cell, kind_reacting, player, cell,
+                       new_features)
     if not other_boroughs:
         return
     num_players = state[s.NUM_PLAYERS]
@@ -362,8 +368,11 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boro
         other = (player + offset) % num_players
         other_base = player_base(other)
         for position in range(state[other_base + s.TILE_COUNT]):
-            _react(state, tiles, log, other, state[other_base + s.ORDER + position], player,
-                   cell, new_features)
+            other_cell = state[other_base + s.ORDER + position]
+            kind_reacting = _reacting_kind(state, tiles, other_base, other_cell, new_features)
+            if kind_reacting >= 0:
+                _react(state, tiles, log, other, other_cell, kind_reacting, player, cell,
+                       new_features)
 
 
 @njit(cache=True)

@@ -88,8 +88,9 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
             self.rng_words = seed_words(int(np.random.SeedSequence().entropy % 2**63),
                                         self.num_envs)
         self._run_compiled(vector_reset, vector_reset_serial, self.states, TILES.table,
-                           GOALS.table, TILES.basic_kinds, self.seats, self.config.mode_id, self.config.edition_id,
-                           int(self.config.random_private_goals), self.learners,
+                           GOALS.table, TILES.basic_kinds, self.seats, self.config.mode_id,
+                           self.config.edition_id, int(self.config.random_private_goals),
+                           self.learners,
                            self.random_seats, self.opponent_kinds, self.rng_words,
                            self.observations, self.encoded, self.masks, self.num_chunks)
         self._started = True

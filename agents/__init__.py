@@ -1,7 +1,7 @@
 """Players with one interface (base.Agent): random, Dale, greedy and trained policies.
 
 `make_agent(spec)` builds one from a short text spec (registry.py), e.g. "greedy",
-"greedy:1,0.5,0.25" or "ppo:models/baseline.zip".
+"greedy:1,0.5,0.25", "ppo:models/baseline.zip" or "ppo-rollout:models/baseline.zip".
 """
 
 from .base import Agent
@@ -10,6 +10,7 @@ from .greedy import GreedyAgent
 from .ppo_agent import PPOAgent
 from .random_agent import RandomAgent
 from .registry import AGENT_SPECS, AgentSpecError, make_agent
+from .value_search import ValueSearchAgent
 
 __all__ = ["AGENT_SPECS", "Agent", "AgentSpecError", "DaleAgent", "GreedyAgent", "PPOAgent",
-           "RandomAgent", "make_agent"]
+           "RandomAgent", "ValueSearchAgent", "make_agent"]

@@ -40,7 +40,7 @@ from suburbia_env import state_layout as s
 from suburbia_env.errors import ConfigError, IllegalActionError, NotationError
 from suburbia_env.scoring import LADDER, ladder_rank
 
-from .registry import make_agent
+from .registry import AGENT_SPECS, make_agent
 from .statistics import wilson_interval
 
 MODES = ("dale", "solitary", "standard")
@@ -465,8 +465,7 @@ def write_outputs(result: TournamentResult, summary: dict, output_dir: Path) -> 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--agents", nargs="+", default=["greedy", "dale", "random"],
-                        metavar="SPEC", help="agent specs: random, dale, greedy, "
-                        "greedy:WEIGHTS, ppo:PATH, ppo-sample:PATH "
+                        metavar="SPEC", help=f"agent specs: {', '.join(AGENT_SPECS)} "
                         "(default: greedy dale random)")
     parser.add_argument("--mode", choices=MODES, default="dale",
                         help="dale: each agent alone against Dale (R9.2); solitary: alone "

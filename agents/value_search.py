@@ -1,0 +1,229 @@
+"""A trained MaskablePPO model that searches ahead at decision time with itself.
+
+At each decision the policy proposes its `candidates` most probable legal actions. Each
+is tried on `samples` copies of the game in which the hidden information (stack order,
+One More Round, other players' goals) is redrawn from what the player can know
+(suburbia_env.hidden_information, R10.2), the same redraws for every candidate. A trial
+plays the action and everything up to the player's next decision, which against Dale
+includes Dale's whole turn and the next round's market (R9.2). Two evaluations:
+
+- "rollout" (the default, spec ``ppo-rollout:PATH``): the model plays every trial to the
+  end, each trial's move being its most probable legal action, all trials batched
+  through one forward pass per move. A trial is worth its final reward under `reward`
+  plus `margin_weight` times the margin reward (own minus best other population, /100).
+- "critic" (spec ``ppo-search:PATH``): a trial is worth gamma times the model's critic at
+  the next decision, or its final reward if the game ended there. `reward` must then be
+  the scheme the model was trained with ("margin" for the committed baseline).
+
+The agent plays the candidate with the best mean value over the redraws plus
+`prior_weight` times the log of its policy probability. Only decisions that lead back to
+the same player without another player deciding can be searched this way, so the agent
+plays Dale mode and the solitary mode (R9); other modes raise ConfigError. The redraws
+come from the agent's own generator, reseeded by `reset(seed)`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from suburbia_env import Game
+from suburbia_env import constants as c
+from suburbia_env import state_layout as s
+from suburbia_env.action_space import NUM_ACTIONS
+from suburbia_env.env_core import REWARD_MARGIN, REWARD_NAMES, final_reward
+from suburbia_env.errors import ConfigError
+from suburbia_env.event_log import NUM_EVENT_FIELDS
+from suburbia_env.hidden_information import redraw_hidden_information
+from suburbia_env.legal_actions import legal_action_mask
+from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.resolution import copy_state
+from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.turn import apply_legal_action
+
+from .base import Agent
+from .ppo_agent import PPOAgent
+
+SEARCHABLE_MODES = (c.MODE_DALE, c.MODE_SOLITARY)
+EVALUATIONS = ("critic", "rollout")
+
+
+@njit(cache=True)
+def start_trials(state, tiles, goals, basic_kinds, candidates, samples, rng_words,
+                 trial_states):
+    """Row `sample * len(candidates) + index` of `trial_states` gets candidates[index]
+    played on the sample-th redraw of the hidden information, up to the next decision."""
+    player = state[s.CURRENT_PLAYER]
+    redrawn = np.empty_like(state)
+    log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
+    count = candidates.shape[0]
+    for sample in range(samples):
+        copy_state(redrawn, state)
+        redraw_hidden_information(redrawn, tiles, goals, player, rng_words)
+        for index in range(count):
+            row = sample * count + index
+            copy_state(trial_states[row], redrawn)
+            apply_legal_action(trial_states[row], tiles, goals, basic_kinds, candidates[index],
+                               log)
+
+
+@njit(cache=True)
+def trial_outputs(trial_states, rows, tiles, basic_kinds, player, observations, masks,
+                  running):
+    """Observation and mask of `player` for every unfinished trial among the first `rows`
+    (`running` says which). Returns False if a trial waits for another player."""
+    actions = np.empty(NUM_ACTIONS, dtype=np.int32)
+    for row in range(rows):
+        state = trial_states[row]
+        running[row] = state[s.GAME_OVER] == 0
+        if not running[row]:
+            continue
+        if state[s.CURRENT_PLAYER] != player:
+            return False
+        encode_observation(state, tiles, player, observations[row])
+        legal_action_mask(state, tiles, basic_kinds, masks[row], actions)
+    return True
+
+
+@njit(cache=True)
+def continue_trials(trial_states, rows, tiles, goals, basic_kinds, actions, running):
+    """Play actions[row] in every running trial (a rollout step)."""
+    log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
+    for row in range(rows):
+        if running[row]:
+            apply_legal_action(trial_states[row], tiles, goals, basic_kinds, actions[row], log)
+
+
+@njit(cache=True)
+def final_rewards(trial_states, rows, player, reward_scheme, out):
+    for row in range(rows):
+        out[row] = final_reward(trial_states[row], player, reward_scheme)
+
+
+class ValueSearchAgent(Agent):
+    """A PPOAgent whose candidate moves are played out before it chooses (module
+    docstring)."""
+
+    name = "ppo-rollout"
+
+    def __init__(self, path: str | Path, candidates: int = 4, samples: int = 4,
+                 prior_weight: float = 0.0, evaluation: str = "rollout",
+                 reward: str = "win_loss", margin_weight: float = 0.5,
+                 seed: int | None = None):
+        if candidates < 1 or samples < 1:
+            raise ConfigError(f"candidates and samples must be at least 1, "
+                              f"got {candidates} and {samples}")
+        if reward not in REWARD_NAMES:
+            raise ConfigError(f"unknown reward scheme {reward!r}: use one of {REWARD_NAMES}")
+        if evaluation not in EVALUATIONS:
+            raise ConfigError(f"unknown evaluation {evaluation!r}: use one of {EVALUATIONS}")
+        self.policy_agent = PPOAgent(path)
+        self.path = self.policy_agent.path
+        self.candidates = int(candidates)
+        self.samples = int(samples)
+        self.prior_weight = float(prior_weight)
+        self.evaluation = evaluation
+        self.reward = reward
+        self.margin_weight = float(margin_weight)
+        self._reward_scheme = REWARD_NAMES.index(reward)
+        self._gamma = float(self.policy_agent.model.gamma)
+        self._generator = np.random.default_rng(seed)
+        rows = self.candidates * self.samples
+        self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+        self._trial_states = np.zeros((rows, s.STATE_SIZE), dtype=np.int32)
+        self._observations = np.zeros((rows, OBSERVATION_SIZE), dtype=np.float32)
+        self._masks = np.zeros((rows, NUM_ACTIONS), dtype=np.bool_)
+        self._running = np.zeros(rows, dtype=np.bool_)
+        self._rewards = np.zeros(rows, dtype=np.float64)
+        self._margins = np.zeros(rows, dtype=np.float64)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._generator = np.random.default_rng(seed)
+
+    def _rng_words(self) -> np.ndarray:
+        return self._generator.integers(1, 2**31, size=4, dtype=np.int64).astype(np.int32)
+
+    def act(self, game: Game) -> int:
+        state = game.state
+        if state[s.MODE] not in SEARCHABLE_MODES:
+            raise ConfigError(f"{self.name} searches to the player's next decision, which "
+                              f"only Dale mode and the solitary mode reach without another "
+                              f"player deciding; this game is in mode "
+                              f"{c.MODE_NAMES[state[s.MODE]]!r}")
+        encode_observation(state, TILES.table, game.current_player, self._observation)
+        mask = game.legal_action_mask()
+        probabilities = self.policy_agent.action_probabilities(
+            self._model_input(self._observation, mask), mask)
+        legal = np.flatnonzero(mask)
+        if legal.size == 1:
+            return int(legal[0])
+        order = legal[np.argsort(-probabilities[legal], kind="stable")]
+        candidates = order[:self.candidates].astype(np.int32)
+        values = self.candidate_values(state, candidates)
+        scores = values + self.prior_weight * np.log(probabilities[candidates])
+        return int(candidates[int(np.argmax(scores))])
+
+    def candidate_values(self, state: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """Mean value of each candidate action over the redraws (module docstring)."""
+        rows = candidates.size * self.samples
+        player = int(state[s.CURRENT_PLAYER])
+        start_trials(state, TILES.table, GOALS.table, TILES.basic_kinds, candidates,
+                     self.samples, self._rng_words(), self._trial_states)
+        self._write_trial_outputs(rows, player)
+        if self.evaluation == "critic":
+            final_rewards(self._trial_states, rows, player, self._reward_scheme, self._rewards)
+            running = self._running[:rows]
+            values = self._rewards[:rows].copy()
+            values[running] = self._gamma * self._critic_values(running)
+        else:
+            while self._running[:rows].any():
+                continue_trials(self._trial_states, rows, TILES.table, GOALS.table,
+                                TILES.basic_kinds, self._policy_actions(rows), self._running)
+                self._write_trial_outputs(rows, player)
+            final_rewards(self._trial_states, rows, player, self._reward_scheme, self._rewards)
+            final_rewards(self._trial_states, rows, player, REWARD_MARGIN, self._margins)
+            values = self._rewards[:rows] + self.margin_weight * self._margins[:rows]
+        return values.reshape(self.samples, candidates.size).mean(axis=0)
+
+    def _write_trial_outputs(self, rows: int, player: int) -> None:
+        if not trial_outputs(self._trial_states, rows, TILES.table, TILES.basic_kinds, player,
+                             self._observations, self._masks, self._running):
+            raise ConfigError(f"{self.name}: a trial reached another player's decision")
+
+    def _model_input(self, observation: np.ndarray, mask: np.ndarray):
+        if self.policy_agent._dict_observations:
+            return {"observation": observation, "action_mask": mask.astype(np.int8)}
+        return observation
+
+    def _critic_values(self, running: np.ndarray) -> np.ndarray:
+        """The critic's value of the running trials (`running` covers the first rows)."""
+        import torch
+        policy = self.policy_agent.model.policy
+        rows = running.size
+        tensor, _ = policy.obs_to_tensor(self._model_input(self._observations[:rows][running],
+                                                           self._masks[:rows][running]))
+        with torch.no_grad():
+            return policy.predict_values(tensor).reshape(-1).cpu().numpy().astype(np.float64)
+
+    def _policy_actions(self, rows: int) -> np.ndarray:
+        """The policy's most probable legal action in each trial (rollout play); finished
+        trials get 0, which continue_trials ignores."""
+        import torch
+        policy = self.policy_agent.model.policy
+        running = self._running[:rows]
+        actions = np.zeros(rows, dtype=np.int32)
+        masks = self._masks[:rows][running]
+        tensor, _ = policy.obs_to_tensor(self._model_input(self._observations[:rows][running],
+                                                           masks))
+        with torch.no_grad():
+            distribution = policy.get_distribution(tensor, action_masks=masks)
+            actions[running] = distribution.mode().cpu().numpy()
+        return actions
+
+    def __repr__(self) -> str:
+        return (f"ValueSearchAgent(path={str(self.path)!r}, candidates={self.candidates}, "
+                f"samples={self.samples}, prior_weight={self.prior_weight}, "
+                f"evaluation={self.evaluation!r}, reward={self.reward!r})")

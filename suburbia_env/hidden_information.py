@@ -1,0 +1,132 @@
+"""Redraw what a player cannot see, so that look-ahead never uses hidden information.
+
+A player who searches ahead (agents.value_search) must not read the true order of the
+stacks, the position of One More Round, or other players' private goals (R10.2). It
+plays its trials on a copy of the game in which those are redrawn from what it can
+know (R10.1): `redraw_hidden_information` replaces them in place by a sample consistent
+with the public information and the viewer's own goals.
+
+- Stacks: the tiles of a stack letter that the viewer has not seen (those left in the
+  stack together with those left in the box, R3.2) are shuffled and dealt back to the
+  stack's undrawn positions; the rest return to the box. Stack sizes stay as they are.
+- One More Round: if not drawn yet, it goes to a uniform undrawn position of the block
+  it was shuffled into (R3.3, R9.2).
+- Goals: every other player's two goal options are dealt from the goals the viewer has
+  not seen; a kept private goal becomes the first of them (R3.6).
+
+The game's own generator words (setup shuffles) are replaced as well, since they could
+reproduce the setup.
+"""
+
+import numpy as np
+from numba import njit
+
+from . import constants as c
+from . import state_layout as s
+from .resolution import one_more_round_kind, player_base
+from .rng import random_below, shuffle_range
+from .setup import stack_sizes
+from .tile_data import COLUMN_STACK
+
+_STACKS = (c.STACK_A, c.STACK_B, c.STACK_C)
+
+
+@njit(cache=True)
+def _stack_of_position(state, position):
+    if position < state[s.PILE_A_END]:
+        return c.STACK_A
+    if position < state[s.PILE_B_END]:
+        return c.STACK_B
+    return c.STACK_C
+
+
+@njit(cache=True)
+def _place_one_more_round(state, tiles, rng_words):
+    """Undrawn position (absolute pile index) for One More Round, or -1 if it is drawn."""
+    one_more_round = one_more_round_kind(tiles)
+    still_in_pile = False
+    for position in range(state[s.PILE_POSITION], state[s.PILE_END]):
+        if state[s.PILE + position] == one_more_round:
+            still_in_pile = True
+    if not still_in_pile:
+        return -1
+    sizes = stack_sizes(state[s.NUM_PLAYERS], state[s.MODE], state[s.EDITION])
+    block_start = state[s.PILE_B_END] + sizes[2]
+    block_stop = block_start + sizes[3] + 1
+    first = max(block_start, state[s.PILE_POSITION])
+    return first + random_below(rng_words, 0, block_stop - first)
+
+
+@njit(cache=True)
+def _redraw_stacks(state, tiles, rng_words):
+    """The unseen tiles of each letter are pooled in kind order, so the draw depends on
+    what the viewer may know and on `rng_words`, never on the true order."""
+    one_more_round = one_more_round_kind(tiles)
+    unseen = np.zeros(tiles.shape[0], dtype=np.int64)
+    for kind in range(tiles.shape[0] - 2):
+        if tiles[kind, COLUMN_STACK] != c.STACK_BASIC:
+            unseen[kind] = state[s.BOX + kind]
+            state[s.BOX + kind] = 0
+    for position in range(state[s.PILE_POSITION], state[s.PILE_END]):
+        kind = state[s.PILE + position]
+        if kind != one_more_round:
+            unseen[kind] += 1
+    omr_position = _place_one_more_round(state, tiles, rng_words)
+    pool = np.empty(256, dtype=np.int32)
+    for stack in _STACKS:
+        total = 0
+        for kind in range(tiles.shape[0] - 2):
+            if tiles[kind, COLUMN_STACK] == stack:
+                for _ in range(unseen[kind]):
+                    pool[total] = kind
+                    total += 1
+        shuffle_range(pool, 0, total, rng_words, 0)
+        dealt = 0
+        for position in range(state[s.PILE_POSITION], state[s.PILE_END]):
+            if position == omr_position or _stack_of_position(state, position) != stack:
+                continue
+            state[s.PILE + position] = pool[dealt]
+            dealt += 1
+        for index in range(dealt, total):
+            state[s.BOX + pool[index]] += 1
+    if omr_position >= 0:
+        state[s.PILE + omr_position] = one_more_round
+
+
+@njit(cache=True)
+def _redraw_goals(state, goals, viewer, rng_words):
+    num_goals = goals.shape[0]
+    seen = np.zeros(num_goals, dtype=np.bool_)
+    for index in range(c.MAX_PLAYERS):
+        if state[s.PUBLIC_GOALS + index] >= 0:
+            seen[state[s.PUBLIC_GOALS + index]] = True
+    own = player_base(viewer)
+    for option in range(2):
+        if state[own + s.GOAL_OPTIONS + option] >= 0:
+            seen[state[own + s.GOAL_OPTIONS + option]] = True
+    pool = np.empty(num_goals, dtype=np.int32)
+    total = 0
+    for goal in range(num_goals):
+        if not seen[goal]:
+            pool[total] = goal
+            total += 1
+    shuffle_range(pool, 0, total, rng_words, 0)
+    dealt = 0
+    for player in range(state[s.NUM_PLAYERS]):
+        base = player_base(player)
+        if player == viewer or state[base + s.GOAL_OPTIONS] < 0:
+            continue
+        state[base + s.GOAL_OPTIONS] = pool[dealt]
+        state[base + s.GOAL_OPTIONS + 1] = pool[dealt + 1]
+        dealt += 2
+        if state[base + s.PRIVATE_GOAL] >= 0:
+            state[base + s.PRIVATE_GOAL] = state[base + s.GOAL_OPTIONS]
+
+
+@njit(cache=True)
+def redraw_hidden_information(state, tiles, goals, viewer, rng_words):
+    """Replace in place what `viewer` cannot see by a draw from `rng_words` (int32[4])."""
+    _redraw_stacks(state, tiles, rng_words)
+    _redraw_goals(state, goals, viewer, rng_words)
+    for index in range(4):
+        state[s.RNG_STATE + index] = rng_words[index]

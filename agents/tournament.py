@@ -228,7 +228,8 @@ def run_tournament(specs: list[str], mode: str = "dale", games: int = 100,
     tasks = make_tasks(list(specs), mode, games, players, seed, edition, keep_records)
     local_cache: dict = {}
     for spec in dict.fromkeys(specs):
-        _agent(spec, 0, local_cache)  # fail early on a bad spec or a missing model file
+        # fail early on a bad spec, a missing model file or a mode the agent cannot play
+        _agent(spec, 0, local_cache).check_mode(mode)
     labels = agent_labels(list(specs))
     started = time.time()
     outcomes = []

@@ -107,6 +107,7 @@ class ValueSearchAgent(Agent):
     docstring)."""
 
     name = "ppo-rollout"
+    modes = tuple(c.MODE_NAMES[mode] for mode in SEARCHABLE_MODES)
 
     def __init__(self, path: str | Path, candidates: int = 4, samples: int = 4,
                  prior_weight: float = 0.0, evaluation: str = "rollout",

@@ -257,6 +257,8 @@ def _play_setup(args) -> tuple[Game, int, dict, dict]:
     game = Game(players, mode, args.edition, args.seed)
     agents = {seat: make_agent(spec, seed=agent_seed(args.seed, seat))
               for seat, spec in seats.items()}
+    for agent in agents.values():
+        agent.check_mode(mode)
     return game, human, agents, seats
 
 

@@ -139,6 +139,8 @@ def test_quit_and_end_of_input_leave_the_game():
     (["play", "--players", "2", "--opponents", "greedy", "random"], "do not fit"),
     (["play", "--mode", "solitary", "--opponents", "greedy"], "no opponents"),
     (["play", "--players", "2", "--opponents", "alphazero"], "unknown agent spec"),
+    (["play", "--players", "2", "--opponents", f"ppo-rollout:{REPO / 'models/baseline.zip'}"],
+     "plays only dale and solitary games, not 'standard'"),
 ])
 def test_play_refuses_impossible_tables(argv, message, capsys):
     status, _ = run_cli(argv, "quit\n")

@@ -108,6 +108,13 @@ def test_modes_with_other_deciders_are_refused(rollout_agent):
         rollout_agent.act(game)
 
 
+def test_tournaments_refuse_the_search_agents_in_standard_games_before_playing():
+    from agents.tournament import run_tournament
+    with pytest.raises(ConfigError, match="plays only dale and solitary games, not 'standard'"):
+        run_tournament([f"ppo-rollout:{BASELINE}", "greedy"], mode="standard", games=2,
+                       workers=1, progress=False)
+
+
 def test_solitary_games_are_searched(rollout_agent):
     game, actions = _play_solitary(rollout_agent)
     assert game.is_over and len(actions) > 10

@@ -217,6 +217,32 @@ def test_train_continues_from_an_init_model(tmp_path):
         assert torch.equal(started[name], ended[name]), name
 
 
+def test_train_imitates_the_named_demonstrator_first(tmp_path):
+    """--pretrain-games N --demonstrator SPEC: N games of that agent against Dale are
+    recorded (seeds from 1,000,000) and imitated before PPO starts."""
+    status, _ = run_cli(["train", "--pretrain-games", "2", "--demonstrator", "dale",
+                         "--pretrain-epochs", "1", "--total-timesteps", "64", "--num-envs",
+                         "2", "--n-steps", "32", "--batch-size", "32", "--features-dim", "16",
+                         "--net-arch", "16", "--eval-games", "2", "--eval-every", "1000000",
+                         "--checkpoint-every", "1000000", "--no-progress-bar",
+                         "--output-dir", str(tmp_path)])
+    assert status == 0
+    from agents.dale_agent import DaleAgent
+    from suburbia_env import Game
+    with np.load(tmp_path / "demonstrations.npz") as data:
+        states, actions = data["states"], data["actions"]
+    game, dale, seed = Game(players=1, mode="dale", seed=1_000_000), DaleAgent(), 1_000_000
+    for state, action in zip(states, actions):
+        if game.is_over:
+            seed += 1
+            game = Game(players=1, mode="dale", seed=seed)
+        assert np.array_equal(game.state, state)
+        assert action == dale.act(game)
+        game.apply(int(action))
+    assert game.is_over and seed == 1_000_001
+    assert (tmp_path / "pretrained_model.zip").is_file()
+
+
 def test_train_names_a_missing_init_model(tmp_path, capsys):
     with pytest.raises(SystemExit, match="--init-model: no model file at .*nowhere.zip"):
         run_cli(["train", "--init-model", str(tmp_path / "nowhere.zip")])

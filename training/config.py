@@ -38,8 +38,11 @@ class TrainingConfig:
     features: str = "compact"  # "compact": training.features.SuburbiaFeatures; "flat": SB3 flatten
     features_dim: int = 256  # width of the compact extractor's dense layer
     net_arch: list[int] = field(default_factory=lambda: [128])
-    # Warm start by imitating the greedy player (training/imitation.py); 0 games: none.
+    # Imitation before PPO (training/imitation.py): pretrain_games games of the
+    # demonstrator (an agent spec, e.g. "ppo-rollout:models/baseline.zip") against Dale,
+    # or saved demonstrations; 0 games and no file: none.
     pretrain_games: int = 0
+    demonstrator: str = "greedy"
     demonstrations: str = ""  # .npz files saved by training.imitation, comma-separated (skips collecting)
     pretrain_epochs: int = 5
     pretrain_learning_rate: float = 1e-3

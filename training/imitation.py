@@ -1,7 +1,11 @@
-"""Warm start: imitate the greedy player (agents.greedy) before reinforcement learning.
+"""Imitation: fit the policy to a stronger player's choices.
 
-Demonstrations are Dale-mode games played by GreedyAgent, recorded as the engine state
-before each of its decisions, the action it chose and the game's final margin over Dale.
+Two uses: a warm start that imitates the greedy player (agents.greedy) before
+reinforcement learning, and expert iteration, which distils a search agent built on the
+policy (e.g. `ppo-rollout:models/baseline.zip`) back into it. Demonstrations are
+Dale-mode games played by the demonstrator (any agent spec of agents.registry),
+recorded as the engine state before each of its decisions, the action it chose and the
+game's final margin over Dale.
 States (not observations) are stored: an observation is 8714 floats, a state 2220 ints,
 and encoding one takes microseconds. Pretraining fits the policy's masked action
 distribution to the chosen actions (cross-entropy) and its value head to the final
@@ -16,7 +20,7 @@ import time
 import numpy as np
 import torch
 
-from agents.greedy import GreedyAgent
+from agents.registry import make_agent
 from suburbia_env import Game
 from suburbia_env import state_layout as s
 from suburbia_env.action_space import NUM_ACTIONS
@@ -25,15 +29,20 @@ from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 
 
-def _play_demonstrations(arguments: tuple[int, int, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    first_seed, games, edition = arguments
-    agent = GreedyAgent()
+def _play_demonstrations(arguments: tuple[int, int, str, str]
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    first_seed, games, edition, demonstrator = arguments
+    torch.set_num_threads(1)
+    agent = make_agent(demonstrator, seed=first_seed)
+    agent.check_mode("dale")
     states, actions, returns = [], [], []
     for seed in range(first_seed, first_seed + games):
+        agent.reset(seed)
         game = Game(players=1, mode="dale", edition=edition, seed=seed)
         game_states = []
         while not game.is_over:
-            action = agent.act(game)
+            choice = agent.act(game)
+            action = game.text_to_action(choice) if isinstance(choice, str) else int(choice)
             game_states.append(game.state.copy())
             actions.append(action)
             game.apply(action)
@@ -45,11 +54,17 @@ def _play_demonstrations(arguments: tuple[int, int, str]) -> tuple[np.ndarray, n
 
 
 def collect_demonstrations(games: int, seed: int = 1_000_000, workers: int = 2,
-                           edition: str = "2nd") -> dict[str, np.ndarray]:
-    """Greedy-versus-Dale games, seeds seed..seed+games-1, split over worker processes."""
-    chunks = max(1, workers)
+                           edition: str = "2nd", demonstrator: str = "greedy"
+                           ) -> dict[str, np.ndarray]:
+    """Games of `demonstrator` against Dale, seeds seed..seed+games-1, over worker processes.
+
+    The demonstrator is checked before any worker starts, so a bad spec or a missing
+    model file fails at once with the registry's error.
+    """
+    make_agent(demonstrator).check_mode("dale")
+    chunks = max(1, min(workers, games))
     bounds = np.linspace(0, games, chunks + 1).astype(int)
-    jobs = [(seed + int(bounds[i]), int(bounds[i + 1] - bounds[i]), edition)
+    jobs = [(seed + int(bounds[i]), int(bounds[i + 1] - bounds[i]), edition, demonstrator)
             for i in range(chunks) if bounds[i + 1] > bounds[i]]
     started = time.time()
     context = multiprocessing.get_context("spawn")
@@ -58,7 +73,8 @@ def collect_demonstrations(games: int, seed: int = 1_000_000, workers: int = 2,
     data = {"states": np.concatenate([p[0] for p in parts]),
             "actions": np.concatenate([p[1] for p in parts]),
             "returns": np.concatenate([p[2] for p in parts])}
-    print(f"collected {len(data['actions'])} decisions from {games} greedy games against Dale "
+    print(f"collected {len(data['actions'])} decisions from {games} {demonstrator} games "
+          f"against Dale "
           f"in {time.time() - started:.0f} s", flush=True)
     return data
 
@@ -123,6 +139,31 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int = 5, batch_size: in
                 correct += int((predicted.mode() == actions).sum())
         losses.append(total / batches)
         print(f"pretrain epoch {epoch + 1}/{epochs}: loss {losses[-1]:.3f}, "
-              f"agreement with greedy {correct / count:.3f}", flush=True)
+              f"agreement with the demonstrator {correct / count:.3f}", flush=True)
     policy.set_training_mode(False)
     return losses
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m training.imitation`: collect demonstrations into a .npz file."""
+    import argparse
+    parser = argparse.ArgumentParser(
+        prog="python -m training.imitation",
+        description="Record an agent's games against Dale as demonstrations for "
+                    "`suburbia train --demonstrations FILE`.")
+    parser.add_argument("output", help="the .npz file to write")
+    parser.add_argument("--games", type=int, required=True)
+    parser.add_argument("--seed", type=int, default=1_000_000, help="seed of the first game")
+    parser.add_argument("--demonstrator", default="greedy", help="agent spec (agents.registry)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--edition", default="2nd")
+    arguments = parser.parse_args(argv)
+    if arguments.games < 1:
+        parser.error("--games must be at least 1")
+    data = collect_demonstrations(arguments.games, arguments.seed, arguments.workers,
+                                  arguments.edition, arguments.demonstrator)
+    save_demonstrations(arguments.output, data)
+
+
+if __name__ == "__main__":
+    main()

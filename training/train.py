@@ -112,7 +112,8 @@ def train(config: TrainingConfig) -> dict:
         if config.demonstrations:
             demonstrations = load_demonstrations(config.demonstrations)
         else:
-            demonstrations = collect_demonstrations(config.pretrain_games, edition=config.edition)
+            demonstrations = collect_demonstrations(config.pretrain_games, edition=config.edition,
+                                                    demonstrator=config.demonstrator)
             save_demonstrations(output_dir / "demonstrations.npz", demonstrations)
         pretrain(model, demonstrations, config.pretrain_epochs,
                  learning_rate=config.pretrain_learning_rate, seed=config.seed)

@@ -14,7 +14,7 @@ from .dale import dale_policy_action
 from .legal_actions import is_legal_action, legal_action_mask
 from .observation import update_observation
 from .resolution import player_base
-from .rng import next_word, random_below
+from .rng import avoid_zero_state, next_word, random_below
 from .setup import new_game
 from .turn import apply_legal_action
 
@@ -86,6 +86,8 @@ def env_reset(state, tiles, goals, basic_kinds, num_players, mode, edition, rand
               game_seed, learner, opponent_kinds, rng_words, observation, encoded, mask, actions,
               log):
     """New game, opponents up to the learner's first decision, outputs written."""
+    avoid_zero_state(game_seed)
+    avoid_zero_state(rng_words)
     new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
              game_seed)
     play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rng_words, mask,

@@ -119,16 +119,14 @@ class SuburbiaEnv(gym.Env):
         self._log = ev.new_log(0)
         self._episode_over = True
         self._started = False
+        self._arguments_before_action = (self.state, TILES.table, GOALS.table, TILES.basic_kinds)
+        self._arguments_after_action: tuple = ()
 
     # Gymnasium API ---------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        words = self.np_random.integers(-2**31, 2**31, size=8, dtype=np.int64).astype(np.int32)
-        if not words[:4].any():
-            words[0] = 1
-        if not words[4:].any():
-            words[4] = 1
+        words = self.np_random.bit_generator.random_raw(4).view(np.int32)
         self._opponent_words[:] = words[4:]
         if self.learner_seat_option == "random":
             self.learner = int(self.np_random.integers(self.seats))
@@ -141,18 +139,20 @@ class SuburbiaEnv(gym.Env):
         self._play_external_opponents(self.state[s.player_base(self.learner) + s.POPULATION])
         self._episode_over = bool(self.state[s.GAME_OVER])
         self._started = True
+        self._arguments_after_action = (
+            self.learner, self.opponent_kinds, self._opponent_words, self.reward_scheme,
+            self.population_shaping, self._observation, self._encoded, self._mask,
+            self._actions, self._log)
         return self._current_observation(), self._info()
 
     def step(self, action):
-        if not self._started:
-            raise GameOverError("call reset() before step()")
         if self._episode_over:
-            raise GameOverError("the episode is over: call reset() before step()")
-        action = self._check_action_type(action)
-        reward, result = env_step(self.state, TILES.table, GOALS.table, TILES.basic_kinds, action,
-                                  self.learner, self.opponent_kinds, self._opponent_words,
-                                  self.reward_scheme, self.population_shaping, self._observation,
-                                  self._encoded, self._mask, self._actions, self._log)
+            raise GameOverError("the episode is over: call reset() before step()" if self._started
+                                else "call reset() before step()")
+        if type(action) is not int:
+            action = self._check_action_type(action)
+        reward, result = env_step(*self._arguments_before_action, action,
+                                  *self._arguments_after_action)
         if result == STEP_GAME_OVER:
             raise GameOverError("the game is over: call reset() before step()")
         if result == STEP_ILLEGAL:

@@ -23,6 +23,13 @@ def seed_words(seed: int, count: int = 1) -> np.ndarray:
 
 
 @njit(cache=True)
+def avoid_zero_state(words):
+    """Make a generator state (int32[4]) usable: the all-zero state is a fixed point."""
+    if words[0] == 0 and words[1] == 0 and words[2] == 0 and words[3] == 0:
+        words[0] = 1
+
+
+@njit(cache=True)
 def _load(words, offset, index):
     return np.int64(words[offset + index]) & _MASK32
 

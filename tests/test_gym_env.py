@@ -322,6 +322,43 @@ def test_same_seed_same_trajectory(options):
     assert not np.array_equal(first_observation, other)  # the seed matters
 
 
+class _ZeroBits:
+    def random_raw(self, count):
+        return np.zeros(count, dtype=np.uint64)
+
+
+class _ZeroGenerator:
+    """A generator whose raw draws are all zero: the worst case for the xoshiro words."""
+    bit_generator = _ZeroBits()
+
+    def integers(self, high):
+        return 0
+
+
+def test_all_zero_generator_words_are_repaired_before_a_game_starts():
+    """All-zero xoshiro128** words are a fixed point (rng.py): every draw would be zero
+    and every shuffle the identity. The reset makes them usable before the game is set
+    up, so the random opponent still varies its moves."""
+    env = SuburbiaEnv(mode="standard", players=2, opponents="random")
+    env.reset(seed=0)
+    env.np_random = _ZeroGenerator()
+    env.reset()
+    assert env.state[s.RNG_STATE:s.RNG_STATE + 4].tolist() != [0, 0, 0, 0]
+    assert env._opponent_words.tolist() == [1, 0, 0, 0]
+    steps, info = play_episode_without_reset(env, np.random.default_rng(3))
+    assert steps > 10 and info["winners"]
+    assert env._opponent_words.tolist() != [1, 0, 0, 0]  # the random opponent drew from them
+
+
+def play_episode_without_reset(env: SuburbiaEnv, rng: np.random.Generator):
+    steps = 0
+    while True:
+        _, _, terminated, _, info = env.step(random_legal(env, rng))
+        steps += 1
+        if terminated:
+            return steps, info
+
+
 # Rendering --------------------------------------------------------------------------------------
 
 def test_ansi_render_shows_market_and_boroughs():

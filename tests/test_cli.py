@@ -243,6 +243,29 @@ def test_train_imitates_the_named_demonstrator_first(tmp_path):
     assert (tmp_path / "pretrained_model.zip").is_file()
 
 
+def test_train_without_ppo_steps_evaluates_the_imitating_policy(tmp_path):
+    """--total-timesteps 0: the policy fitted to the demonstrations is saved and
+    evaluated as it is (the distillation step of models/README.md)."""
+    status, _ = run_cli(["train", "--pretrain-games", "1", "--demonstrator", "dale",
+                         "--pretrain-epochs", "1", "--total-timesteps", "0", "--num-envs", "2",
+                         "--features-dim", "16", "--net-arch", "16", "--eval-games", "2",
+                         "--no-progress-bar", "--output-dir", str(tmp_path)])
+    assert status == 0
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["timesteps"] == 0 and summary["final_evaluation"]["games"] == 2
+    import torch
+    from sb3_contrib import MaskablePPO
+    pretrained = MaskablePPO.load(tmp_path / "pretrained_model.zip", device="cpu")
+    saved = MaskablePPO.load(tmp_path / "model.zip", device="cpu")
+    for name, weights in pretrained.policy.state_dict().items():
+        assert torch.equal(weights, saved.policy.state_dict()[name]), name
+
+
+def test_train_refuses_negative_timesteps(capsys):
+    with pytest.raises(SystemExit, match="--total-timesteps must be 0 .* not -5"):
+        run_cli(["train", "--total-timesteps", "-5"])
+
+
 def test_train_names_a_missing_init_model(tmp_path, capsys):
     with pytest.raises(SystemExit, match="--init-model: no model file at .*nowhere.zip"):
         run_cli(["train", "--init-model", str(tmp_path / "nowhere.zip")])

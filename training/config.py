@@ -18,7 +18,7 @@ class TrainingConfig:
     reward: str = "margin"  # "win_loss" or "margin" (suburbia_env.env_core)
     population_shaping: float = 0.0
     # Run.
-    total_timesteps: int = 2_000_000
+    total_timesteps: int = 2_000_000  # 0: no PPO, only imitation / --init-model, then evaluation
     seed: int = 0
     output_dir: str = "runs/dale"
     num_envs: int = 64
@@ -101,6 +101,9 @@ def parse_config(argv: list[str] | None = None) -> TrainingConfig:
         raise SystemExit(f"--features must be 'compact' or 'flat', not {config.features!r}")
     if config.init_model and not Path(config.init_model).is_file():
         raise SystemExit(f"--init-model: no model file at {config.init_model}")
+    if config.total_timesteps < 0:
+        raise SystemExit(f"--total-timesteps must be 0 (imitate or load, then evaluate) or "
+                         f"more, not {config.total_timesteps}")
     if config.mode not in ("dale", "self_play"):
         raise SystemExit(f"--mode must be 'dale' or 'self_play', not {config.mode!r}")
     return config

@@ -132,7 +132,7 @@ def train(config: TrainingConfig) -> dict:
     model.save(output_dir / "model.zip")
     final = evaluation.evaluate()
     summary = {"timesteps": int(model.num_timesteps), "learn_seconds": round(learn_seconds, 1),
-               "env_steps_per_second": round(model.num_timesteps / learn_seconds, 1),
+               "env_steps_per_second": round(model.num_timesteps / max(learn_seconds, 1e-9), 1),
                "final_evaluation": final, "best": evaluation.best,
                "evaluations": evaluation.history}
     (output_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -171,12 +171,13 @@ class Game:
 
     def is_legal(self, action: int | str) -> bool:
         try:
-            number = self._action_number(action)
+            number = self.action_number(action)
         except NotationError:
             return False
         return bool(is_legal_action(self.state, TILES.table, TILES.basic_kinds, number))
 
-    def _action_number(self, action: int | str) -> int:
+    def action_number(self, action: int | str) -> int:
+        """The action number of a number or a line of notation (agents may answer either)."""
         if isinstance(action, str):
             return parse_action(action, self.state)
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -191,7 +192,7 @@ class Game:
         """
         if self.is_over:
             raise GameOverError("the game is over: no action can be applied")
-        number = self._action_number(action)
+        number = self.action_number(action)
         if not 0 <= number < a.NUM_ACTIONS:
             raise IllegalActionError(f"action {number} is outside 0..{a.NUM_ACTIONS - 1}")
         if not is_legal_action(self.state, TILES.table, TILES.basic_kinds, number):

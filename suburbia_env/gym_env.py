@@ -119,6 +119,8 @@ class SuburbiaEnv(gym.Env):
         self._log = ev.new_log(0)
         self._episode_over = True
         self._started = False
+        # env_step's arguments around the action, built once per episode for the hot path
+        # (the learner seat is fixed by reset).
         self._arguments_before_action = (self.state, TILES.table, GOALS.table, TILES.basic_kinds)
         self._arguments_after_action: tuple = ()
 
@@ -213,7 +215,7 @@ class SuburbiaEnv(gym.Env):
             policy = self.external_opponents[seat]
             view = Game.from_state(self.config, self.state)
             choice = policy.act(view) if hasattr(policy, "act") else policy(view)
-            number = view.text_to_action(choice) if isinstance(choice, str) else int(choice)
+            number = view.action_number(choice)
             if not is_legal_action(self.state, TILES.table, TILES.basic_kinds, number):
                 raise IllegalActionError(f"opponent in seat {seat} chose an illegal action: "
                                          f"{view._illegal_reason(number)}")

@@ -41,8 +41,7 @@ def _play_demonstrations(arguments: tuple[int, int, str, str]
         game = Game(players=1, mode="dale", edition=edition, seed=seed)
         game_states = []
         while not game.is_over:
-            choice = agent.act(game)
-            action = game.text_to_action(choice) if isinstance(choice, str) else int(choice)
+            action = game.action_number(agent.act(game))
             game_states.append(game.state.copy())
             actions.append(action)
             game.apply(action)
@@ -74,8 +73,7 @@ def collect_demonstrations(games: int, seed: int = 1_000_000, workers: int = 2,
             "actions": np.concatenate([p[1] for p in parts]),
             "returns": np.concatenate([p[2] for p in parts])}
     print(f"collected {len(data['actions'])} decisions from {games} {demonstrator} games "
-          f"against Dale "
-          f"in {time.time() - started:.0f} s", flush=True)
+          f"against Dale in {time.time() - started:.0f} s", flush=True)
     return data
 
 

@@ -10,7 +10,7 @@ from . import action_space as a
 from . import constants as c
 from . import event_log as ev
 from . import state_layout as s
-from .hex_grid import NEIGHBOURS, NUM_CELLS
+from .hex_grid import NEIGHBOUR_BITS, NEIGHBOURS, NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
 from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
@@ -103,27 +103,27 @@ def _undo_trial_placement(state, player, cell, saved):
 
 
 @njit(cache=True)
-def _adjacency_class(state, tiles, base, cell, new_features, adjacent_targets):
-    """The set of neighbours that matter, as two 64-bit masks over cell numbers.
+def _cells_that_matter(state, tiles, base, new_features, adjacent_targets):
+    """The occupied cells whose tile would matter next to the new tile, as a set of cell
+    numbers in two 64-bit words (hex_grid.NEIGHBOUR_BITS).
 
-    A neighbour matters when one of its terms can match the new tile or when the new
+    A tile matters when one of its terms can react to the new tile or when the new
     tile's adjacent terms can match it; any other neighbour adds nothing to the
-    resolution wherever it stands (R7.1 steps 3 to 5). Cells with equal sets therefore
-    resolve to the same adjustments, in the same order.
+    resolution wherever it stands (R7.1 steps 3 to 5). The neighbours that matter of a
+    cell, its adjacency class, are then one AND away, and cells with equal classes
+    resolve to the same adjustments in the same order.
     """
     low = np.int64(0)
     high = np.int64(0)
-    for index in range(6):
-        neighbour = NEIGHBOURS[cell, index]
-        if neighbour < 0 or state[base + s.CELL_KIND + neighbour] < 0:
-            continue
-        kind = effective_kind(state, tiles, base, neighbour)
+    for position in range(state[base + s.TILE_COUNT]):
+        cell = state[base + s.ORDER + position]
+        kind = effective_kind(state, tiles, base, cell)
         if (tiles[kind, COLUMN_REACTS_TO] & new_features
                 or tiles[kind, COLUMN_FEATURES] & adjacent_targets):
-            if neighbour < 64:
-                low |= np.int64(1) << neighbour
+            if cell < 64:
+                low |= np.int64(1) << cell
             else:
-                high |= np.int64(1) << (neighbour - 64)
+                high |= np.int64(1) << (cell - 64)
     return low, high
 
 
@@ -133,7 +133,7 @@ def dale_choose_cell(state, tiles, player, kind):
 
     Ties go to the larger reputation gain, then to the first cell in row-major order.
     Each candidate is resolved in place on `state` and undone at once (the state is
-    unchanged on return); a cell whose adjacency class (`_adjacency_class`) was already
+    unchanged on return); a cell whose adjacency class (`_cells_that_matter`) was already
     tried is skipped, since it resolves exactly like that earlier cell, which the
     tie-break prefers anyway.
     -1 when no cell is legal.
@@ -146,11 +146,12 @@ def dale_choose_cell(state, tiles, player, kind):
     for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
         if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT:
             adjacent_targets |= tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
+    matter_low, matter_high = _cells_that_matter(state, tiles, base, new_features,
+                                                 adjacent_targets)
     saved = np.empty(_TRIAL_SAVED, dtype=np.int32)
     _save_trial_entries(state, player, saved)
     no_log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
-    tried_low = np.empty(NUM_CELLS, dtype=np.int64)
-    tried_high = np.empty(NUM_CELLS, dtype=np.int64)
+    tried = np.empty((NUM_CELLS, 2), dtype=np.int64)
     num_tried = 0
     best_cell = -1
     best_gain = 0
@@ -158,16 +159,17 @@ def dale_choose_cell(state, tiles, player, kind):
     for cell in range(NUM_CELLS):
         if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
             continue
-        low, high = _adjacency_class(state, tiles, base, cell, new_features, adjacent_targets)
+        low = NEIGHBOUR_BITS[cell, 0] & matter_low
+        high = NEIGHBOUR_BITS[cell, 1] & matter_high
         seen = False
         for index in range(num_tried):
-            if tried_low[index] == low and tried_high[index] == high:
+            if tried[index, 0] == low and tried[index, 1] == high:
                 seen = True
                 break
         if seen:
             continue
-        tried_low[num_tried] = low
-        tried_high[num_tried] = high
+        tried[num_tried, 0] = low
+        tried[num_tried, 1] = high
         num_tried += 1
         _save_cell_entries(state, player, cell, saved)
         resolve_placement(state, tiles, no_log, player, cell, kind, False, False)

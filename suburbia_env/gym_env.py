@@ -29,6 +29,7 @@ from . import state_layout as s
 from .env_core import (OPPONENT_DALE, OPPONENT_EXTERNAL, OPPONENT_NAMES, OPPONENT_RANDOM,
                        REWARD_NAMES, STEP_GAME_OVER, STEP_ILLEGAL, STEP_TERMINATED, env_reset,
                        env_step, finish_learner_step, play_opponents)
+from .compiled_call import compiled_entry_point
 from .errors import ConfigError, GameOverError, IllegalActionError
 from .game import Game, GameConfig
 from .observation import OBSERVATION_SIZE, new_encoding_cache
@@ -114,15 +115,17 @@ class SuburbiaEnv(gym.Env):
         self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
         self._encoded = new_encoding_cache()
         self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+        self._mask_as_int8 = self._mask.view(np.int8)
         self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
         self._opponent_words = np.zeros(4, dtype=np.int32)
         self._log = ev.new_log(0)
         self._episode_over = True
         self._started = False
         # env_step's arguments around the action, built once per episode for the hot path
-        # (the learner seat is fixed by reset).
+        # (the learner seat is fixed by reset), and its entry point (compiled_call.py).
         self._arguments_before_action = (self.state, TILES.table, GOALS.table, TILES.basic_kinds)
         self._arguments_after_action: tuple = ()
+        self._step_kernel = None
 
     # Gymnasium API ---------------------------------------------------------------------
 
@@ -145,7 +148,9 @@ class SuburbiaEnv(gym.Env):
             self.learner, self.opponent_kinds, self._opponent_words, self.reward_scheme,
             self.population_shaping, self._observation, self._encoded, self._mask,
             self._actions, self._log)
-        return self._current_observation(), self._info()
+        if self._step_kernel is None:
+            self._step_kernel = self._resolve_step_kernel()
+        return self._current_observation(), self._info(self._episode_over)
 
     def step(self, action):
         if self._episode_over:
@@ -153,8 +158,11 @@ class SuburbiaEnv(gym.Env):
                                 else "call reset() before step()")
         if type(action) is not int:
             action = self._check_action_type(action)
-        reward, result = env_step(*self._arguments_before_action, action,
-                                  *self._arguments_after_action)
+        try:
+            reward, result = self._step_kernel(*self._arguments_before_action, action,
+                                               *self._arguments_after_action)
+        except OverflowError:
+            raise IllegalActionError(f"action {action} is outside 0..{a.NUM_ACTIONS - 1}") from None
         if result == STEP_GAME_OVER:
             raise GameOverError("the game is over: call reset() before step()")
         if result == STEP_ILLEGAL:
@@ -165,7 +173,7 @@ class SuburbiaEnv(gym.Env):
             reward += extra
         terminated = result == STEP_TERMINATED
         self._episode_over = terminated
-        return self._current_observation(), float(reward), terminated, False, self._info()
+        return self._current_observation(), reward, terminated, False, self._info(terminated)
 
     def action_masks(self) -> np.ndarray:
         """The legal-action mask of the learner (sb3-contrib MaskablePPO)."""
@@ -180,6 +188,24 @@ class SuburbiaEnv(gym.Env):
         return None
 
     # Helpers ----------------------------------------------------------------------------
+
+    def _resolve_step_kernel(self):
+        return compiled_entry_point(env_step, (*self._arguments_before_action, 0,
+                                               *self._arguments_after_action))
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        # Machine code does not pickle, and a pickled view would no longer share memory
+        # with its array: both are made again on load.
+        del state["_step_kernel"], state["_mask_as_int8"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._mask_as_int8 = self._mask.view(np.int8)
+        self._step_kernel = None
+        if self._arguments_after_action:
+            self._step_kernel = self._resolve_step_kernel()
 
     @property
     def game(self) -> Game:
@@ -199,7 +225,7 @@ class SuburbiaEnv(gym.Env):
     def _illegal(self, action: int):
         if self.illegal_action == "lose":
             self._episode_over = True
-            info = self._info()
+            info = self._info(False)
             info["illegal_action"] = True
             return self._current_observation(), -1.0, True, False, info
         game = self.game
@@ -232,12 +258,12 @@ class SuburbiaEnv(gym.Env):
         if self.observation_format == "flat":
             return self._observation.copy()
         return {"observation": self._observation.copy(),
-                "action_mask": self._mask.view(np.int8).copy()}
+                "action_mask": self._mask_as_int8.copy()}
 
-    def _info(self) -> dict:
-        info = {"learner_seat": self.learner, "current_player": int(self.state[s.CURRENT_PLAYER])}
-        if self.state[s.GAME_OVER]:
-            game = self.game
-            info["final_scores"] = game.final_scores()
-            info["winners"] = game.winners
-        return info
+    def _info(self, game_over: bool) -> dict:
+        """Between decisions the learner is always the one to act (opponents have played)."""
+        if not game_over:
+            return {"learner_seat": self.learner, "current_player": self.learner}
+        game = self.game
+        return {"learner_seat": self.learner, "current_player": -1,
+                "final_scores": game.final_scores(), "winners": game.winners}

@@ -50,5 +50,20 @@ def _build_neighbour_table() -> np.ndarray:
 NEIGHBOURS = _build_neighbour_table()
 """NEIGHBOURS[cell] lists the on-grid neighbours of a cell, padded with NO_CELL."""
 
+
+def _build_neighbour_bits() -> np.ndarray:
+    bits = np.zeros((NUM_CELLS, 2), dtype=np.int64)
+    for cell in range(NUM_CELLS):
+        for neighbour in NEIGHBOURS[cell]:
+            if neighbour != NO_CELL:
+                bits[cell, neighbour // 64] |= np.int64(1) << np.int64(neighbour % 64)
+    return bits
+
+
+NEIGHBOUR_BITS = _build_neighbour_bits()
+"""The neighbours of a cell as a set of cell numbers in two 64-bit words: bit n % 64 of
+NEIGHBOUR_BITS[cell, n // 64] is set when cell n is a neighbour. One AND intersects a
+cell's neighbourhood with any set of cells."""
+
 STARTING_CELLS = (cell_index(0, 0), cell_index(0, 1), cell_index(0, 2))
 """Suburbs, Community Park, Heavy Factory of the starting borough (R2.3)."""

@@ -11,7 +11,7 @@ from numba import njit
 from . import constants as c
 from . import event_log as ev
 from . import state_layout as s
-from .hex_grid import NEIGHBOURS
+from .hex_grid import NEIGHBOUR_BITS, NEIGHBOURS
 from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_CONDITIONAL_TARGET, COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT,
@@ -77,10 +77,7 @@ def effective_kind(state, tiles, base, cell):
 
 @njit(cache=True)
 def are_neighbours(first, second):
-    for index in range(6):
-        if NEIGHBOURS[first, index] == second:
-            return True
-    return False
+    return (NEIGHBOUR_BITS[first, second >> 6] >> (second & 63)) & 1 != 0
 
 
 @njit(cache=True)

@@ -115,7 +115,8 @@ def _clear_borough(out, slot, encoded, seat):
 @njit(cache=True)
 def _update_borough(state, tiles, seat, slot, out, encoded):
     """Rewrite the cells whose kind or flags differ from what `out` holds (`encoded`):
-    between two decisions of a player only a few cells change."""
+    between two decisions of a player only a few cells change, most of them empty cells
+    that became placeable, which touch one feature plane instead of seventeen."""
     row = slot * ENCODED_STRIDE
     if encoded[row + ENCODED_SEAT] != seat:
         _clear_borough(out, slot, encoded, seat)
@@ -126,11 +127,15 @@ def _update_borough(state, tiles, seat, slot, out, encoded):
     for cell in range(NUM_CELLS):
         flags = state[base + s.CELL_FLAGS + cell]
         kind = state[base + s.CELL_KIND + cell]
-        if (encoded[row + ENCODED_KIND + cell] == kind
-                and encoded[row + ENCODED_FLAGS + cell] == flags):
+        same_kind = encoded[row + ENCODED_KIND + cell] == kind
+        changed_flags = encoded[row + ENCODED_FLAGS + cell] ^ flags
+        if same_kind and changed_flags == 0:
             continue
         encoded[row + ENCODED_KIND + cell] = kind
         encoded[row + ENCODED_FLAGS + cell] = flags
+        if same_kind and changed_flags == s.FLAG_PLACEABLE:  # most changes: an empty cell
+            out[start + 12 * NUM_CELLS + cell] = 1.0 if flags & s.FLAG_PLACEABLE else 0.0
+            continue
         for feature in range(CELL_FEATURES):
             out[start + feature * NUM_CELLS + cell] = 0.0
         if flags & s.FLAG_PLACEABLE:

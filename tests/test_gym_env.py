@@ -174,6 +174,9 @@ def test_illegal_action_raises_naming_it_and_leaves_the_state_untouched():
         env.step(a.PASS)
     with pytest.raises(IllegalActionError, match=r"action 5000 is outside 0\.\.2122"):
         env.step(5000)
+    for beyond_int64 in (2**63, -2**63 - 1):  # the compiled entry point cannot take these
+        with pytest.raises(IllegalActionError, match=rf"action {beyond_int64} is outside"):
+            env.step(beyond_int64)
     with pytest.raises(IllegalActionError, match=r"integer"):
         env.step(1.5)
     with pytest.raises(IllegalActionError, match=r"integer"):

@@ -14,7 +14,7 @@ from .hex_grid import NEIGHBOUR_BITS, NEIGHBOURS, NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
 from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
-from .resolution import (effective_kind, lake_kind, player_base,
+from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, effective_kind, lake_kind, player_base,
                          resolve_placement)
 from .tile_data import (COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_CONDITIONAL_TARGET, COLUMN_COST, COLUMN_FEATURES,
@@ -172,7 +172,8 @@ def dale_choose_cell(state, tiles, player, kind):
         tried[num_tried, 1] = high
         num_tried += 1
         _save_cell_entries(state, player, cell, saved)
-        resolve_placement(state, tiles, no_log, player, cell, kind, False, False)
+        resolve_placement(state, tiles, no_log, player, cell, kind, FACE_UP,
+                          OWN_BOROUGH_ONLY)
         reputation_gain = state[base + s.REPUTATION] - reputation_before
         gain = state[base + s.INCOME] - income_before + reputation_gain
         _undo_trial_placement(state, player, cell, saved)

@@ -15,13 +15,13 @@ from . import event_log as ev
 from . import state_layout as s
 from .hex_grid import MAX_COLUMN, MIN_COLUMN, NUM_CELLS, NUM_ROWS, cell_coordinates
 from .resolution import red_line_value, red_lines_at_or_below
+from .turn import DALE_SEAT
 from .tile_data import COLUMN_COST, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES
 
 CELL_WIDTH = 5  # characters per borough column; a label is at most 4 (3 + marker)
 EMPTY_CELL = "."
 LAKE_LABEL = "~~~"
 INVESTED_MARK = "*"
-DALE_SEAT = 1
 
 _DECISION_TEXT = {
     c.DECISION_KEEP_GOAL: "keep one of two drawn goals (R3.6)",

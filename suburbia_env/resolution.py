@@ -25,6 +25,13 @@ _LINES_AT_OR_BELOW = np.searchsorted(_FIRST_RED_LINES, np.arange(_FIRST_ODD_LINE
 """_LINES_AT_OR_BELOW[p]: red lines at or below population p < 101, looked up on the hot
 path of every population change."""
 
+# Flags of `resolve_placement` as numpy bools: a bare True or False has a literal type of
+# its own, for which numba would compile the whole resolution once more (more machine
+# code to load at every step).
+FACE_UP = np.bool_(False)  # as_lake: the tile is placed face up
+ALL_BOROUGHS = np.bool_(True)  # other_boroughs: step 7 included
+OWN_BOROUGH_ONLY = np.bool_(False)  # other_boroughs: step 7 left out (Dale's trials)
+
 
 @njit(cache=True)
 def copy_state(destination, source):
@@ -332,14 +339,15 @@ def apply_own_effects(state, tiles, log, player, cell, kind, lake_bonus):
 
 
 @njit(cache=True)
-def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boroughs=True):
+def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boroughs):
     """Place a paid-for tile (or lake) and resolve it in the order of R7.1.
 
     2 immediate terms left to right; 3 the tile's own conditional over current matches;
     4 adjacent tiles of the borough, oldest first; 5 the other tiles of the borough;
     (6 has no base-game tile); 7 other players' tiles, in turn order after the player.
-    `other_boroughs=False` leaves out step 7, which never changes the placing player's
-    own values (each change goes to the owner of the reacting tile): Dale's trials use it.
+    `other_boroughs` False (OWN_BOROUGH_ONLY) leaves out step 7, which never changes the
+    placing player's own values (each change goes to the owner of the reacting tile):
+    Dale's trials use it.
     """
     sequence = state[s.PLACEMENT_COUNTER]
     state[s.PLACEMENT_COUNTER] = sequence + 1

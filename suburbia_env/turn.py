@@ -5,6 +5,7 @@ turn and of a round, Dale's turn, and the end of the game (R4.3, R5, R8.2, R9).
 mask); `apply_action` checks legality first and leaves the state untouched otherwise.
 """
 
+import numpy as np
 from numba import njit
 
 from . import action_space as a
@@ -16,7 +17,8 @@ from .hex_grid import NUM_CELLS
 from .legal_actions import any_premium_payable, investment_price, is_legal_action
 from .market import (clear_market, discard_from_market, fill_dale_market, first_slot,
                      last_slot, refill_market, slot_premium, take_from_market)
-from .resolution import cross_red_lines, pay, player_base, resolve_investment, resolve_placement
+from .resolution import (ALL_BOROUGHS, FACE_UP, cross_red_lines, pay, player_base,
+                         resolve_investment, resolve_placement)
 from .scoring import score_game
 from .tile_data import COLUMN_COST
 
@@ -24,7 +26,9 @@ STATUS_OK = 0
 STATUS_ILLEGAL = 1
 STATUS_GAME_OVER = 2
 
-DALE_SEAT = 1
+DALE_SEAT = np.int32(1)
+"""An int32, the type of a player read from the state: a plain 1 would make numba compile
+every kernel Dale's turn calls a second time, for the literal (more code to load)."""
 DALE_PRICE = 3
 _ANY_PRICE = 1 << 30
 
@@ -88,7 +92,7 @@ def dale_turn(state, tiles, log):
         pay(state, DALE_SEAT, price)
         cell = dale_choose_cell(state, tiles, DALE_SEAT, kind)
         ev.record(log, ev.DALE_BUY, DALE_SEAT, 0, price, 0, DALE_SEAT, cell, kind)
-        resolve_placement(state, tiles, log, DALE_SEAT, cell, kind, False)
+        resolve_placement(state, tiles, log, DALE_SEAT, cell, kind, FACE_UP, ALL_BOROUGHS)
     income_step(state, tiles, log, DALE_SEAT)
     population_step(state, tiles, log, DALE_SEAT)
 
@@ -185,7 +189,7 @@ def apply_legal_action(state, tiles, goals, basic_kinds, action, log):
         price = slot_premium(slot) + (0 if as_lake else tiles[kind, COLUMN_COST])
         pay(state, player, price)
         ev.record(log, ev.PLACE, player, 1 if as_lake else 0, price, 0, player, cell, kind)
-        resolve_placement(state, tiles, log, player, cell, kind, as_lake)
+        resolve_placement(state, tiles, log, player, cell, kind, as_lake, ALL_BOROUGHS)
         finish_turn(state, tiles, goals, log, player)
     elif action < a.INVEST:
         basic, cell = divmod(action - a.BASIC, NUM_CELLS)
@@ -193,7 +197,7 @@ def apply_legal_action(state, tiles, goals, basic_kinds, action, log):
         state[s.SUPPLY + basic] -= 1
         pay(state, player, tiles[kind, COLUMN_COST])
         ev.record(log, ev.PLACE, player, 0, tiles[kind, COLUMN_COST], 0, player, cell, kind)
-        resolve_placement(state, tiles, log, player, cell, kind, False)
+        resolve_placement(state, tiles, log, player, cell, kind, FACE_UP, ALL_BOROUGHS)
         _discard_or_finish(state, tiles, goals, log, player)
     else:
         cell = action - a.INVEST

@@ -158,7 +158,7 @@ def _reference_dale_cell(state, tiles, player, kind):
         if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
             continue
         trial = state.copy()
-        resolve_placement(trial, tiles, log, player, cell, kind, False)
+        resolve_placement(trial, tiles, log, player, cell, kind, False, True)
         reputation = trial[base + s.REPUTATION] - state[base + s.REPUTATION]
         gain = trial[base + s.INCOME] - state[base + s.INCOME] + reputation
         if best_cell < 0 or gain > best_gain or (gain == best_gain and reputation > best_reputation):

@@ -79,7 +79,8 @@ def place(game, player, name, column, row, lake=False, tiles=None, names=TILES.n
     tiles = TILES.table if tiles is None else tiles
     log = _new_log()
     kind = names.index(name)
-    resolve_placement(game.state, tiles, log, player, cell_index(column, row), kind, lake)
+    resolve_placement(game.state, tiles, log, player, cell_index(column, row), kind, lake,
+                      True)
     assert log[0, 1] == 0, "event log overflow"
     return trace(log, names)
 

@@ -303,7 +303,7 @@ def test_R6_R7_1_placing_each_tile(case):
     log = ev.new_log(256)
     column, row = case.cell
     resolve_placement(twin.state, TILES.table, log, 0, cell_index(column, row),
-                      TILES.kind(case.name), False)
+                      TILES.kind(case.name), False, True)
     assert log[0, 1] == 0, "event log overflow"
     for player in range(case.players):
         assert _values(twin, player) == hand[player], f"player {player} after step 1"

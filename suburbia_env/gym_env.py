@@ -213,8 +213,6 @@ class SuburbiaEnv(gym.Env):
         return Game.view(self.config, self.state)
 
     def _check_action_type(self, action) -> int:
-        if type(action) is int:
-            return action
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):

@@ -17,9 +17,10 @@ def seed_words(seed: int, count: int = 1) -> np.ndarray:
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
     words = np.random.SeedSequence(int(seed)).generate_state(4 * count, dtype=np.uint32)
-    words = words.reshape(count, 4).astype(np.int64)
-    words[np.all(words == 0, axis=1), 0] = 1  # the all-zero state is a fixed point
-    return np.where(words >= 2**31, words - 2**32, words).astype(np.int32)
+    words = words.view(np.int32).reshape(count, 4)
+    for state in words:
+        avoid_zero_state(state)
+    return words
 
 
 @njit(cache=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from suburbia_env import Game
+from suburbia_env import event_log as ev
 from suburbia_env.action_space import NUM_ACTIONS
 from suburbia_env.dale import dale_policy_action
 from suburbia_env.tile_data import TILES
@@ -22,7 +23,8 @@ class DaleAgent(Agent):
     def __init__(self):
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
         self._actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
+        self._no_log = ev.new_log(0)
 
     def act(self, game: Game) -> int:
-        return int(dale_policy_action(game.state, TILES.table, TILES.basic_kinds, self._mask,
-                                      self._actions))
+        return int(dale_policy_action(game.state, TILES.table, TILES.basic_kinds,
+                                      self._no_log, self._mask, self._actions))

@@ -4,16 +4,15 @@ Kept apart from the turn logic so that agents can ask what Dale would do in any 
 """
 
 import numpy as np
-from numba import njit
 
 from . import action_space as a
 from . import constants as c
-from . import event_log as ev
 from . import state_layout as s
-from .hex_grid import NEIGHBOUR_BITS, NEIGHBOURS, NUM_CELLS
+from .hex_grid import CELL_BITS, NEIGHBOUR_BITS, NEIGHBOURS, NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
 from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
+from .refcount_free import njit_without_refcounts
 from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, effective_kind, lake_kind, player_base,
                          resolve_placement)
 from .tile_data import (COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
@@ -21,8 +20,7 @@ from .tile_data import (COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_NEGATIVE_POPULATION, COLUMN_REACTS_TO)
 
 
-
-@njit(cache=True)
+@njit_without_refcounts
 def dale_choose_slot(state, tiles, affordable_money):
     """The slot of the highest cost + premium, leftmost on ties (R9.2).
 
@@ -50,59 +48,54 @@ def dale_choose_slot(state, tiles, affordable_money):
     return best_slot
 
 
-_TRIAL_HEAD = s.SCORE  # money, levels, population, markers, goals, counts: what resolution writes
-_CELL_ENTRIES = 1 + _TRIAL_HEAD + 1  # where the entries of the trial cell start in `saved`
-_TRIAL_SAVED = _CELL_ENTRIES + 3 + 6
-
-
-@njit(cache=True)
-def _save_trial_entries(state, player, saved):
-    """Keep what every trial placement of `player` can change outside the trial cell.
+@njit_without_refcounts
+def _trial_snapshot(state, player, cell):
+    """What a trial placement of `player` at `cell` changes that `_undo_trial_placement`
+    cannot work out from the tile: the placement counter, his money and levels, the
+    cell's sequence, the next ORDER entry, and (bit per neighbour) which neighbours were
+    placeable already.
 
     A trial leaves out step 7 of R7.1, so every adjustment goes to the placing player
-    (resolution.trigger_term pays the owner of the reacting tile, here always him): it
-    changes the placement counter, his block head before the score fields, and the next
-    ORDER position; the same entries for every trial, so they are kept once.
+    (resolution.trigger_term pays the owner of the reacting tile, here always him).
     """
     base = player_base(player)
-    saved[0] = state[s.PLACEMENT_COUNTER]
-    for index in range(_TRIAL_HEAD):  # a loop: slice copies are slow
-        saved[1 + index] = state[base + index]
-    saved[1 + _TRIAL_HEAD] = state[base + s.ORDER + state[base + s.TILE_COUNT]]
-
-
-@njit(cache=True)
-def _save_cell_entries(state, player, cell, saved):
-    """Keep the trial cell's kind, flags and sequence and its neighbours' flags
-    (resolution.put_tile)."""
-    base = player_base(player)
-    saved[_CELL_ENTRIES] = state[base + s.CELL_KIND + cell]
-    saved[_CELL_ENTRIES + 1] = state[base + s.CELL_FLAGS + cell]
-    saved[_CELL_ENTRIES + 2] = state[base + s.CELL_SEQUENCE + cell]
+    placeable_neighbours = 0
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
-        if neighbour >= 0:
-            saved[_CELL_ENTRIES + 3 + index] = state[base + s.CELL_FLAGS + neighbour]
+        if neighbour >= 0 and state[base + s.CELL_FLAGS + neighbour] & s.FLAG_PLACEABLE:
+            placeable_neighbours |= 1 << index
+    return (state[s.PLACEMENT_COUNTER], state[base + s.MONEY], state[base + s.INCOME],
+            state[base + s.REPUTATION], state[base + s.POPULATION],
+            state[base + s.ORDER + state[base + s.TILE_COUNT]],
+            state[base + s.CELL_SEQUENCE + cell], placeable_neighbours)
 
 
-@njit(cache=True)
-def _undo_trial_placement(state, player, cell, saved):
-    """Put back what `_save_trial_entries` and `_save_cell_entries` kept."""
+@njit_without_refcounts
+def _undo_trial_placement(state, tiles, player, cell, kind, snapshot):
+    """Take back a face-up trial placement (resolution.put_tile, then the adjustments)."""
     base = player_base(player)
-    state[s.PLACEMENT_COUNTER] = saved[0]
-    for index in range(_TRIAL_HEAD):
-        state[base + index] = saved[1 + index]
-    state[base + s.ORDER + state[base + s.TILE_COUNT]] = saved[1 + _TRIAL_HEAD]
-    state[base + s.CELL_KIND + cell] = saved[_CELL_ENTRIES]
-    state[base + s.CELL_FLAGS + cell] = saved[_CELL_ENTRIES + 1]
-    state[base + s.CELL_SEQUENCE + cell] = saved[_CELL_ENTRIES + 2]
+    state[s.PLACEMENT_COUNTER] = snapshot[0]
+    state[base + s.MONEY] = snapshot[1]
+    state[base + s.INCOME] = snapshot[2]
+    state[base + s.REPUTATION] = snapshot[3]
+    state[base + s.POPULATION] = snapshot[4]
+    state[base + s.TILE_COUNT] -= 1
+    state[base + s.ORDER + state[base + s.TILE_COUNT]] = snapshot[5]
+    state[base + s.CELL_SEQUENCE + cell] = snapshot[6]
+    state[base + s.CELL_KIND + cell] = -1
+    state[base + s.CELL_FLAGS + cell] = s.FLAG_PLACEABLE
+    features = tiles[kind, COLUMN_FEATURES]
+    for feature in range(c.NUM_FEATURES):
+        if features & (1 << feature):
+            state[base + s.FEATURE_COUNT + feature] -= 1
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
-        if neighbour >= 0:
-            state[base + s.CELL_FLAGS + neighbour] = saved[_CELL_ENTRIES + 3 + index]
+        if neighbour >= 0 and state[base + s.CELL_KIND + neighbour] < 0 and (
+                snapshot[7] & (1 << index)) == 0:
+            state[base + s.CELL_FLAGS + neighbour] &= ~s.FLAG_PLACEABLE
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _cells_that_matter(state, tiles, base, new_features, adjacent_targets):
     """The occupied cells whose tile would matter next to the new tile, as a set of cell
     numbers in two 64-bit words (hex_grid.NEIGHBOUR_BITS).
@@ -120,23 +113,34 @@ def _cells_that_matter(state, tiles, base, new_features, adjacent_targets):
         kind = effective_kind(state, tiles, base, cell)
         if (tiles[kind, COLUMN_REACTS_TO] & new_features
                 or tiles[kind, COLUMN_FEATURES] & adjacent_targets):
-            if cell < 64:
-                low |= np.int64(1) << cell
-            else:
-                high |= np.int64(1) << (cell - 64)
+            low |= CELL_BITS[cell, 0]
+            high |= CELL_BITS[cell, 1]
     return low, high
 
 
-@njit(cache=True)
-def dale_choose_cell(state, tiles, player, kind):
+@njit_without_refcounts
+def _seen_class(state, base, cell, matter_low, matter_high):
+    """Whether a placeable cell before `cell` has the same adjacency class."""
+    low = NEIGHBOUR_BITS[cell, 0] & matter_low
+    high = NEIGHBOUR_BITS[cell, 1] & matter_high
+    for earlier in range(cell):
+        if (state[base + s.CELL_FLAGS + earlier] & s.FLAG_PLACEABLE
+                and NEIGHBOUR_BITS[earlier, 0] & matter_low == low
+                and NEIGHBOUR_BITS[earlier, 1] & matter_high == high):
+            return True
+    return False
+
+
+@njit_without_refcounts
+def dale_choose_cell(state, tiles, log, player, kind):
     """The legal cell maximising income + reputation gain after full resolution (R9.2).
 
     Ties go to the larger reputation gain, then to the first cell in row-major order.
     Each candidate is resolved in place on `state` and undone at once (the state is
-    unchanged on return); a cell whose adjacency class (`_cells_that_matter`) was already
-    tried is skipped, since it resolves exactly like that earlier cell, which the
-    tie-break prefers anyway.
-    -1 when no cell is legal.
+    unchanged on return); a cell whose adjacency class (`_cells_that_matter`) an earlier
+    cell shares is skipped, since it resolves exactly like that cell, which the tie-break
+    prefers anyway. Trials record nothing: they write to a one-row view of `log`
+    (event_log.py). -1 when no cell is legal.
     """
     base = player_base(player)
     income_before = state[base + s.INCOME]
@@ -148,35 +152,20 @@ def dale_choose_cell(state, tiles, player, kind):
             adjacent_targets |= tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
     matter_low, matter_high = _cells_that_matter(state, tiles, base, new_features,
                                                  adjacent_targets)
-    saved = np.empty(_TRIAL_SAVED, dtype=np.int32)
-    _save_trial_entries(state, player, saved)
-    no_log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
-    tried = np.empty((NUM_CELLS, 2), dtype=np.int64)
-    num_tried = 0
+    no_log = log[:1]
     best_cell = -1
     best_gain = 0
     best_reputation_gain = 0
     for cell in range(NUM_CELLS):
         if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
             continue
-        low = NEIGHBOUR_BITS[cell, 0] & matter_low
-        high = NEIGHBOUR_BITS[cell, 1] & matter_high
-        seen = False
-        for index in range(num_tried):
-            if tried[index, 0] == low and tried[index, 1] == high:
-                seen = True
-                break
-        if seen:
+        if _seen_class(state, base, cell, matter_low, matter_high):
             continue
-        tried[num_tried, 0] = low
-        tried[num_tried, 1] = high
-        num_tried += 1
-        _save_cell_entries(state, player, cell, saved)
-        resolve_placement(state, tiles, no_log, player, cell, kind, FACE_UP,
-                          OWN_BOROUGH_ONLY)
+        snapshot = _trial_snapshot(state, player, cell)
+        resolve_placement(state, tiles, no_log, player, cell, kind, FACE_UP, OWN_BOROUGH_ONLY)
         reputation_gain = state[base + s.REPUTATION] - reputation_before
         gain = state[base + s.INCOME] - income_before + reputation_gain
-        _undo_trial_placement(state, player, cell, saved)
+        _undo_trial_placement(state, tiles, player, cell, kind, snapshot)
         if best_cell < 0 or gain > best_gain or (
                 gain == best_gain and reputation_gain > best_reputation_gain):
             best_cell = cell
@@ -185,8 +174,8 @@ def dale_choose_cell(state, tiles, player, kind):
     return best_cell
 
 
-@njit(cache=True)
-def dale_policy_action(state, tiles, basic_kinds, mask, actions):
+@njit_without_refcounts
+def dale_policy_action(state, tiles, basic_kinds, log, mask, actions):
     """Dale's procedure as a player of any mode, paying full prices (R9.2 adapted).
 
     Turn: the affordable market tile of highest cost + premium (leftmost on ties, edition
@@ -208,11 +197,11 @@ def dale_policy_action(state, tiles, basic_kinds, mask, actions):
         money = state[player_base(player) + s.MONEY]
         slot = dale_choose_slot(state, tiles, money)
         if slot >= 0:
-            cell = dale_choose_cell(state, tiles, player, state[s.MARKET + slot])
+            cell = dale_choose_cell(state, tiles, log, player, state[s.MARKET + slot])
             return a.BUY + slot * NUM_CELLS + cell
         for slot in range(last_slot(state), first_slot(state) - 1, -1):
             if can_make_lake(state, player, slot):
-                cell = dale_choose_cell(state, tiles, player, lake_kind(tiles))
+                cell = dale_choose_cell(state, tiles, log, player, lake_kind(tiles))
                 return a.LAKE + slot * NUM_CELLS + cell
     legal_action_mask(state, tiles, basic_kinds, mask, actions)
     return actions[0]

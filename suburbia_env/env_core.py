@@ -13,6 +13,7 @@ from . import state_layout as s
 from .dale import dale_policy_action
 from .legal_actions import is_legal_action, legal_action_mask
 from .observation import update_observation
+from .refcount_free import njit_without_refcounts
 from .resolution import player_base
 from .rng import avoid_zero_state, next_word, random_below
 from .setup import new_game
@@ -36,15 +37,15 @@ STEP_ILLEGAL = 2  # state untouched; the caller raises or ends the episode
 STEP_GAME_OVER = 3  # the game was already over
 
 
-@njit(cache=True)
-def opponent_action(state, tiles, basic_kinds, kind, rng_words, mask, actions):
+@njit_without_refcounts
+def opponent_action(state, tiles, basic_kinds, kind, rng_words, log, mask, actions):
     if kind == OPPONENT_DALE:
-        return dale_policy_action(state, tiles, basic_kinds, mask, actions)
+        return dale_policy_action(state, tiles, basic_kinds, log, mask, actions)
     count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
     return actions[random_below(rng_words, 0, count)]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rng_words, mask,
                    actions, log):
     """Compiled opponents decide until the learner's turn, an external seat or the end."""
@@ -53,11 +54,11 @@ def play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rn
         if opponent_kinds[seat] == OPPONENT_EXTERNAL:
             return
         action = opponent_action(state, tiles, basic_kinds, opponent_kinds[seat], rng_words,
-                                 mask, actions)
+                                 log, mask, actions)
         apply_legal_action(state, tiles, goals, basic_kinds, action, log)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def final_reward(state, learner, scheme):
     """Terminal reward of the learner under a scheme (R8.3 decides the winners)."""
     own = player_base(learner)
@@ -75,7 +76,7 @@ def final_reward(state, learner, scheme):
     return 1.0
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def write_outputs(state, tiles, basic_kinds, seat, observation, encoded, mask, actions):
     update_observation(state, tiles, seat, observation, encoded)
     legal_action_mask(state, tiles, basic_kinds, mask, actions)
@@ -95,7 +96,7 @@ def env_reset(state, tiles, goals, basic_kinds, num_players, mode, edition, rand
     write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask, actions)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def env_step(state, tiles, goals, basic_kinds, action, learner, opponent_kinds, rng_words,
              reward_scheme, population_shaping, observation, encoded, mask, actions, log):
     """One learner decision; returns (reward, STEP_* result)."""
@@ -108,7 +109,7 @@ def env_step(state, tiles, goals, basic_kinds, action, learner, opponent_kinds, 
                           mask, actions, log)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def env_step_legal(state, tiles, goals, basic_kinds, action, learner, opponent_kinds, rng_words,
                    reward_scheme, population_shaping, observation, encoded, mask, actions, log):
     """`env_step` for an action already known legal in a running game (the vector env
@@ -122,7 +123,7 @@ def env_step_legal(state, tiles, goals, basic_kinds, action, learner, opponent_k
                                mask, actions)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, population_shaping,
                         population_before, observation, encoded, mask, actions):
     """Reward and outputs once the learner decides again or the game is over.
@@ -138,7 +139,7 @@ def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, popul
     return reward, STEP_RUNNING
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def record_final_scores(state, populations, winners):
     """Per seat final population and winner flag of a finished game (-1 / 0 for empty seats)."""
     populations[:] = -1
@@ -148,7 +149,7 @@ def record_final_scores(state, populations, winners):
         winners[seat] = state[player_base(seat) + s.SCORE_WINNER]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def next_game_seed(rng_words, offset, out):
     """Four generator words for the next game, drawn from an environment's own generator."""
     for index in range(4):
@@ -181,7 +182,7 @@ def reset_range(first, stop, states, tiles, goals, basic_kinds, num_players, mod
                           observations, encoded, masks, actions, log)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def first_illegal_action(states, tiles, basic_kinds, step_actions):
     """Index of the first game whose action is illegal or which is over, else -1: a batch
     is checked whole before any game moves."""

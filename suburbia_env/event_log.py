@@ -6,7 +6,9 @@ and the number of rows dropped; a log of one row records nothing (the fast path)
 """
 
 import numpy as np
-from numba import njit
+
+from .refcount_free import njit_without_refcounts
+
 
 # Columns of an event row.
 EVENT = 0
@@ -47,7 +49,7 @@ def new_log(capacity: int) -> np.ndarray:
     return np.zeros((capacity + 1, NUM_EVENT_FIELDS), dtype=np.int32)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def record(log, event, player, attribute, amount, value_after, source_player, source_cell,
            source_kind):
     count = log[0, 0]

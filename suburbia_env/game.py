@@ -16,14 +16,14 @@ from . import constants as c
 from . import event_log as ev
 from . import state_layout as s
 from .errors import ConfigError, GameOverError, IllegalActionError, NotationError
-from .hex_grid import NUM_CELLS, cell_coordinates
+from .hex_grid import cell_coordinates
 from .legal_actions import is_legal_action, legal_action_mask
 from .notation import format_action, parse_action
 from .rng import seed_words
 from .scoring import ladder_rank
 from .setup import new_game, seats
 from .tile_data import COLUMN_COST, GOALS, TILES
-from .turn import STATUS_OK, apply_legal_action
+from .turn import apply_legal_action
 
 DEFAULT_LOG_CAPACITY = 512
 
@@ -289,27 +289,27 @@ class Game:
         population, money kept and whether it won (R8.2, R8.3)."""
         if not self.is_over:
             raise GameOverError("the game is not over yet: no final score")
+        public = self.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS].tolist()
+        public_goals = [(index, GOALS.names[goal]) for index, goal in enumerate(public)
+                        if goal >= 0]
         scores = []
         for player in range(self.num_seats):
             base = s.player_base(player)
-            goals = {}
-            for index in range(c.MAX_PLAYERS):
-                goal = int(self.state[s.PUBLIC_GOALS + index])
-                if goal >= 0:
-                    goals[GOALS.names[goal]] = int(self.state[base + s.SCORE_PUBLIC_GOALS + index])
-            private = self.private_goal(player)
+            values = self.state[base:base + s.ORDER].tolist()  # the player's numbers, not cells
+            private = values[s.PRIVATE_GOAL]
             scores.append({
                 "player": player,
-                "population_before_goals": int(self.state[base + s.SCORE_POPULATION_BEFORE_GOALS]),
-                "public_goals": goals,
-                "private_goal": private,
-                "private_goal_bonus": int(self.state[base + s.SCORE_PRIVATE_GOAL]),
-                "money_converted": int(self.state[base + s.SCORE_MONEY_CONVERTED]),
-                "population": int(self.state[base + s.SCORE_FINAL_POPULATION]),
-                "money_left": int(self.state[base + s.MONEY]),
-                "reputation": int(self.state[base + s.REPUTATION]),
-                "income": int(self.state[base + s.INCOME]),
-                "winner": bool(self.state[base + s.SCORE_WINNER]),
+                "population_before_goals": values[s.SCORE_POPULATION_BEFORE_GOALS],
+                "public_goals": {name: values[s.SCORE_PUBLIC_GOALS + index]
+                                 for index, name in public_goals},
+                "private_goal": GOALS.names[private] if private >= 0 else None,
+                "private_goal_bonus": values[s.SCORE_PRIVATE_GOAL],
+                "money_converted": values[s.SCORE_MONEY_CONVERTED],
+                "population": values[s.SCORE_FINAL_POPULATION],
+                "money_left": values[s.MONEY],
+                "reputation": values[s.REPUTATION],
+                "income": values[s.INCOME],
+                "winner": bool(values[s.SCORE_WINNER]),
             })
         return scores
 

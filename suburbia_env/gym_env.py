@@ -26,9 +26,9 @@ import numpy as np
 from . import action_space as a
 from . import event_log as ev
 from . import state_layout as s
-from .env_core import (OPPONENT_DALE, OPPONENT_EXTERNAL, OPPONENT_NAMES, OPPONENT_RANDOM,
-                       REWARD_NAMES, STEP_GAME_OVER, STEP_ILLEGAL, STEP_TERMINATED, env_reset,
-                       env_step, finish_learner_step, play_opponents)
+from .env_core import (OPPONENT_EXTERNAL, OPPONENT_NAMES, REWARD_NAMES, STEP_GAME_OVER,
+                       STEP_ILLEGAL, STEP_TERMINATED, env_reset, env_step, finish_learner_step,
+                       play_opponents)
 from .compiled_call import compiled_entry_point
 from .errors import ConfigError, GameOverError, IllegalActionError
 from .game import Game, GameConfig
@@ -119,13 +119,18 @@ class SuburbiaEnv(gym.Env):
         self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
         self._opponent_words = np.zeros(4, dtype=np.int32)
         self._log = ev.new_log(0)
+        self._game_view = Game.view(self.config, self.state)
         self._episode_over = True
         self._started = False
         # env_step's arguments around the action, built once per episode for the hot path
-        # (the learner seat is fixed by reset), and its entry point (compiled_call.py).
+        # (the learner seat is fixed by reset), and the entry points of env_step and
+        # env_reset (compiled_call.py), resolved at the first reset.
         self._arguments_before_action = (self.state, TILES.table, GOALS.table, TILES.basic_kinds)
         self._arguments_after_action: tuple = ()
+        self._game_arguments = (self.seats, self.config.mode_id, self.config.edition_id,
+                                int(self.config.random_private_goals))
         self._step_kernel = None
+        self._reset_kernel = None
 
     # Gymnasium API ---------------------------------------------------------------------
 
@@ -137,10 +142,12 @@ class SuburbiaEnv(gym.Env):
             self.learner = int(self.np_random.integers(self.seats))
         else:
             self.learner = int(self.learner_seat_option)
-        env_reset(self.state, TILES.table, GOALS.table, TILES.basic_kinds, self.seats,
-                  self.config.mode_id, self.config.edition_id, int(self.config.random_private_goals),
-                  words[:4], self.learner, self.opponent_kinds, self._opponent_words,
-                  self._observation, self._encoded, self._mask, self._actions, self._log)
+        arguments = (*self._arguments_before_action, *self._game_arguments, words[:4],
+                     self.learner, self.opponent_kinds, self._opponent_words, self._observation,
+                     self._encoded, self._mask, self._actions, self._log)
+        if self._reset_kernel is None:
+            self._reset_kernel = compiled_entry_point(env_reset, arguments)
+        self._reset_kernel(*arguments)
         self._play_external_opponents(self.state[s.player_base(self.learner) + s.POPULATION])
         self._episode_over = bool(self.state[s.GAME_OVER])
         self._started = True
@@ -197,20 +204,20 @@ class SuburbiaEnv(gym.Env):
         state = self.__dict__.copy()
         # Machine code does not pickle, and a pickled view would no longer share memory
         # with its array: both are made again on load.
-        del state["_step_kernel"], state["_mask_as_int8"]
+        del state["_step_kernel"], state["_reset_kernel"], state["_mask_as_int8"]
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._mask_as_int8 = self._mask.view(np.int8)
-        self._step_kernel = None
+        self._step_kernel = self._reset_kernel = None
         if self._arguments_after_action:
             self._step_kernel = self._resolve_step_kernel()
 
     @property
     def game(self) -> Game:
         """A live facade over the current game (shares the state; do not apply actions)."""
-        return Game.view(self.config, self.state)
+        return self._game_view
 
     def _check_action_type(self, action) -> int:
         if isinstance(action, np.ndarray) and action.shape == ():

@@ -56,9 +56,14 @@ def _build_neighbour_bits() -> np.ndarray:
     for cell in range(NUM_CELLS):
         for neighbour in NEIGHBOURS[cell]:
             if neighbour != NO_CELL:
-                bits[cell, neighbour // 64] |= np.int64(1) << np.int64(neighbour % 64)
+                bits[cell] |= CELL_BITS[neighbour]
     return bits
 
+
+CELL_BITS = np.zeros((NUM_CELLS, 2), dtype=np.int64)
+"""CELL_BITS[cell]: the set holding one cell, in the two-word form of NEIGHBOUR_BITS."""
+for _cell in range(NUM_CELLS):
+    CELL_BITS[_cell, _cell // 64] = np.int64(1) << np.int64(_cell % 64)
 
 NEIGHBOUR_BITS = _build_neighbour_bits()
 """The neighbours of a cell as a set of cell numbers in two 64-bit words: bit n % 64 of

@@ -5,24 +5,24 @@ policy sees and the check `apply_action` makes cannot disagree. When the game is
 the mask holds PASS alone (the terminal mask: never all-false), but no action is legal.
 """
 
-from numba import njit
 
 from . import action_space as a
 from . import constants as c
 from . import state_layout as s
 from .hex_grid import NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
+from .refcount_free import njit_without_refcounts
 from .resolution import player_base
 from .tile_data import COLUMN_COST
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def is_placeable(state, player, cell):
     """Empty and adjacent to a tile or lake of the borough (R2.4)."""
     return state[player_base(player) + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE != 0
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def can_buy(state, tiles, player, slot):
     """R5.1a: the tile's cost plus the slot premium is affordable."""
     kind = state[s.MARKET + slot]
@@ -32,21 +32,21 @@ def can_buy(state, tiles, player, slot):
     return state[player_base(player) + s.MONEY] >= price
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def can_make_lake(state, player, slot):
     """R5.1c: the slot premium alone is affordable."""
     return (state[s.MARKET + slot] >= 0
             and state[player_base(player) + s.MONEY] >= slot_premium(slot))
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def can_buy_basic(state, tiles, player, basic, basic_kinds):
     """R5.1b, R3.5: one is left in the supply and its cost is affordable."""
     return (state[s.SUPPLY + basic] > 0
             and state[player_base(player) + s.MONEY] >= tiles[basic_kinds[basic], COLUMN_COST])
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def investment_price(state, tiles, player, cell):
     """The printed cost again; a lake costs $0 (R5.1d)."""
     base = player_base(player)
@@ -55,7 +55,7 @@ def investment_price(state, tiles, player, cell):
     return tiles[state[base + s.CELL_KIND + cell], COLUMN_COST]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def can_invest(state, tiles, player, cell):
     """R5.1d: a marker left, a tile of the borough without one, the price affordable."""
     base = player_base(player)
@@ -66,14 +66,14 @@ def can_invest(state, tiles, player, cell):
     return state[base + s.MONEY] >= investment_price(state, tiles, player, cell)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def can_pay_premium(state, player, slot):
     """Discard (R5.1b, d) or Solitary removal (R9.1): an occupied, affordable slot."""
     return (state[s.MARKET + slot] >= 0
             and state[player_base(player) + s.MONEY] >= slot_premium(slot))
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def any_premium_payable(state, player):
     for slot in range(first_slot(state), last_slot(state) + 1):
         if can_pay_premium(state, player, slot):
@@ -81,7 +81,7 @@ def any_premium_payable(state, player):
     return False
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def any_placeable_cell(state, player):
     base = player_base(player)
     for cell in range(NUM_CELLS):
@@ -90,7 +90,7 @@ def any_placeable_cell(state, player):
     return False
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def any_turn_option(state, tiles, player, basic_kinds):
     """Whether some option of step 1 is affordable and placeable; else the player passes."""
     if any_placeable_cell(state, player):
@@ -107,7 +107,7 @@ def any_turn_option(state, tiles, player, basic_kinds):
     return False
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def is_legal_action(state, tiles, basic_kinds, action):
     """Whether `action` may be applied to `state` now."""
     if state[s.GAME_OVER] or action < 0 or action >= a.NUM_ACTIONS:
@@ -142,7 +142,7 @@ def is_legal_action(state, tiles, basic_kinds, action):
     return can_buy(state, tiles, player, slot)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def legal_action_mask(state, tiles, basic_kinds, mask, actions):
     """Fill `mask` (bool[NUM_ACTIONS]) and `actions` (int[NUM_ACTIONS]); return the count.
 

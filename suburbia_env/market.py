@@ -1,32 +1,32 @@
 """The market: drawing, sliding and refilling (R4), and Dale's fixed four slots (R9.2)."""
 
 import numpy as np
-from numba import njit
 
 from . import constants as c
 from . import event_log as ev
 from . import state_layout as s
+from .refcount_free import njit_without_refcounts
 from .resolution import one_more_round_kind
 
 _PREMIUMS = np.array(c.SLOT_PREMIUMS, dtype=np.int64)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def slot_premium(slot):
     return _PREMIUMS[slot]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def first_slot(state):
     return c.DALE_FIRST_SLOT if state[s.MODE] == c.MODE_DALE else 0
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def last_slot(state):
     return c.DALE_LAST_SLOT if state[s.MODE] == c.MODE_DALE else c.NUM_SLOTS - 1
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def draw_tile(state):
     """Next tile of the stacks (A, then B, then C), or -1 when all are empty (R4.2)."""
     position = state[s.PILE_POSITION]
@@ -36,21 +36,21 @@ def draw_tile(state):
     return state[s.PILE + position]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def take_from_market(state, slot):
     kind = state[s.MARKET + slot]
     state[s.MARKET + slot] = -1
     return kind
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def discard_from_market(state, log, player, slot, premium_paid):
     kind = take_from_market(state, slot)
     state[s.DISCARDED + kind] += 1
     ev.record(log, ev.DISCARD, player, 0, premium_paid, 0, -1, slot, kind)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def slide_market(state):
     """Close gaps by sliding tiles toward slot 6, keeping their order (R4.2)."""
     write = c.NUM_SLOTS - 1
@@ -62,7 +62,7 @@ def slide_market(state):
             write -= 1
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def refill_market(state, tiles, log, draws):
     """Slide and draw into slot 0, `draws` times (R4.2; two in Solitary Architect, R9.1).
 
@@ -86,7 +86,7 @@ def refill_market(state, tiles, log, draws):
             ev.record(log, ev.DRAW, -1, 0, 0, 0, -1, 0, kind)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def fill_dale_market(state, tiles, log):
     """Round start with Dale: fill slots 2..5; True when One More Round ends the game (R9.2)."""
     one_more_round = one_more_round_kind(tiles)
@@ -103,7 +103,7 @@ def fill_dale_market(state, tiles, log):
     return False
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def clear_market(state, log):
     """Dale mode: the tiles left at the end of a round are discarded (R9.2)."""
     for slot in range(c.NUM_SLOTS):

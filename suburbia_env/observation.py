@@ -26,6 +26,7 @@ from . import constants as c
 from . import state_layout as s
 from .hex_grid import NUM_CELLS, NUM_COLUMNS, NUM_ROWS
 from .market import slot_premium
+from .refcount_free import njit_without_refcounts
 from .resolution import player_base, red_line_value, red_lines_at_or_below
 from .tile_data import (COLUMN_COST, COLUMN_ICON, COLUMN_IMMEDIATE_AMOUNT,
                         COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT, COLUMN_TYPE,
@@ -65,7 +66,7 @@ def unpack_observation(observation: np.ndarray) -> dict[str, np.ndarray]:
             for name, (part, shape) in OBSERVATION_PARTS.items()}
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _immediate(tiles, kind, attribute):
     total = 0
     for term in range(tiles[kind, COLUMN_IMMEDIATE_COUNT]):
@@ -74,7 +75,7 @@ def _immediate(tiles, kind, attribute):
     return total
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _write_tile_features(tiles, kind, out, start, stride):
     """The tile part of the 17 cell features: type (4), icon (6), and at 13..16 the cost
     and immediate income, reputation and population; entries are `stride` apart."""
@@ -100,7 +101,7 @@ def new_encoding_cache() -> np.ndarray:
     return np.full(ENCODING_CACHE_SIZE, _NOTHING_ENCODED, dtype=np.int32)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _clear_borough(out, slot, encoded, seat):
     start = BOROUGHS_START + slot * BOROUGH_SIZE
     for index in range(start, start + BOROUGH_SIZE):
@@ -112,7 +113,7 @@ def _clear_borough(out, slot, encoded, seat):
         encoded[row + ENCODED_FLAGS + cell] = 0
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _update_borough(state, tiles, seat, slot, out, encoded):
     """Rewrite the cells whose kind or flags differ from what `out` holds (`encoded`):
     between two decisions of a player only a few cells change, most of them empty cells
@@ -150,7 +151,7 @@ def _update_borough(state, tiles, seat, slot, out, encoded):
             _write_tile_features(tiles, kind, out, start + cell, NUM_CELLS)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _encode_player(state, seat, slot, out):
     base = player_base(seat)
     start = PLAYERS_START + slot * PLAYER_FEATURES
@@ -180,7 +181,7 @@ def encode_observation(state, tiles, seat, out):
     update_observation(state, tiles, seat, out, encoded)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def update_observation(state, tiles, seat, out, encoded):
     """Bring `out` to the observation of `seat`, rewriting only what changed.
 

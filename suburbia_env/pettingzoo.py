@@ -22,7 +22,6 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import action_space as a
-from . import state_layout as s
 from .env_core import REWARD_NAMES, final_reward
 from .errors import ConfigError, IllegalActionError
 from .game import Game

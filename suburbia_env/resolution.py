@@ -6,12 +6,12 @@ The last two rows of the tile table are the lake and One More Round (tile_data.p
 """
 
 import numpy as np
-from numba import njit
 
 from . import constants as c
 from . import event_log as ev
 from . import state_layout as s
 from .hex_grid import NEIGHBOUR_BITS, NEIGHBOURS
+from .refcount_free import njit_without_refcounts
 from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_CONDITIONAL_TARGET, COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT,
@@ -33,7 +33,7 @@ ALL_BOROUGHS = np.bool_(True)  # other_boroughs: step 7 included
 OWN_BOROUGH_ONLY = np.bool_(False)  # other_boroughs: step 7 left out (Dale's trials)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def copy_state(destination, source):
     """destination[:] = source as an explicit loop, several times faster in numba than a
     slice assignment (which goes through a temporary); used on hot paths."""
@@ -41,22 +41,22 @@ def copy_state(destination, source):
         destination[index] = source[index]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def player_base(player):
     return s.PLAYERS + player * s.PLAYER_STRIDE
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def lake_kind(tiles):
     return tiles.shape[0] - 2
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def one_more_round_kind(tiles):
     return tiles.shape[0] - 1
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def red_lines_at_or_below(population):
     """How many red lines lie at or below a population value (R8.1)."""
     if population >= _FIRST_ODD_LINE:
@@ -66,7 +66,7 @@ def red_lines_at_or_below(population):
     return _LINES_AT_OR_BELOW[population]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def red_line_value(index):
     """Population value of the index-th red line (0-based)."""
     if index < _FIRST_RED_LINES.shape[0]:
@@ -74,7 +74,7 @@ def red_line_value(index):
     return _FIRST_ODD_LINE + 2 * (index - _FIRST_RED_LINES.shape[0])
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def effective_kind(state, tiles, base, cell):
     """Kind whose effects a cell carries: the lake kind for a face-down tile (R6.7)."""
     if state[base + s.CELL_FLAGS + cell] & s.FLAG_LAKE:
@@ -82,12 +82,12 @@ def effective_kind(state, tiles, base, cell):
     return state[base + s.CELL_KIND + cell]
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def are_neighbours(first, second):
     return (NEIGHBOUR_BITS[first, second >> 6] >> (second & 63)) & 1 != 0
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def change_level(state, base, field, amount):
     """Move income or reputation by one adjustment, clamped to -5..15 (R1.2)."""
     value = state[base + field] + amount
@@ -99,7 +99,7 @@ def change_level(state, base, field, amount):
     return value
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def cross_red_lines(state, tiles, log, player, old_population, new_population):
     """Handle, one at a time in the order passed, the red lines between two values (R8.1).
 
@@ -129,7 +129,7 @@ def cross_red_lines(state, tiles, log, player, old_population, new_population):
             ev.record(log, ev.EFFECT, player, c.REPUTATION, penalty, value, -1, -1, -1)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _red_line_reactions(state, tiles, log, player, base):
     """The owner's tiles with a `redline_own` term react, oldest first (R6.6, R8.1)."""
     for position in range(state[base + s.TILE_COUNT]):
@@ -152,7 +152,7 @@ def _red_line_reactions(state, tiles, log, player, base):
                 ev.record(log, ev.EFFECT, player, attribute, amount, value, player, cell, kind)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def adjust(state, tiles, log, player, attribute, amount, source_player, source_cell,
            source_kind):
     """Apply one adjustment to a player, with clamps and red lines (R1.2, R1.3, R8.1)."""
@@ -176,12 +176,12 @@ def adjust(state, tiles, log, player, attribute, amount, source_player, source_c
               source_kind)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def pay(state, player, price):
     state[player_base(player) + s.MONEY] -= price
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _lake_payment_bonus(state, tiles, log, owner):
     """Tiles with `lake_adj_own` add to a lake payment of their owner, oldest first (R6.7)."""
     base = player_base(owner)
@@ -195,7 +195,7 @@ def _lake_payment_bonus(state, tiles, log, owner):
                        times * tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term], owner, cell, kind)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def trigger_term(state, tiles, log, owner, cell, kind, term, matches, invested, lake_bonus):
     """Apply a conditional term once per match (R6.2, R7.2).
 
@@ -218,7 +218,7 @@ def trigger_term(state, tiles, log, owner, cell, kind, term, matches, invested, 
                 adjust(state, tiles, log, owner, attribute, amount, owner, cell, kind)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def count_matching(state, base, target):
     """Tiles of one borough carrying any feature of `target` (R6.4).
 
@@ -232,7 +232,7 @@ def count_matching(state, base, target):
     return total
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def count_current_matches(state, tiles, player, cell, kind, term):
     """Matches of a tile's own term over what is on the table now (R6.2, R6.3, R7.3)."""
     scope = tiles[kind, COLUMN_CONDITIONAL_SCOPE + term]
@@ -273,7 +273,7 @@ def count_current_matches(state, tiles, player, cell, kind, term):
     return 0
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def put_tile(state, tiles, player, cell, kind, as_lake, sequence):
     """Put a tile on an empty cell and update the derived counts and placeable cells."""
     base = player_base(player)
@@ -295,7 +295,7 @@ def put_tile(state, tiles, player, cell, kind, as_lake, sequence):
             state[base + s.CELL_FLAGS + neighbour] |= s.FLAG_PLACEABLE
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _reacting_kind(state, tiles, base, cell, new_features):
     """The effective kind of the tile at `cell` if any of its terms can react to a tile
     with `new_features`, else -1: the cheap test before `_react`."""
@@ -303,7 +303,7 @@ def _reacting_kind(state, tiles, base, cell, new_features):
     return kind if tiles[kind, COLUMN_REACTS_TO] & new_features else -1
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _react(state, tiles, log, owner, owner_cell, kind, new_player, new_cell, new_features):
     """One existing tile's terms (of effective `kind`, from `_reacting_kind`) react to a
     newly placed tile (R7.1 steps 4, 5, 7)."""
@@ -326,7 +326,7 @@ def _react(state, tiles, log, owner, owner_cell, kind, new_player, new_cell, new
             trigger_term(state, tiles, log, owner, owner_cell, kind, term, 1, invested, True)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def apply_own_effects(state, tiles, log, player, cell, kind, lake_bonus):
     """A tile's immediate terms left to right, then its own conditional terms over the
     current matches (R7.1 steps 2 and 3; applied once more by an investment, R7.3)."""
@@ -338,7 +338,7 @@ def apply_own_effects(state, tiles, log, player, cell, kind, lake_bonus):
         trigger_term(state, tiles, log, player, cell, kind, term, matches, False, lake_bonus)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boroughs):
     """Place a paid-for tile (or lake) and resolve it in the order of R7.1.
 
@@ -380,7 +380,7 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boro
                        new_features)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def resolve_investment(state, tiles, log, player, cell):
     """Put a marker on a paid-for tile and apply its effects once more (R7.3).
 

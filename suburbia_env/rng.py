@@ -7,7 +7,9 @@ All arithmetic is int64 masked to 32 bits, identical compiled and under NUMBA_DI
 """
 
 import numpy as np
-from numba import njit
+
+from .refcount_free import njit_without_refcounts
+
 
 _MASK32 = 0xFFFFFFFF
 
@@ -23,19 +25,19 @@ def seed_words(seed: int, count: int = 1) -> np.ndarray:
     return words
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def avoid_zero_state(words):
     """Make a generator state (int32[4]) usable: the all-zero state is a fixed point."""
     if words[0] == 0 and words[1] == 0 and words[2] == 0 and words[3] == 0:
         words[0] = 1
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _load(words, offset, index):
     return np.int64(words[offset + index]) & _MASK32
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _store(words, offset, index, value):
     value &= _MASK32
     if value >= 0x80000000:
@@ -43,12 +45,12 @@ def _store(words, offset, index, value):
     words[offset + index] = value
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _rotate_left(value, shift):
     return ((value << shift) | (value >> (32 - shift))) & _MASK32
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def next_word(words, offset):
     """Next 32-bit output (0..2**32-1) of the generator stored at words[offset:offset+4]."""
     s0 = _load(words, offset, 0)
@@ -70,13 +72,13 @@ def next_word(words, offset):
     return result
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def random_below(words, offset, bound):
     """Uniform integer in 0..bound-1 (bound >= 1), by Lemire's multiply-shift."""
     return np.int64((next_word(words, offset) * np.int64(bound)) >> 32)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def shuffle_range(values, start, stop, words, offset):
     """Fisher-Yates shuffle of values[start:stop] in place."""
     for index in range(stop - 1, start, -1):

@@ -1,55 +1,65 @@
 """End of game: goals, money conversion and the winners (R8.2, R8.3). Red lines are ignored."""
 
 import numpy as np
-from numba import njit
 
 from . import constants as c
 from . import state_layout as s
-from .hex_grid import NEIGHBOURS, NUM_CELLS
+from .hex_grid import CELL_BITS, NEIGHBOUR_BITS, NUM_CELLS
+from .refcount_free import njit_without_refcounts
 from .resolution import count_matching, player_base
 from .tile_data import (COLUMN_FEATURES, GOAL_COLUMN_CRITERION, GOAL_COLUMN_DIRECTION,
                         GOAL_COLUMN_FEATURES, GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def largest_group(state, tiles, player, lakes, target):
-    """Size of the largest connected group (R2.2) of lakes, or of tiles matching `target`."""
+    """Size of the largest connected group (R2.2) of lakes, or of tiles matching `target`.
+
+    Cell sets are pairs of 64-bit words (hex_grid.CELL_BITS): a group starts at its
+    first cell and takes in the members next to it until a sweep adds none.
+    """
     base = player_base(player)
-    member = np.zeros(NUM_CELLS, dtype=np.bool_)
+    member_low = np.int64(0)
+    member_high = np.int64(0)
     for cell in range(NUM_CELLS):
         kind = state[base + s.CELL_KIND + cell]
         if kind < 0:
             continue
         is_lake = state[base + s.CELL_FLAGS + cell] & s.FLAG_LAKE != 0
         if lakes:
-            member[cell] = is_lake
+            is_member = is_lake
         else:
-            member[cell] = (not is_lake) and (tiles[kind, COLUMN_FEATURES] & target) != 0
-    seen = np.zeros(NUM_CELLS, dtype=np.bool_)
-    stack = np.empty(NUM_CELLS, dtype=np.int64)
+            is_member = (not is_lake) and (tiles[kind, COLUMN_FEATURES] & target) != 0
+        if is_member:
+            member_low |= CELL_BITS[cell, 0]
+            member_high |= CELL_BITS[cell, 1]
     best = 0
     for start in range(NUM_CELLS):
-        if not member[start] or seen[start]:
+        if (member_low & CELL_BITS[start, 0]) | (member_high & CELL_BITS[start, 1]) == 0:
             continue
-        seen[start] = True
-        stack[0] = start
-        depth = 1
-        size = 0
-        while depth > 0:
-            depth -= 1
-            cell = stack[depth]
-            size += 1
-            for index in range(6):
-                neighbour = NEIGHBOURS[cell, index]
-                if neighbour >= 0 and member[neighbour] and not seen[neighbour]:
-                    seen[neighbour] = True
-                    stack[depth] = neighbour
-                    depth += 1
+        group_low = CELL_BITS[start, 0]
+        group_high = CELL_BITS[start, 1]
+        size = 1
+        grown = True
+        while grown:
+            grown = False
+            for cell in range(start + 1, NUM_CELLS):
+                in_group = (group_low & CELL_BITS[cell, 0]) | (group_high & CELL_BITS[cell, 1])
+                is_member = (member_low & CELL_BITS[cell, 0]) | (member_high & CELL_BITS[cell, 1])
+                touches = (group_low & NEIGHBOUR_BITS[cell, 0]) | (group_high
+                                                                   & NEIGHBOUR_BITS[cell, 1])
+                if is_member and touches and not in_group:
+                    group_low |= CELL_BITS[cell, 0]
+                    group_high |= CELL_BITS[cell, 1]
+                    size += 1
+                    grown = True
+        member_low &= ~group_low
+        member_high &= ~group_high
         best = max(best, size)
     return best
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def goal_value(state, tiles, goals, goal, player):
     """A player's value for a goal's criterion (R8.2)."""
     base = player_base(player)
@@ -76,14 +86,14 @@ def goal_value(state, tiles, goals, goal, player):
     return largest_group(state, tiles, player, False, features)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _is_better(goals, goal, first, second):
     if goals[goal, GOAL_COLUMN_DIRECTION] == c.GOAL_MOST:
         return first > second
     return first < second
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def public_goal_winner(state, tiles, goals, goal):
     """The one player strictly ahead on a public goal, or -1 on any tie (R8.2)."""
     num_players = state[s.NUM_PLAYERS]
@@ -101,7 +111,7 @@ def public_goal_winner(state, tiles, goals, goal):
     return -1 if tied else best_player
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def private_goal_achieved(state, tiles, goals, player):
     """The owner is strictly alone in front over all players (R8.2)."""
     goal = state[player_base(player) + s.PRIVATE_GOAL]
@@ -115,7 +125,7 @@ def private_goal_achieved(state, tiles, goals, player):
     return True
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _ranks_above(state, first, second):
     """Whether `first` beats `second` on population, reputation, income, money (R8.3)."""
     for field in (s.POPULATION, s.REPUTATION, s.INCOME, s.MONEY):
@@ -126,7 +136,7 @@ def _ranks_above(state, first, second):
     return False
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def score_game(state, tiles, goals):
     """Final scoring into the SCORE block of each player; sets the winners (R8.2, R8.3)."""
     num_players = state[s.NUM_PLAYERS]
@@ -141,13 +151,14 @@ def score_game(state, tiles, goals):
         if winner >= 0:
             bonus = goals[goal, GOAL_COLUMN_PUBLIC_BONUS]
             state[player_base(winner) + s.SCORE_PUBLIC_GOALS + index] = bonus
-    achieved = np.zeros(num_players, dtype=np.bool_)
+    achieved = 0  # bit per player
     for offset in range(num_players):
         player = (state[s.FIRST_PLAYER] + offset) % num_players
-        achieved[player] = private_goal_achieved(state, tiles, goals, player)
+        if private_goal_achieved(state, tiles, goals, player):
+            achieved |= 1 << player
     for player in range(num_players):
         base = player_base(player)
-        if achieved[player]:
+        if achieved & (1 << player):
             state[base + s.SCORE_PRIVATE_GOAL] = goals[state[base + s.PRIVATE_GOAL],
                                                        GOAL_COLUMN_PRIVATE_BONUS]
         bonus = state[base + s.SCORE_PRIVATE_GOAL]

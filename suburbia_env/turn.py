@@ -6,7 +6,6 @@ mask); `apply_action` checks legality first and leaves the state untouched other
 """
 
 import numpy as np
-from numba import njit
 
 from . import action_space as a
 from . import constants as c
@@ -17,6 +16,7 @@ from .hex_grid import NUM_CELLS
 from .legal_actions import any_premium_payable, investment_price, is_legal_action
 from .market import (clear_market, discard_from_market, fill_dale_market, first_slot,
                      last_slot, refill_market, slot_premium, take_from_market)
+from .refcount_free import njit_without_refcounts
 from .resolution import (ALL_BOROUGHS, FACE_UP, cross_red_lines, pay, player_base,
                          resolve_investment, resolve_placement)
 from .scoring import score_game
@@ -33,7 +33,7 @@ DALE_PRICE = 3
 _ANY_PRICE = 1 << 30
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def income_step(state, tiles, log, player):
     """R5.2: gain the income; a negative income is paid, each unpaid $1 costs 1 population."""
     base = player_base(player)
@@ -54,7 +54,7 @@ def income_step(state, tiles, log, player):
     ev.record(log, ev.INCOME_STEP, player, c.MONEY, income, state[base + s.MONEY], -1, -1, -1)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def population_step(state, tiles, log, player):
     """R5.3: population moves by reputation; below 0 costs $1 a point, the rest forgiven."""
     base = player_base(player)
@@ -72,7 +72,7 @@ def population_step(state, tiles, log, player):
     cross_red_lines(state, tiles, log, player, old, new)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def finish_game(state, tiles, goals, log):
     score_game(state, tiles, goals)
     state[s.GAME_OVER] = 1
@@ -81,7 +81,7 @@ def finish_game(state, tiles, goals, log):
     ev.record(log, ev.GAME_OVER, -1, 0, 0, 0, -1, -1, -1)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def dale_turn(state, tiles, log):
     """Dale takes the priciest tile for $3, places it for the best income + reputation,
     then does steps 2 and 3 (R9.2)."""
@@ -90,14 +90,14 @@ def dale_turn(state, tiles, log):
         kind = take_from_market(state, slot)
         price = min(DALE_PRICE, state[player_base(DALE_SEAT) + s.MONEY])
         pay(state, DALE_SEAT, price)
-        cell = dale_choose_cell(state, tiles, DALE_SEAT, kind)
+        cell = dale_choose_cell(state, tiles, log, DALE_SEAT, kind)
         ev.record(log, ev.DALE_BUY, DALE_SEAT, 0, price, 0, DALE_SEAT, cell, kind)
         resolve_placement(state, tiles, log, DALE_SEAT, cell, kind, FACE_UP, ALL_BOROUGHS)
     income_step(state, tiles, log, DALE_SEAT)
     population_step(state, tiles, log, DALE_SEAT)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def end_turn(state, tiles, goals, log):
     """Refill the market (R5.4) and hand over to the next player, or end the game (R4.3).
 
@@ -125,7 +125,7 @@ def end_turn(state, tiles, goals, log):
     state[s.PENDING_DECISION] = c.DECISION_TURN
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def finish_turn(state, tiles, goals, log, player):
     """Steps 2 and 3 (R5.2, R5.3); in Solitary Architect the extra removal (R9.1)."""
     income_step(state, tiles, log, player)
@@ -136,7 +136,7 @@ def finish_turn(state, tiles, goals, log, player):
     end_turn(state, tiles, goals, log)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _discard_or_finish(state, tiles, goals, log, player):
     """After a basic tile or an investment one market tile must go (R5.1b, d)."""
     if any_premium_payable(state, player):
@@ -145,7 +145,7 @@ def _discard_or_finish(state, tiles, goals, log, player):
         finish_turn(state, tiles, goals, log, player)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def _keep_goal(state, log, player, option):
     """R3.6: keep one of the two drawn goals; the players choose in turn order."""
     base = player_base(player)
@@ -157,7 +157,7 @@ def _keep_goal(state, log, player, option):
         state[s.PENDING_DECISION] = c.DECISION_TURN
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def apply_legal_action(state, tiles, goals, basic_kinds, action, log):
     """Apply an action already known to be legal, up to the next decision."""
     decision = state[s.PENDING_DECISION]
@@ -209,7 +209,7 @@ def apply_legal_action(state, tiles, goals, basic_kinds, action, log):
         _discard_or_finish(state, tiles, goals, log, player)
 
 
-@njit(cache=True)
+@njit_without_refcounts
 def apply_action(state, tiles, goals, basic_kinds, action, log):
     """Check and apply an action; returns STATUS_OK, STATUS_ILLEGAL or STATUS_GAME_OVER."""
     if state[s.GAME_OVER]:

@@ -195,7 +195,7 @@ def _compare_dale_cells(num_players, mode, edition, game_seeds, player_seeds, ti
                         continue
                     checked += 1
                     before[:] = state
-                    cell = dale_choose_cell(state, tiles, player, kind)
+                    cell = dale_choose_cell(state, tiles, log, player, kind)
                     for index in range(s.STATE_SIZE):
                         if state[index] != before[index]:
                             changed += 1

@@ -5,9 +5,15 @@ and bonuses below are transcribed by hand from goals.csv (the authority), not re
 from the engine's table.
 """
 
+from collections import deque
+
+import numpy as np
 import pytest
 
-from suburbia_env.hex_grid import neighbour_coordinates
+from suburbia_env import state_layout as s
+from suburbia_env.hex_grid import NUM_CELLS, cell_coordinates, cell_index, neighbour_coordinates
+from suburbia_env.scoring import largest_group
+from suburbia_env.tile_data import COLUMN_FEATURES, TILES
 from suburbia_env.positions import put_tile_without_effects, set_market_tile, set_player_values
 
 from rules_builders import new_game, score_now, set_goals
@@ -279,3 +285,45 @@ def test_R8_3_players_still_tied_share_the_win():
     score_now(game)
     assert game.winners == [1, 2]
     assert [s["winner"] for s in game.final_scores()] == [False, True, True]
+
+
+def _flood_fill_largest_group(members: set[int]) -> int:
+    """The largest connected group of R2.2 by a plain breadth-first search."""
+    best, unseen = 0, set(members)
+    while unseen:
+        queue, size = deque([unseen.pop()]), 1
+        while queue:
+            column, row = cell_coordinates(queue.popleft())
+            for neighbour in (cell_index(c, r) for c, r in neighbour_coordinates(column, row)):
+                if neighbour in unseen:
+                    unseen.remove(neighbour)
+                    queue.append(neighbour)
+                    size += 1
+        best = max(best, size)
+    return best
+
+
+def test_R2_2_largest_group_equals_a_flood_fill_on_random_boroughs():
+    """scoring.largest_group (sets of cells as bit words, grown by sweeps) against a
+    breadth-first search, for lake groups and tile groups (Harbormaster, Public Official)
+    on 300 random boroughs dense enough for long, winding groups."""
+    rng = np.random.default_rng(2026)
+    state = np.zeros(s.STATE_SIZE, dtype=np.int32)
+    base = s.player_base(1)
+    kinds = np.arange(TILES.table.shape[0] - 2)
+    sizes = []
+    for _ in range(300):
+        occupied = rng.random(NUM_CELLS) < rng.uniform(0.2, 0.9)
+        lakes = occupied & (rng.random(NUM_CELLS) < rng.uniform(0.0, 1.0))
+        cell_kinds = np.where(occupied, rng.choice(kinds, NUM_CELLS), -1)
+        state[base + s.CELL_KIND:base + s.CELL_KIND + NUM_CELLS] = cell_kinds
+        state[base + s.CELL_FLAGS:base + s.CELL_FLAGS + NUM_CELLS] = np.where(lakes, s.FLAG_LAKE, 0)
+        target = int(TILES.table[rng.choice(kinds), COLUMN_FEATURES])
+        matching = occupied & ~lakes & (TILES.table[np.maximum(cell_kinds, 0),
+                                                    COLUMN_FEATURES] & target != 0)
+        lake_group = largest_group(state, TILES.table, 1, True, target)
+        tile_group = largest_group(state, TILES.table, 1, False, target)
+        assert lake_group == _flood_fill_largest_group(set(np.flatnonzero(lakes).tolist()))
+        assert tile_group == _flood_fill_largest_group(set(np.flatnonzero(matching).tolist()))
+        sizes += [lake_group, tile_group]
+    assert max(sizes) > 40 and min(sizes) == 0  # the boroughs cover large and empty groups

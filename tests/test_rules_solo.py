@@ -7,6 +7,7 @@ import pytest
 from suburbia_env import constants as c
 from suburbia_env import event_log as ev
 from suburbia_env import state_layout as s
+from suburbia_env.dale import dale_choose_cell
 from suburbia_env.hex_grid import cell_coordinates, neighbour_coordinates
 from suburbia_env.positions import (put_tile_without_effects, set_market_tile,
                                     set_player_values)
@@ -302,6 +303,22 @@ def test_R9_2_dale_cell_maximises_income_plus_reputation_gain():
     assert placed == (1, 2)
     assert player_values(game, DALE) == {"money": 15, "income": 3, "reputation": 1,
                                          "population": 3, "markers_left": 3}
+
+
+def test_R9_2_dale_trials_leave_neither_events_nor_state_behind():
+    """Dale resolves the Office Building at each candidate cell in place and takes it
+    back (dale.dale_choose_cell): the position of the test above is unchanged afterwards
+    and a log with room for events holds none of the trial adjustments."""
+    game = dale_game(seed=104)
+    _dale_market(game, {})
+    for name, column, row in [("Convenience Store", 0, 3), ("Convenience Store", 1, 3)]:
+        put_tile_without_effects(game, DALE, name, column, row)
+    before = game.state.copy()
+    log = ev.new_log(16)
+    cell = dale_choose_cell(game.state, TILES.table, log, DALE, kind_of("Office Building"))
+    assert cell_coordinates(cell) == (1, 2)
+    assert (game.state == before).all()
+    assert not log.any()
 
 
 def test_R9_2_dale_cell_full_tie_goes_to_the_first_cell_in_row_major_order():

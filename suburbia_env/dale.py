@@ -119,15 +119,21 @@ def _cells_that_matter(state, tiles, base, new_features, adjacent_targets):
 
 
 @njit_without_refcounts
-def _seen_class(state, base, cell, matter_low, matter_high):
-    """Whether a placeable cell before `cell` has the same adjacency class."""
-    low = NEIGHBOUR_BITS[cell, 0] & matter_low
-    high = NEIGHBOUR_BITS[cell, 1] & matter_high
-    for earlier in range(cell):
-        if (state[base + s.CELL_FLAGS + earlier] & s.FLAG_PLACEABLE
-                and NEIGHBOUR_BITS[earlier, 0] & matter_low == low
-                and NEIGHBOUR_BITS[earlier, 1] & matter_high == high):
-            return True
+def _class_tried_before(state, base, cell, low, high, matter_low, matter_high):
+    """Whether a placeable cell before `cell` has the same non-empty adjacency class
+    (`low`, `high`). Such a cell neighbours every tile of the class, so the neighbours of
+    one of those tiles are the only candidates."""
+    for index in range(6):
+        tile_cell = NEIGHBOURS[cell, index]
+        if tile_cell < 0 or (CELL_BITS[tile_cell, 0] & low | CELL_BITS[tile_cell, 1] & high) == 0:
+            continue
+        for other_index in range(6):
+            other = NEIGHBOURS[tile_cell, other_index]
+            if (0 <= other < cell and state[base + s.CELL_FLAGS + other] & s.FLAG_PLACEABLE
+                    and NEIGHBOUR_BITS[other, 0] & matter_low == low
+                    and NEIGHBOUR_BITS[other, 1] & matter_high == high):
+                return True
+        return False
     return False
 
 
@@ -138,8 +144,8 @@ def dale_choose_cell(state, tiles, log, player, kind):
     Ties go to the larger reputation gain, then to the first cell in row-major order.
     Each candidate is resolved in place on `state` and undone at once (the state is
     unchanged on return); a cell whose adjacency class (`_cells_that_matter`) an earlier
-    cell shares is skipped, since it resolves exactly like that cell, which the tie-break
-    prefers anyway. Trials record nothing: they write to a one-row view of `log`
+    placeable cell shares is skipped, since it resolves exactly like that cell, which the
+    tie-break prefers anyway. Trials record nothing: they write to a one-row view of `log`
     (event_log.py). -1 when no cell is legal.
     """
     base = player_base(player)
@@ -153,13 +159,20 @@ def dale_choose_cell(state, tiles, log, player, kind):
     matter_low, matter_high = _cells_that_matter(state, tiles, base, new_features,
                                                  adjacent_targets)
     no_log = log[:1]
+    tried_empty_class = False
     best_cell = -1
     best_gain = 0
     best_reputation_gain = 0
     for cell in range(NUM_CELLS):
         if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
             continue
-        if _seen_class(state, base, cell, matter_low, matter_high):
+        low = NEIGHBOUR_BITS[cell, 0] & matter_low
+        high = NEIGHBOUR_BITS[cell, 1] & matter_high
+        if low == 0 and high == 0:
+            if tried_empty_class:
+                continue
+            tried_empty_class = True
+        elif _class_tried_before(state, base, cell, low, high, matter_low, matter_high):
             continue
         snapshot = _trial_snapshot(state, player, cell)
         resolve_placement(state, tiles, no_log, player, cell, kind, FACE_UP, OWN_BOROUGH_ONLY)

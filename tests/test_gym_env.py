@@ -296,19 +296,23 @@ def test_pickled_and_deep_copied_env_continues_identically(options, steps_before
         env.step(random_legal(env, rng))
     copies = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
     runs = []
+    final_infos = []
     for each in [env] + copies:
+        assert each.game.state is each.state  # the facade follows the copy's own game
         actions = np.random.default_rng(77)
         steps = []
         while True:
-            observation, reward, terminated, truncated, _ = each.step(random_legal(each, actions))
+            observation, reward, terminated, truncated, info = each.step(random_legal(each, actions))
             steps.append((observation, reward, terminated, truncated))
             if terminated:
                 break
+        final_infos.append(info)
         steps.append(each.reset())  # unseeded reset: the copied generator continues too
         steps[-1] = (steps[-1][0], steps[-1][1]["learner_seat"])
         runs.append(steps)
     for other in runs[1:]:
         assert_same_trajectory(runs[0], other)
+    assert final_infos[0]["final_scores"] and final_infos[1:] == final_infos[:1] * 2
 
 
 # Determinism ------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 | class             | `SuburbiaVectorEnv(num_envs, ...)`, a `gymnasium.vector.VectorEnv` |
 | spaces            | single spaces as SuburbiaEnv (gym_env.py); batched along axis 0    |
 | options           | players, mode, edition, opponents ("dale" or "random": compiled only), reward, population_shaping, learner_seat (int or "random"), random_private_goals, observation_format, num_threads |
-| autoreset         | same step: a finished game is reset at once; its last observation is in `infos["final_obs"]` where `infos["_final_obs"]` is set, with `final_populations` and `final_winners` (per seat) and the `learner_seats` it was played with |
+| autoreset         | same step: a finished game is reset at once; its last observation is in `infos["final_obs"]` where `infos["_final_obs"]` is set (other rows: zeros with `copy=True`, stale with `copy=False`), with `final_populations` and `final_winners` (per seat) and the `learner_seats` it was played with |
 | action masks      | `action_masks()` -> bool[num_envs, 2123]; also in dict observations |
 | illegal actions   | raise IllegalActionError naming the environment; checked for the whole batch first, so no game moves |
 | copy              | `copy=True` (default, as gymnasium's vector envs): observations, masks and infos are fresh arrays; `copy=False`: the env's own buffers, overwritten by the next step (fastest; read them, do not write them) |
@@ -144,10 +144,16 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
             numba.set_num_threads(previous)
 
     def _final_observation_batch(self):
-        """Flat format: the array of last observations; dict format: an object array with
-        each finished game's {observation, action_mask} (the terminal mask: PASS alone)."""
+        """Flat format: the array of last observations (with copy=True a fresh array whose
+        rows of unfinished games are zeros: only finished rows are copied, and the zero
+        pages are never touched); dict format: an object array with each finished game's
+        {observation, action_mask} (the terminal mask: PASS alone)."""
         if self.observation_format == "flat":
-            return self._output(self.final_observations)
+            if not self.copy:
+                return self.final_observations
+            batch = np.zeros(self.final_observations.shape, dtype=np.float32)
+            batch[self.terminated] = self.final_observations[self.terminated]
+            return batch
         batch = np.full(self.num_envs, None, dtype=object)
         terminal_mask = np.zeros(a.NUM_ACTIONS, dtype=np.int8)
         terminal_mask[a.PASS] = 1

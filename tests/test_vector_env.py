@@ -317,4 +317,6 @@ def test_copy_false_hands_out_the_env_buffers_and_matches_copy_true():
             rows = expected[4]["_final_obs"]
             np.testing.assert_array_equal(expected[4]["final_obs"][rows],
                                           got[4]["final_obs"][rows])
+            assert expected[4]["final_obs"][rows].any()
+            assert not expected[4]["final_obs"][~rows].any()  # copy=True copies finished rows
     assert saw_final

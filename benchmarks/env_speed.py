@@ -1,6 +1,6 @@
 """How fast the environments step, beside the raw engine measured in the same run.
 
-    python benchmarks/env_speed.py [--seconds S] [--repeats R] [--quick] [--seed N]
+    python benchmarks/env_speed.py [--seconds S] [--repeats R] [--quick] [--seed N] [--modes]
 
 Every measurement plays uniformly random legal actions for about S seconds (after a
 warm-up call that loads the compiled kernels) and reports learner decisions per second.
@@ -16,6 +16,9 @@ Gymnasium's generator, which costs more than a game's reset itself). Rows:
   default) and `copy=False` (the env's own buffers); actions for the whole batch are
   drawn with one vectorised numpy pass (`np.nonzero` of the mask batch, one uniform draw
   per row);
+- with `--modes`, the vector env (N=256, copy=False, all threads) in each mode: against
+  Dale, Solitary Architect (no opponent), 2 and 4 players against random compiled
+  opponents; it shows how much of a step Dale's turn (R9.2) is;
 - the raw engine in the same mode, measured just before each row so that both see the
   same machine load: `random_play.play_random_games` (one thread) and
   `play_random_games_parallel` (two threads), decisions per second, where the mask and
@@ -46,6 +49,12 @@ from suburbia_env.vector_env import SuburbiaVectorEnv  # noqa: E402
 
 VECTOR_SIZES = (1, 64, 1024)
 THREADS = (1, 2)
+MODE_ROWS = (  # --modes: label, seats and mode of the raw engine, vector env options
+    ("dale", 2, c.MODE_DALE, {}),
+    ("solitary", 1, c.MODE_SOLITARY, {"players": 1, "mode": "solitary"}),
+    ("2p random", 2, c.MODE_STANDARD, {"players": 2, "mode": "standard", "opponents": "random"}),
+    ("4p random", 4, c.MODE_STANDARD, {"players": 4, "mode": "standard", "opponents": "random"}),
+)
 
 
 def sample_batch(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -115,8 +124,10 @@ def measure_pettingzoo(seconds: float, seed: int, players: int) -> dict:
     return {"steps": steps, "env": steps / env_time, "with_sampling": steps / total}
 
 
-def measure_vector(seconds: float, seed: int, num_envs: int, threads: int, copy: bool) -> dict:
-    env = SuburbiaVectorEnv(num_envs, observation_format="flat", num_threads=threads, copy=copy)
+def measure_vector(seconds: float, seed: int, num_envs: int, threads: int, copy: bool,
+                   **options) -> dict:
+    env = SuburbiaVectorEnv(num_envs, observation_format="flat", num_threads=threads, copy=copy,
+                            **options)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     env.step(sample_batch(env.masks, rng))  # warm-up (loads the parallel kernel)
@@ -177,6 +188,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="runs per row, the fastest printed (default 1)")
     parser.add_argument("--quick", action="store_true", help="0.5 s per measurement")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--modes", action="store_true",
+                        help="also the vector env (N=256, 2 threads, copy=False) in each mode: "
+                             "how much of a step Dale's turn is")
     args = parser.parse_args(argv)
     seconds = 0.5 if args.quick else args.seconds
     if seconds <= 0:
@@ -205,6 +219,13 @@ def main(argv: list[str] | None = None) -> None:
                                                                   count, copy))
                 rows.append((f"SuburbiaVectorEnv N={num_envs} copy={'yes' if copy else 'no'}",
                              "dale", count, vector, raw))
+    if args.modes:
+        count = threads[-1]
+        for label, seats, mode, options in MODE_ROWS:
+            raw = fastest(repeats, lambda: measure_engine(seconds, args.seed, seats, mode, count))
+            vector = fastest(repeats, lambda: measure_vector(seconds, args.seed, 256, count, False,
+                                                             **options))
+            rows.append(("SuburbiaVectorEnv N=256 copy=no", label, count, vector, raw))
 
     print(f"Environment speed: learner decisions per second with random legal actions, "
           f"{seconds:g} s per measurement, fastest of {repeats}; CPUs: {os.cpu_count()}, numba threads available: "

@@ -148,7 +148,8 @@ class SuburbiaEnv(gym.Env):
         if self._reset_kernel is None:
             self._reset_kernel = compiled_entry_point(env_reset, arguments)
         self._reset_kernel(*arguments)
-        self._play_external_opponents(self.state[s.player_base(self.learner) + s.POPULATION])
+        if self.external_opponents:
+            self._play_external_opponents(self.state[s.player_base(self.learner) + s.POPULATION])
         self._episode_over = bool(self.state[s.GAME_OVER])
         self._started = True
         self._arguments_after_action = (
@@ -239,8 +240,6 @@ class SuburbiaEnv(gym.Env):
 
     def _play_external_opponents(self, population_before: int):
         """Python opponents (and compiled ones between them) play up to the learner."""
-        if not self.external_opponents:
-            return 0.0, STEP_TERMINATED if self.state[s.GAME_OVER] else 0
         while not self.state[s.GAME_OVER] and self.state[s.CURRENT_PLAYER] != self.learner:
             seat = int(self.state[s.CURRENT_PLAYER])
             policy = self.external_opponents[seat]

@@ -60,10 +60,15 @@ def _build_neighbour_bits() -> np.ndarray:
     return bits
 
 
-CELL_BITS = np.zeros((NUM_CELLS, 2), dtype=np.int64)
+def _build_cell_bits() -> np.ndarray:
+    bits = np.zeros((NUM_CELLS, 2), dtype=np.int64)
+    for cell in range(NUM_CELLS):
+        bits[cell, cell // 64] = np.int64(1) << np.int64(cell % 64)
+    return bits
+
+
+CELL_BITS = _build_cell_bits()
 """CELL_BITS[cell]: the set holding one cell, in the two-word form of NEIGHBOUR_BITS."""
-for _cell in range(NUM_CELLS):
-    CELL_BITS[_cell, _cell // 64] = np.int64(1) << np.int64(_cell % 64)
 
 NEIGHBOUR_BITS = _build_neighbour_bits()
 """The neighbours of a cell as a set of cell numbers in two 64-bit words: bit n % 64 of

@@ -13,8 +13,8 @@ from suburbia_env import ConfigError, Game, IllegalActionError, NotationError
 from suburbia_env import action_space as a
 from suburbia_env import constants as c
 from suburbia_env import state_layout as s
-from suburbia_env.hex_grid import (NEIGHBOURS, NO_CELL, NUM_CELLS, cell_coordinates,
-                                   cell_index)
+from suburbia_env.hex_grid import (CELL_BITS, NEIGHBOUR_BITS, NEIGHBOURS, NO_CELL, NUM_CELLS,
+                                   cell_coordinates, cell_index)
 from suburbia_env.positions import set_current_player, set_player_values
 from suburbia_env.tile_data import GOALS, TILES
 
@@ -71,6 +71,21 @@ def test_R2_2_neighbourhood_is_symmetric():
             if neighbour != NO_CELL:
                 assert cell in NEIGHBOURS[neighbour]
     assert all(len(_neighbours_of(x, y)) == 6 for x in range(-5, 6) for y in range(1, 8))
+
+
+def _cells_in(low: int, high: int) -> set[int]:
+    return {cell for cell in range(NUM_CELLS)
+            if ((int(low) if cell < 64 else int(high)) >> (cell % 64)) & 1}
+
+
+def test_R2_2_cell_sets_as_bit_words_match_the_neighbour_table():
+    """The two-word cell sets the kernels intersect (Dale's adjacency classes, group
+    goals): CELL_BITS[c] holds exactly c, NEIGHBOUR_BITS[c] exactly the R2.2 neighbours
+    of c, the last cell (116) in the second word."""
+    for cell in range(NUM_CELLS):
+        assert _cells_in(*CELL_BITS[cell]) == {cell}
+        assert _cells_in(*NEIGHBOUR_BITS[cell]) == set(NEIGHBOURS[cell].tolist()) - {NO_CELL}
+    assert CELL_BITS[116, 0] == 0 and CELL_BITS[116, 1] == 1 << 52
 
 
 @pytest.mark.parametrize("players,mode", [(2, "standard"), (3, "standard"), (4, "standard"),

@@ -23,7 +23,7 @@ from .rng import seed_words
 from .scoring import ladder_rank
 from .setup import new_game, seats
 from .tile_data import COLUMN_COST, GOALS, TILES
-from .turn import apply_legal_action
+from .turn import STATUS_OK, apply_action
 
 DEFAULT_LOG_CAPACITY = 512
 
@@ -195,12 +195,11 @@ class Game:
         number = self.action_number(action)
         if not 0 <= number < a.NUM_ACTIONS:
             raise IllegalActionError(f"action {number} is outside 0..{a.NUM_ACTIONS - 1}")
-        if not is_legal_action(self.state, TILES.table, TILES.basic_kinds, number):
-            raise IllegalActionError(self._illegal_reason(number))
         text = format_action(number, self.state)
         self._log[0, :] = 0
-        apply_legal_action(self.state, TILES.table, GOALS.table, TILES.basic_kinds, number,
-                           self._log)
+        if apply_action(self.state, TILES.table, GOALS.table, TILES.basic_kinds, number,
+                        self._log) != STATUS_OK:  # checked and applied in one compiled call
+            raise IllegalActionError(self._illegal_reason(number))
         self.history.append(text)
         self.last_events = self._log[1:self._log[0, 0] + 1].copy()
         from .render import describe_events

@@ -22,13 +22,18 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import action_space as a
-from .env_core import REWARD_NAMES, final_reward
+from .env_core import REWARD_NAMES, final_reward, write_outputs
 from .errors import ConfigError, IllegalActionError
 from .game import Game
 from .gym_env import observation_spaces
-from .legal_actions import legal_action_mask
 from .observation import OBSERVATION_SIZE, new_encoding_cache, update_observation
 from .tile_data import TILES
+
+
+def _integer_action(agent: str, action) -> int:
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"{agent} chose {action!r}, not a legal action")
+    return int(action)
 
 
 def env(**kwargs) -> AECEnv:
@@ -95,12 +100,13 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict:
         seat = self.possible_agents.index(agent)
         observation = self._observations[seat]
-        update_observation(self.game.state, TILES.table, seat, observation, self._encoded[seat])
         if self.game.current_player == seat:
-            legal_action_mask(self.game.state, TILES.table, TILES.basic_kinds, self._mask,
-                              self._actions)
+            write_outputs(self.game.state, TILES.table, TILES.basic_kinds, seat, observation,
+                          self._encoded[seat], self._mask, self._actions)
             mask = self._mask.view(np.int8).copy()
         else:
+            update_observation(self.game.state, TILES.table, seat, observation,
+                               self._encoded[seat])
             mask = np.zeros(a.NUM_ACTIONS, dtype=np.int8)
             mask[a.PASS] = 1
         return {"observation": observation.copy(), "action_mask": mask}
@@ -111,22 +117,21 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         self._clear_rewards()
-        if not self.game.is_legal(action if not isinstance(action, np.integer) else int(action)):
+        try:
+            self.game.apply(_integer_action(agent, action))  # an illegal one changes nothing
+        except IllegalActionError:
             if self.illegal_action == "raise":
-                raise IllegalActionError(self.game._illegal_reason(int(action))
-                                         if isinstance(action, (int, np.integer))
-                                         and 0 <= action < a.NUM_ACTIONS
-                                         else f"{agent} chose {action!r}, not a legal action")
+                raise
             self._end_with_illegal_action(agent)
             return
-        self.game.apply(int(action))
         self.num_moves += 1
         if self.game.is_over:
+            final_scores = self.game.final_scores()
             for seat, name in enumerate(self.possible_agents):
                 self.rewards[name] = float(final_reward(self.game.state, seat,
                                                         self.reward_scheme))
                 self.terminations[name] = True
-                self.infos[name] = {"final_score": self.game.final_scores()[seat]}
+                self.infos[name] = {"final_score": final_scores[seat]}
         else:
             self.agent_selection = self.possible_agents[self.game.current_player]
             if self.max_cycles is not None and self.num_moves >= self.max_cycles * self.players:

@@ -14,6 +14,8 @@
 Cells are numbered row-major (hex_grid.py); slots are 0..6.
 """
 
+import numpy as np
+
 from .constants import NUM_SLOTS
 from .hex_grid import NUM_CELLS
 
@@ -26,3 +28,8 @@ REMOVE = DISCARD + NUM_SLOTS
 KEEP_GOAL = REMOVE + NUM_SLOTS
 PASS = KEEP_GOAL + 2
 NUM_ACTIONS = PASS + 1
+
+
+def is_action_integer(action) -> bool:
+    """Python and numpy integers are action numbers; bools are not (True would be 1)."""
+    return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))

@@ -13,8 +13,8 @@ from .market import first_slot, last_slot, slot_premium
 from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
 from .refcount_free import njit_without_refcounts
-from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, effective_kind, lake_kind, player_base,
-                         resolve_placement)
+from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, add_feature_counts, effective_kind,
+                         lake_kind, player_base, resolve_placement)
 from .tile_data import (COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_CONDITIONAL_TARGET, COLUMN_COST, COLUMN_FEATURES,
                         COLUMN_NEGATIVE_POPULATION, COLUMN_REACTS_TO)
@@ -84,10 +84,7 @@ def _undo_trial_placement(state, tiles, player, cell, kind, snapshot):
     state[base + s.CELL_SEQUENCE + cell] = snapshot[6]
     state[base + s.CELL_KIND + cell] = -1
     state[base + s.CELL_FLAGS + cell] = s.FLAG_PLACEABLE
-    features = tiles[kind, COLUMN_FEATURES]
-    for feature in range(c.NUM_FEATURES):
-        if features & (1 << feature):
-            state[base + s.FEATURE_COUNT + feature] -= 1
+    add_feature_counts(state, base, tiles[kind, COLUMN_FEATURES], -1)
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
         if neighbour >= 0 and state[base + s.CELL_KIND + neighbour] < 0 and (
@@ -98,7 +95,7 @@ def _undo_trial_placement(state, tiles, player, cell, kind, snapshot):
 @njit_without_refcounts
 def _cells_that_matter(state, tiles, base, new_features, adjacent_targets):
     """The occupied cells whose tile would matter next to the new tile, as a set of cell
-    numbers in two 64-bit words (hex_grid.NEIGHBOUR_BITS).
+    numbers in two 64-bit words (hex_grid.CELL_BITS).
 
     A tile matters when one of its terms can react to the new tile or when the new
     tile's adjacent terms can match it; any other neighbour adds nothing to the

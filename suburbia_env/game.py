@@ -180,7 +180,7 @@ class Game:
         """The action number of a number or a line of notation (agents may answer either)."""
         if isinstance(action, str):
             return parse_action(action, self.state)
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if not a.is_action_integer(action):
             raise NotationError(f"an action is an integer or a line of notation, not {action!r}")
         return int(action)
 

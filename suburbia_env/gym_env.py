@@ -223,7 +223,7 @@ class SuburbiaEnv(gym.Env):
     def _check_action_type(self, action) -> int:
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if not a.is_action_integer(action):
             raise IllegalActionError(f"an action is an integer 0..{a.NUM_ACTIONS - 1}, "
                                      f"not {action!r}")
         return int(action)

@@ -31,7 +31,7 @@ from .tile_data import TILES
 
 
 def _integer_action(agent: str, action) -> int:
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+    if not a.is_action_integer(action):
         raise IllegalActionError(f"{agent} chose {action!r}, not a legal action")
     return int(action)
 

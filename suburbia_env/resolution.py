@@ -274,6 +274,15 @@ def count_current_matches(state, tiles, player, cell, kind, term):
 
 
 @njit_without_refcounts
+def add_feature_counts(state, base, features, amount):
+    """Move a borough's tile counts per type and icon (R6.4) by `amount` for each of a
+    tile's features: +1 when it is put down, -1 when Dale's trial takes it back."""
+    for feature in range(c.NUM_FEATURES):
+        if features & (1 << feature):
+            state[base + s.FEATURE_COUNT + feature] += amount
+
+
+@njit_without_refcounts
 def put_tile(state, tiles, player, cell, kind, as_lake, sequence):
     """Put a tile on an empty cell and update the derived counts and placeable cells."""
     base = player_base(player)
@@ -285,10 +294,7 @@ def put_tile(state, tiles, player, cell, kind, as_lake, sequence):
     if as_lake:
         state[base + s.LAKE_COUNT] += 1
     else:
-        features = tiles[kind, COLUMN_FEATURES]
-        for feature in range(c.NUM_FEATURES):
-            if features & (1 << feature):
-                state[base + s.FEATURE_COUNT + feature] += 1
+        add_feature_counts(state, base, tiles[kind, COLUMN_FEATURES], 1)
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
         if neighbour >= 0 and state[base + s.CELL_KIND + neighbour] < 0:

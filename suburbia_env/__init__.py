@@ -16,4 +16,5 @@ __all__ = ["Game", "GameConfig", "NUM_ACTIONS", "ConfigError", "GameOverError",
 import gymnasium as _gymnasium
 
 if "Suburbia-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="Suburbia-v0", entry_point="suburbia_env.gym_env:SuburbiaEnv")
+    _gymnasium.register(id="Suburbia-v0", entry_point="suburbia_env.gym_env:SuburbiaEnv",
+                        vector_entry_point="suburbia_env.vector_env:SuburbiaVectorEnv")

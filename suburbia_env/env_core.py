@@ -198,9 +198,11 @@ def step_range(first, stop, states, tiles, goals, basic_kinds, step_actions, num
                edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
                reward_scheme, population_shaping, observations, encoded, masks, rewards,
                terminated, results, final_observations, final_populations, final_winners):
-    """Games first..stop-1 of a batch whose actions `first_illegal_action` passed."""
+    """Games first..stop-1 of a batch whose actions `first_illegal_action` passed; returns
+    how many of them finished (and were reset)."""
     actions = np.empty(masks.shape[1], dtype=np.int32)
     log = np.zeros((1, 8), dtype=np.int32)
+    finished = 0
     for index in range(first, stop):
         observation = observations[index]
         reward, result = env_step_legal(states[index], tiles, goals, basic_kinds,
@@ -212,6 +214,7 @@ def step_range(first, stop, states, tiles, goals, basic_kinds, step_actions, num
         results[index] = result
         terminated[index] = result == STEP_TERMINATED
         if result == STEP_TERMINATED:
+            finished += 1
             final_observation = final_observations[index]
             for position in range(observation.shape[0]):  # a loop: slice copies are slow
                 final_observation[position] = observation[position]
@@ -219,6 +222,7 @@ def step_range(first, stop, states, tiles, goals, basic_kinds, step_actions, num
             _vector_reset_one(states, index, tiles, goals, basic_kinds, num_players, mode,
                               edition, random_goals, learners, random_seats, opponent_kinds,
                               rng_words, observations, encoded, masks, actions, log)
+    return finished
 
 
 @njit(cache=True)
@@ -237,15 +241,15 @@ def vector_step_serial(states, tiles, goals, basic_kinds, step_actions, num_play
                        reward_scheme, population_shaping, observations, encoded, masks, rewards,
                        terminated, results, final_observations, final_populations,
                        final_winners):
-    """`vector_step` on one thread; returns the first illegal index or -1 (nothing moved)."""
+    """`vector_step` on one thread."""
     illegal = first_illegal_action(states, tiles, basic_kinds, step_actions)
     if illegal >= 0:
-        return illegal
-    step_range(0, states.shape[0], states, tiles, goals, basic_kinds, step_actions, num_players,
+        return illegal, 0
+    finished = step_range(0, states.shape[0], states, tiles, goals, basic_kinds, step_actions, num_players,
                mode, edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
                reward_scheme, population_shaping, observations, encoded, masks, rewards,
                terminated, results, final_observations, final_populations, final_winners)
-    return -1
+    return -1, finished
 
 
 @njit(cache=True, parallel=True)
@@ -269,7 +273,8 @@ def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mo
     """Step every game of a batch; a finished game is reset in the same step.
 
     The whole batch is checked first: with an illegal action (or a finished game)
-    anywhere, nothing moves and the index of the first such game is returned, else -1.
+    anywhere, nothing moves and (index of the first such game, 0) is returned, else
+    (-1, number of games that finished and were reset).
 
     The observation of a finished game goes to `final_observations`, its final populations
     and winner flags (R8.2, R8.3) per seat to `final_populations` / `final_winners`, before
@@ -278,12 +283,13 @@ def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mo
     """
     illegal = first_illegal_action(states, tiles, basic_kinds, step_actions)
     if illegal >= 0:
-        return illegal
+        return illegal, 0
     num_envs = states.shape[0]
+    finished = 0
     for chunk in prange(num_chunks):
-        step_range(chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks,
+        finished += step_range(chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks,
                    states, tiles, goals, basic_kinds, step_actions, num_players, mode, edition,
                    random_goals, learners, random_seats, opponent_kinds, rng_words,
                    reward_scheme, population_shaping, observations, encoded, masks, rewards,
                    terminated, results, final_observations, final_populations, final_winners)
-    return -1
+    return -1, finished

@@ -21,6 +21,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import action_space as a
 from . import state_layout as s
+from .compiled_call import compiled_entry_point
 from .env_core import (REWARD_NAMES, vector_reset, vector_reset_serial, vector_step,
                        vector_step_serial)
 from .errors import ConfigError, IllegalActionError
@@ -80,6 +81,7 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         self.terminated = np.zeros(num_envs, dtype=np.bool_)
         self.results = np.zeros(num_envs, dtype=np.int32)
         self._started = False
+        self._entry_points: dict = {}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
@@ -100,12 +102,12 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         if not self._started:
             raise IllegalActionError("call reset() before step()")
         actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
             raise IllegalActionError(f"actions must be {self.num_envs} integers, not an array of "
                                      f"shape {actions.shape} and dtype {actions.dtype}")
         actions = actions.astype(np.int64)
-        self._learners_before_step = self.learners.copy()
-        illegal = self._run_compiled(
+        learners_before_step = self.learners.copy()
+        illegal, finished = self._run_compiled(
             vector_step, vector_step_serial, self.states, TILES.table, GOALS.table,
             TILES.basic_kinds, actions, self.seats, self.config.mode_id, self.config.edition_id,
             int(self.config.random_private_goals), self.learners, self.random_seats,
@@ -121,27 +123,43 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
                 reason = f"action {action} is outside 0..{a.NUM_ACTIONS - 1}"
             raise IllegalActionError(f"environment {illegal}: {reason} (no game was stepped)")
         infos = {}
-        if self.terminated.any():
+        if finished:
             infos["final_obs"] = self._final_observation_batch()
             infos["_final_obs"] = self._output(self.terminated)
             infos["final_populations"] = self._output(self.final_populations)
             infos["final_winners"] = self.final_winners.astype(bool)
-            infos["learner_seats"] = self._learners_before_step
+            infos["learner_seats"] = learners_before_step
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
         return (self._observation_batch(), self._output(self.rewards),
                 self._output(self.terminated), truncated,
                 infos)
 
     def _run_compiled(self, parallel_kernel, serial_kernel, *arguments):
-        """One compiled call: the serial kernel for one chunk, else prange over chunks."""
+        """One compiled call: the serial kernel for one chunk, else prange over chunks.
+
+        Each kernel is called through its entry point (compiled_call.py), resolved at its
+        first call: the buffers keep their types for the env's whole life.
+        """
         if self.num_chunks == 1:
-            return serial_kernel(*arguments[:-1])
+            return self._entry_point(serial_kernel, arguments[:-1])(*arguments[:-1])
+        entry_point = self._entry_point(parallel_kernel, arguments)
         previous = numba.get_num_threads()
         numba.set_num_threads(min(self.num_threads, numba.config.NUMBA_NUM_THREADS))
         try:
-            return parallel_kernel(*arguments)
+            return entry_point(*arguments)
         finally:
             numba.set_num_threads(previous)
+
+    def _entry_point(self, kernel, arguments):
+        entry_point = self._entry_points.get(kernel)
+        if entry_point is None:
+            entry_point = self._entry_points[kernel] = compiled_entry_point(kernel, arguments)
+        return entry_point
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_entry_points"] = {}  # machine code does not pickle; resolved again on use
+        return state
 
     def _final_observation_batch(self):
         """Flat format: the array of last observations (with copy=True a fresh array whose

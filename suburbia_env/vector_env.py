@@ -2,7 +2,7 @@
 
 | property          | value                                                              |
 |-------------------|--------------------------------------------------------------------|
-| class             | `SuburbiaVectorEnv(num_envs, ...)`, a `gymnasium.vector.VectorEnv` |
+| class             | `SuburbiaVectorEnv(num_envs, ...)`, a `gymnasium.vector.VectorEnv`; also `gymnasium.make_vec("Suburbia-v0", num_envs, ...)` (the registered vector entry point) |
 | spaces            | single spaces as SuburbiaEnv (gym_env.py); batched along axis 0    |
 | options           | players, mode, edition, opponents ("dale" or "random": compiled only), reward, population_shaping, learner_seat (int or "random"), random_private_goals, observation_format, num_threads |
 | autoreset         | same step: a finished game is reset at once; its last observation is in `infos["final_obs"]` where `infos["_final_obs"]` is set (other rows: zeros with `copy=True`, stale with `copy=False`), with `final_populations` and `final_winners` (per seat) and the `learner_seats` it was played with |

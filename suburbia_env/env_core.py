@@ -245,10 +245,11 @@ def vector_step_serial(states, tiles, goals, basic_kinds, step_actions, num_play
     illegal = first_illegal_action(states, tiles, basic_kinds, step_actions)
     if illegal >= 0:
         return illegal, 0
-    finished = step_range(0, states.shape[0], states, tiles, goals, basic_kinds, step_actions, num_players,
-               mode, edition, random_goals, learners, random_seats, opponent_kinds, rng_words,
-               reward_scheme, population_shaping, observations, encoded, masks, rewards,
-               terminated, results, final_observations, final_populations, final_winners)
+    finished = step_range(0, states.shape[0], states, tiles, goals, basic_kinds, step_actions,
+                          num_players, mode, edition, random_goals, learners, random_seats,
+                          opponent_kinds, rng_words, reward_scheme, population_shaping,
+                          observations, encoded, masks, rewards, terminated, results,
+                          final_observations, final_populations, final_winners)
     return -1, finished
 
 
@@ -287,9 +288,11 @@ def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mo
     num_envs = states.shape[0]
     finished = 0
     for chunk in prange(num_chunks):
-        finished += step_range(chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks,
-                   states, tiles, goals, basic_kinds, step_actions, num_players, mode, edition,
-                   random_goals, learners, random_seats, opponent_kinds, rng_words,
-                   reward_scheme, population_shaping, observations, encoded, masks, rewards,
-                   terminated, results, final_observations, final_populations, final_winners)
+        finished += step_range(chunk * num_envs // num_chunks,
+                               (chunk + 1) * num_envs // num_chunks, states, tiles, goals,
+                               basic_kinds, step_actions, num_players, mode, edition,
+                               random_goals, learners, random_seats, opponent_kinds, rng_words,
+                               reward_scheme, population_shaping, observations, encoded, masks,
+                               rewards, terminated, results, final_observations,
+                               final_populations, final_winners)
     return -1, finished

@@ -163,9 +163,13 @@ def _trajectory(env: SuburbiaVectorEnv, seed: int, steps: int):
     rng = np.random.default_rng(seed)
     record = [observations["observation"].copy()]
     for _ in range(steps):
-        observations, rewards, terminated, _, _ = env.step(random_legal_batch(env.action_masks(), rng))
+        observations, rewards, terminated, _, infos = env.step(
+            random_legal_batch(env.action_masks(), rng))
+        finished = infos.get("_final_obs", np.zeros(env.num_envs, dtype=bool))
+        np.testing.assert_array_equal(finished, terminated)  # final info exactly when a game ends
         record += [observations["observation"].copy(), observations["action_mask"].copy(),
-                   rewards, terminated]
+                   rewards, terminated, finished,
+                   infos.get("final_populations", np.zeros((env.num_envs, 4), np.int32))]
     return record
 
 
@@ -180,7 +184,7 @@ def test_same_seed_same_trajectory_for_one_or_two_threads(options):
     for one, two, three in zip(first, second, threaded):
         np.testing.assert_array_equal(one, two)
         np.testing.assert_array_equal(one, three)
-    assert any(record.any() for record in first[4::4])  # some game finished within the run
+    assert any(record.any() for record in first[4::6])  # some game finished within the run
     other = SuburbiaVectorEnv(6, num_threads=1, **options).reset(seed=12)[0]["observation"]
     assert not np.array_equal(first[0], other)
 

@@ -12,6 +12,8 @@ generator (reseeded by `reset(seed)`), never from torch's global random state.
 
 from __future__ import annotations
 
+import json
+import zipfile
 from pathlib import Path
 
 import gymnasium as gym
@@ -20,6 +22,7 @@ import numpy as np
 from suburbia_env import Game
 from suburbia_env.action_space import NUM_ACTIONS
 from suburbia_env.errors import ConfigError
+from suburbia_env.gym_env import observation_spaces
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 
@@ -27,13 +30,41 @@ from .base import Agent
 
 
 def load_model(path: str | Path):
-    """`MaskablePPO.load(path, device="cpu")` with a clear error for a missing file."""
+    """`MaskablePPO.load(path, device="cpu")` with a clear error for a missing file.
+
+    stable-baselines3 pickles the spaces into the model file, and a space pickled under
+    numpy 2 (as `models/baseline.zip` was) does not unpickle under numpy 1.x. The spaces
+    are then rebuilt from the readable description beside the pickle
+    (`substitute_spaces`); the weights do not depend on numpy.
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no saved model at {path} (expected a MaskablePPO .zip file)")
     import training.features  # noqa: F401  (the compact extractor must be importable)
     from sb3_contrib import MaskablePPO
-    return MaskablePPO.load(path, device="cpu")
+    try:
+        return MaskablePPO.load(path, device="cpu")
+    except (ImportError, ValueError):
+        return MaskablePPO.load(path, device="cpu", custom_objects=substitute_spaces(path))
+
+
+def substitute_spaces(path: str | Path) -> dict:
+    """The observation and action spaces of a saved model, built from the plain JSON
+    fields of its `data` entry instead of its pickles: a Dict space is the environments'
+    dict observation space, a Box gets the environments' bounds when it has their shape,
+    the action space is Discrete(n)."""
+    with zipfile.ZipFile(path) as archive:
+        description = json.loads(archive.read("data"))
+    observation = description["observation_space"]
+    if "Dict" in observation[":type:"]:
+        observation_space = observation_spaces("dict")
+    elif tuple(observation["_shape"]) == (OBSERVATION_SIZE,):
+        observation_space = observation_spaces("flat")
+    else:
+        observation_space = gym.spaces.Box(-np.inf, np.inf, tuple(observation["_shape"]),
+                                           np.float32)
+    action_space = gym.spaces.Discrete(int(description["action_space"]["n"]))
+    return {"observation_space": observation_space, "action_space": action_space}
 
 
 class PPOAgent(Agent):

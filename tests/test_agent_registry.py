@@ -130,3 +130,84 @@ def test_empty_mask_is_refused(model_path):
     with pytest.raises(ValueError, match="no legal action"):
         agent.act_on_observation(np.zeros(OBSERVATION_SIZE, dtype=np.float32),
                                  np.zeros(NUM_ACTIONS, dtype=bool))
+
+
+def _spaces_as_pickled(path):
+    from sb3_contrib import MaskablePPO
+    model = MaskablePPO.load(path, device="cpu")
+    return model.observation_space, model.action_space
+
+
+@pytest.mark.parametrize("which", ["flat", "dict"])
+def test_substitute_spaces_equal_the_pickled_spaces(model_path, tmp_path, which):
+    """What a numpy that cannot unpickle the spaces gets instead: the same spaces, for a
+    model of the flat and one of the dict observations."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.ppo_agent import substitute_spaces
+    from suburbia_env.gym_env import SuburbiaEnv
+    path = model_path
+    if which == "dict":
+        path = tmp_path / "dict.zip"
+        MaskablePPO("MultiInputPolicy", SuburbiaEnv(), n_steps=8, batch_size=8, device="cpu",
+                    policy_kwargs={"net_arch": [8]}).save(path)
+    substitutes = substitute_spaces(path)
+    observation_space, action_space = _spaces_as_pickled(path)
+    assert substitutes["observation_space"] == observation_space
+    assert substitutes["action_space"] == action_space
+
+
+def test_a_model_whose_spaces_do_not_unpickle_still_loads_and_plays_alike(model_path,
+                                                                          tmp_path):
+    """The space pickles replaced by one that needs a missing module (what numpy 1.x meets
+    in a file saved under numpy 2): load_model falls back to substitute_spaces and the
+    policy chooses exactly as the intact file's."""
+    import base64
+    import json
+    import zipfile
+
+    from agents.ppo_agent import load_model
+    broken = tmp_path / "broken.zip"
+    needs_missing_module = base64.b64encode(b"cno_such_module_here\nSpace\n.").decode()
+    with zipfile.ZipFile(model_path) as source, zipfile.ZipFile(broken, "w") as target:
+        for item in source.infolist():
+            content = source.read(item.filename)
+            if item.filename == "data":
+                description = json.loads(content)
+                for key in ("observation_space", "action_space"):
+                    description[key][":serialized:"] = needs_missing_module
+                content = json.dumps(description).encode()
+            target.writestr(item, content)
+    from sb3_contrib import MaskablePPO
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_here"):
+        MaskablePPO.load(broken, device="cpu")
+    intact, repaired = PPOAgent(model_path), PPOAgent(broken)
+    assert repaired.model.observation_space == intact.model.observation_space
+    game = Game(1, "dale", seed=6)
+    while not game.is_over:
+        action = intact.act(game)
+        assert repaired.act(game) == action
+        game.apply(action)
+    assert load_model(broken).action_space.n == NUM_ACTIONS
+
+
+def test_exported_model_drops_the_rollout_state_and_plays_alike(model_path, tmp_path):
+    """training/export.py: the released file holds no rollout buffer nor last observations,
+    and its policy chooses exactly as the trained one."""
+    import json
+    import zipfile
+
+    from training.export import DROPPED_ATTRIBUTES, export_model
+    exported = export_model(model_path, tmp_path / "release" / "model.zip")
+
+    def saved_attributes(path):
+        with zipfile.ZipFile(path) as archive:
+            return set(json.loads(archive.read("data")))
+    assert "_last_obs" in saved_attributes(model_path)
+    assert saved_attributes(exported).isdisjoint(DROPPED_ATTRIBUTES)
+    trained, released = PPOAgent(model_path), PPOAgent(exported)
+    game = Game(1, "dale", seed=8)
+    while not game.is_over:
+        action = trained.act(game)
+        assert released.act(game) == action
+        game.apply(action)

@@ -21,9 +21,8 @@ DROPPED_ATTRIBUTES = ["_last_obs", "_last_original_obs", "_last_episode_starts",
 
 
 def export_model(source: str | Path, destination: str | Path) -> Path:
-    import training.features  # noqa: F401  (the compact extractor must be importable)
-    from sb3_contrib import MaskablePPO
-    model = MaskablePPO.load(source, device="cpu")
+    from agents.ppo_agent import load_model
+    model = load_model(source)
     policy = model.policy
     policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.learning_rate
                                               if isinstance(model.learning_rate, float) else 3e-4,

@@ -32,6 +32,12 @@ from .rng import seed_words
 from .tile_data import GOALS, TILES
 
 
+_KERNEL_BUFFERS = frozenset({
+    "states", "learners", "opponent_kinds", "rng_words", "observations", "encoded",
+    "final_observations", "final_populations", "final_winners", "masks", "rewards",
+    "terminated", "results"})
+
+
 class SuburbiaVectorEnv(gym.vector.VectorEnv):
     __doc__ = __doc__
     metadata = {"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP}
@@ -149,6 +155,19 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
             return entry_point(*arguments)
         finally:
             numba.set_num_threads(previous)
+
+    def __setattr__(self, name, value):
+        """The compiled entry points trust the buffers' types (compiled_call.py), so a
+        buffer may only be replaced by a writeable C-contiguous array of the same dtype and
+        shape; anything else is refused before it reaches compiled code."""
+        current = self.__dict__.get(name) if name in _KERNEL_BUFFERS else None
+        if current is not None and not (
+                isinstance(value, np.ndarray) and value.dtype == current.dtype
+                and value.shape == current.shape and value.flags.c_contiguous
+                and value.flags.writeable and value.flags.aligned):
+            raise ConfigError(f"{name} must stay a writeable C-contiguous {current.dtype} array "
+                              f"of shape {current.shape}: write into it instead")
+        super().__setattr__(name, value)
 
     def _entry_point(self, kernel, arguments):
         entry_point = self._entry_points.get(kernel)

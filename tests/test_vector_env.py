@@ -217,6 +217,28 @@ def test_pickled_and_deep_copied_vector_env_continues_identically():
             np.testing.assert_array_equal(one, two)
 
 
+def test_buffers_replaced_by_arrays_of_another_type_are_refused():
+    """The compiled entry points trust the buffers' types: a replacement of another dtype,
+    shape or layout is refused with a ConfigError naming the buffer, and the env still
+    steps; a replacement of the same type is taken and used."""
+    env = SuburbiaVectorEnv(3, num_threads=1)
+    env.reset(seed=1)
+    for name, bad in [("states", env.states.astype(np.int64)),
+                      ("rng_words", env.rng_words[:2]),
+                      ("masks", np.asfortranarray(np.zeros((3, a.NUM_ACTIONS, 2), bool))[..., 0]),
+                      ("observations", [[0.0]])]:
+        with pytest.raises(ConfigError, match=name):
+            setattr(env, name, bad)
+    frozen = env.states.copy()
+    frozen.flags.writeable = False
+    with pytest.raises(ConfigError, match="writeable"):
+        env.states = frozen
+    other = SuburbiaVectorEnv(3, num_threads=1)
+    other.reset(seed=2)
+    env.states = other.states.copy()
+    env.step(random_legal_batch(other.action_masks(), np.random.default_rng(0)))
+    assert not np.array_equal(env.states, other.states)  # env moved, from other's games
+
 # Agreement with the Gymnasium environment ----------------------------------------------------
 
 @pytest.mark.parametrize("options", [

@@ -110,7 +110,7 @@ class SuburbiaEnv(gym.Env):
         self.opponent_kinds, self.external_opponents = resolve_opponents(opponents, self.seats)
         self.observation_space = observation_spaces(observation_format)
         self.action_space = gym.spaces.Discrete(a.NUM_ACTIONS)
-        self.state = np.zeros(s.STATE_SIZE, dtype=np.int32)
+        self._state = np.zeros(s.STATE_SIZE, dtype=np.int32)
         self.learner = 0
         self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
         self._encoded = new_encoding_cache()
@@ -214,6 +214,12 @@ class SuburbiaEnv(gym.Env):
         self._step_kernel = self._reset_kernel = None
         if self._arguments_after_action:
             self._step_kernel = self._resolve_step_kernel()
+
+    @property
+    def state(self) -> np.ndarray:
+        """The game's state array (state_layout.py), which the compiled step holds: write
+        into it (`env.state[:] = saved`); it cannot be replaced by another array."""
+        return self._state
 
     @property
     def game(self) -> Game:

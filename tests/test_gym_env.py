@@ -315,6 +315,23 @@ def test_pickled_and_deep_copied_env_continues_identically(options, steps_before
     assert final_infos[0]["final_scores"] and final_infos[1:] == final_infos[:1] * 2
 
 
+def test_the_state_is_written_into_not_replaced():
+    """The compiled step holds the state array: replacing it is refused, writing a saved
+    state into it continues from that state (here the game of another env, stepped alike)."""
+    env, other = SuburbiaEnv(), SuburbiaEnv()
+    env.reset(seed=1)
+    other.reset(seed=2)
+    with pytest.raises(AttributeError, match="state"):
+        env.state = other.state.copy()
+    env.state[:] = other.state
+    action = random_legal(other, np.random.default_rng(3))
+    env_result = env.step(action)
+    other_result = other.step(action)
+    np.testing.assert_array_equal(env.state, other.state)
+    for part in ("observation", "action_mask"):
+        np.testing.assert_array_equal(env_result[0][part], other_result[0][part])
+
+
 # Determinism ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("options", CHECKED_CONFIGS)

@@ -5,7 +5,6 @@ policy sees and the check `apply_action` makes cannot disagree. When the game is
 the mask holds PASS alone (the terminal mask: never all-false), but no action is legal.
 """
 
-
 from . import action_space as a
 from . import constants as c
 from . import state_layout as s

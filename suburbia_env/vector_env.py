@@ -112,7 +112,7 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
             raise IllegalActionError(f"actions must be {self.num_envs} integers, not an array of "
                                      f"shape {actions.shape} and dtype {actions.dtype}")
         actions = actions.astype(np.int64)
-        learners_before_step = self.learners.copy()
+        learners_before_step = self.learners.copy() if self.random_seats else None
         illegal, finished = self._run_compiled(
             vector_step, vector_step_serial, self.states, TILES.table, GOALS.table,
             TILES.basic_kinds, actions, self.seats, self.config.mode_id, self.config.edition_id,
@@ -134,7 +134,8 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
             infos["_final_obs"] = self._output(self.terminated)
             infos["final_populations"] = self._output(self.final_populations)
             infos["final_winners"] = self.final_winners.astype(bool)
-            infos["learner_seats"] = learners_before_step
+            infos["learner_seats"] = (self.learners.copy() if learners_before_step is None
+                                      else learners_before_step)  # fixed seats never change
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
         return (self._observation_batch(), self._output(self.rewards),
                 self._output(self.terminated), truncated,
@@ -147,7 +148,8 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         first call: the buffers keep their types for the env's whole life.
         """
         if self.num_chunks == 1:
-            return self._entry_point(serial_kernel, arguments[:-1])(*arguments[:-1])
+            arguments = arguments[:-1]  # the serial kernel takes no chunk count
+            return self._entry_point(serial_kernel, arguments)(*arguments)
         entry_point = self._entry_point(parallel_kernel, arguments)
         previous = numba.get_num_threads()
         numba.set_num_threads(min(self.num_threads, numba.config.NUMBA_NUM_THREADS))

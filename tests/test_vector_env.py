@@ -197,6 +197,30 @@ def test_random_learner_seats_vary_between_games():
     np.testing.assert_array_equal(env.states[:, s.CURRENT_PLAYER], env.learners)
 
 
+@pytest.mark.parametrize("learner_seat", ["random", 2])
+def test_final_infos_name_the_seat_each_finished_game_was_played_from(learner_seat):
+    """`learner_seats` holds the seats before the same-step reset (which may draw new
+    random seats), and the finished game's winners agree with its populations."""
+    env = SuburbiaVectorEnv(6, mode="standard", players=4, opponents="random",
+                            learner_seat=learner_seat, num_threads=1)
+    env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    finished_games = 0
+    while finished_games < 12:
+        seats_before = env.learners.copy()
+        _, _, terminated, _, infos = env.step(random_legal_batch(env.action_masks(), rng))
+        if not terminated.any():
+            continue
+        finished_games += int(terminated.sum())
+        np.testing.assert_array_equal(infos["learner_seats"], seats_before)
+        for index in np.flatnonzero(terminated):
+            populations = infos["final_populations"][index]
+            assert infos["final_winners"][index][np.argmax(populations)] or (
+                np.sort(populations)[-1] == np.sort(populations)[-2])  # ties: R8.3 tie-breaks
+    if learner_seat == 2:
+        assert set(env.learners.tolist()) == {2}
+
+
 def test_pickled_and_deep_copied_vector_env_continues_identically():
     env = SuburbiaVectorEnv(4, mode="standard", players=3, opponents="random", num_threads=1)
     env.reset(seed=4)

@@ -13,11 +13,15 @@ from .market import first_slot, last_slot, slot_premium
 from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
 from .refcount_free import njit_without_refcounts
-from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, add_feature_counts, effective_kind,
-                         lake_kind, player_base, resolve_placement)
-from .tile_data import (COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
+from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, add_feature_counts,
+                         count_current_matches, effective_kind, lake_kind, player_base,
+                         put_tile, red_line_penalty, red_lines_at_or_below, resolve_placement,
+                         term_reacts, trigger_adjustments)
+from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
+                        COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_CONDITIONAL_TARGET, COLUMN_COST, COLUMN_FEATURES,
-                        COLUMN_NEGATIVE_POPULATION, COLUMN_REACTS_TO)
+                        COLUMN_IMMEDIATE_AMOUNT, COLUMN_IMMEDIATE_ATTRIBUTE,
+                        COLUMN_IMMEDIATE_COUNT, COLUMN_NEGATIVE_POPULATION, COLUMN_REACTS_TO)
 
 
 @njit_without_refcounts
@@ -134,28 +138,250 @@ def _class_tried_before(state, base, cell, low, high, matter_low, matter_high):
     return False
 
 
+NO_ADJUSTMENTS = (0, 0, 0, 0, 0, 0)
+"""Sums of a trial's adjustments to its player, each side apart: (income up, income down,
+reputation up, reputation down, population up, population down)."""
+
+# `use_sums` of `choose_cell_by_trials` as a numpy bool (see resolution.FACE_UP).
+SUMS_WHERE_EXACT = np.bool_(True)
+RESOLVE_EVERY_TRIAL = np.bool_(False)
+
+
+@njit_without_refcounts
+def _with_adjustments(sums, attribute, total):
+    """`sums` plus `total`, the sum of adjustments of one sign to `attribute`. Money is left
+    out: it never moves a level or the population."""
+    income_up, income_down, reputation_up, reputation_down, population_up, population_down = sums
+    if attribute == c.INCOME:
+        if total > 0:
+            income_up += total
+        else:
+            income_down += total
+    elif attribute == c.REPUTATION:
+        if total > 0:
+            reputation_up += total
+        else:
+            reputation_down += total
+    elif attribute == c.POPULATION:
+        if total > 0:
+            population_up += total
+        else:
+            population_down += total
+    return (income_up, income_down, reputation_up, reputation_down, population_up,
+            population_down)
+
+
+@njit_without_refcounts
+def _adjustments_anywhere(state, tiles, player, cell, kind):
+    """The sums of the adjustments a trial of `kind` makes wherever it goes: its immediate
+    terms, its own conditional terms of every scope but adjacent, and the reactions of the
+    borough's older tiles that need no adjacency (R7.1 steps 2, 3 and 5); and the sums of
+    the borough's redline_own reactions to one red line crossed upward, the new tile's
+    included (R6.6, R8.1). Counted with the tile put at `cell`, any placeable cell, and
+    taken back."""
+    base = player_base(player)
+    snapshot = _trial_snapshot(state, player, cell)
+    sequence = state[s.PLACEMENT_COUNTER]
+    state[s.PLACEMENT_COUNTER] = sequence + 1
+    put_tile(state, tiles, player, cell, kind, FACE_UP, sequence)
+    sums = NO_ADJUSTMENTS
+    for term in range(tiles[kind, COLUMN_IMMEDIATE_COUNT]):
+        sums = _with_adjustments(sums, tiles[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term],
+                                 tiles[kind, COLUMN_IMMEDIATE_AMOUNT + term])
+    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+        if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] != c.SCOPE_ADJACENT:
+            matches = count_current_matches(state, tiles, player, cell, kind, term)
+            sums = _with_adjustments(sums, tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
+                                     matches * tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term])
+    new_features = tiles[kind, COLUMN_FEATURES]
+    per_red_line = NO_ADJUSTMENTS
+    for position in range(state[base + s.TILE_COUNT]):
+        tile_cell = state[base + s.ORDER + position]
+        tile_kind = effective_kind(state, tiles, base, tile_cell)
+        times = trigger_adjustments(state[base + s.CELL_FLAGS + tile_cell] & s.FLAG_INVESTED != 0)
+        older = tile_cell != cell
+        for term in range(tiles[tile_kind, COLUMN_CONDITIONAL_COUNT]):
+            scope = tiles[tile_kind, COLUMN_CONDITIONAL_SCOPE + term]
+            attribute = tiles[tile_kind, COLUMN_CONDITIONAL_ATTRIBUTE + term]
+            total = times * tiles[tile_kind, COLUMN_CONDITIONAL_AMOUNT + term]
+            if scope == c.SCOPE_REDLINE_OWN:
+                per_red_line = _with_adjustments(per_red_line, attribute, total)
+            elif (older and tiles[tile_kind, COLUMN_CONDITIONAL_TARGET + term] & new_features
+                    and term_reacts(scope, True, False)):
+                sums = _with_adjustments(sums, attribute, total)
+    _undo_trial_placement(state, tiles, player, cell, kind, snapshot)
+    return sums, per_red_line
+
+
+@njit_without_refcounts
+def _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_high, sums):
+    """`sums` plus what a trial at `cell` adds by adjacency: the tile's adjacent terms over
+    its neighbours (R7.1 step 3) and the adjacent-only reactions of the neighbours that
+    matter (step 4)."""
+    base = player_base(player)
+    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+        if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT:
+            matches = count_current_matches(state, tiles, player, cell, kind, term)
+            sums = _with_adjustments(sums, tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
+                                     matches * tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term])
+    new_features = tiles[kind, COLUMN_FEATURES]
+    for index in range(6):
+        neighbour = NEIGHBOURS[cell, index]
+        if neighbour < 0 or (CELL_BITS[neighbour, 0] & matter_low
+                             | CELL_BITS[neighbour, 1] & matter_high) == 0:
+            continue
+        neighbour_kind = effective_kind(state, tiles, base, neighbour)
+        if tiles[neighbour_kind, COLUMN_REACTS_TO] & new_features == 0:
+            continue
+        times = trigger_adjustments(state[base + s.CELL_FLAGS + neighbour] & s.FLAG_INVESTED != 0)
+        for term in range(tiles[neighbour_kind, COLUMN_CONDITIONAL_COUNT]):
+            scope = tiles[neighbour_kind, COLUMN_CONDITIONAL_SCOPE + term]
+            if (tiles[neighbour_kind, COLUMN_CONDITIONAL_TARGET + term] & new_features
+                    and term_reacts(scope, True, True) and not term_reacts(scope, True, False)):
+                sums = _with_adjustments(
+                    sums, tiles[neighbour_kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
+                    times * tiles[neighbour_kind, COLUMN_CONDITIONAL_AMOUNT + term])
+    return sums
+
+
+@njit_without_refcounts
+def _level_after(value, up, down):
+    """(exact, level) after adjustments summing to `up` and `down` in an unknown order:
+    exact when the order cannot matter, i.e. all have one sign (one clamp at most, R1.2)
+    or no order reaches a clamp."""
+    if down == 0:
+        return True, min(c.LEVEL_MAX, value + up)
+    if up == 0:
+        return True, max(c.LEVEL_MIN, value + down)
+    if value + up <= c.LEVEL_MAX and value + down >= c.LEVEL_MIN:
+        return True, value + up + down
+    return False, value
+
+
+@njit_without_refcounts
+def _gains_from_sums(state, player, sums, per_red_line):
+    """(exact, income gain, reputation gain) of a trial from the sums of its adjustments.
+
+    Exact when their order cannot change the result. The population must cross red lines
+    in one direction only, or none whatever the order (every order's values lie between
+    the sum of the falls and the sum of the rises). Each line crossed adds its penalties
+    (R8.1) and, upward, the redline_own reactions (`per_red_line`, R6.6) as adjustments
+    of their own; each level must then pass `_level_after`. Otherwise the trial is
+    resolved in full.
+    """
+    income_up, income_down, reputation_up, reputation_down, population_up, population_down = sums
+    base = player_base(player)
+    population = state[base + s.POPULATION]
+    lines_now = red_lines_at_or_below(population)
+    penalty = red_line_penalty(state)
+    lines_after_rises = red_lines_at_or_below(population + population_up)
+    lines_after_falls = red_lines_at_or_below(max(0, population + population_down))
+    if population_down == 0:
+        crossed = lines_after_rises - lines_now
+        if crossed > 0:
+            (line_income_up, line_income_down, line_reputation_up, line_reputation_down,
+             line_population_up, line_population_down) = per_red_line
+            if line_population_up != 0 or line_population_down != 0:
+                return False, 0, 0
+            income_up += crossed * line_income_up
+            income_down += crossed * (line_income_down - penalty)
+            reputation_up += crossed * line_reputation_up
+            reputation_down += crossed * (line_reputation_down - penalty)
+    elif population_up == 0:
+        fallen = lines_now - lines_after_falls
+        income_up += penalty * fallen
+        reputation_up += penalty * fallen
+    elif lines_after_rises != lines_now or lines_after_falls != lines_now:
+        return False, 0, 0
+    income = state[base + s.INCOME]
+    reputation = state[base + s.REPUTATION]
+    income_exact, income_after = _level_after(income, income_up, income_down)
+    reputation_exact, reputation_after = _level_after(reputation, reputation_up, reputation_down)
+    return (income_exact and reputation_exact, income_after - income,
+            reputation_after - reputation)
+
+
+@njit_without_refcounts
+def _resolved_gains(state, tiles, log, player, cell, kind):
+    """(income gain, reputation gain) of a trial resolved in full (R7.1 without step 7,
+    which changes only other players) and taken back; `log` is a one-row view."""
+    base = player_base(player)
+    income_before = state[base + s.INCOME]
+    reputation_before = state[base + s.REPUTATION]
+    snapshot = _trial_snapshot(state, player, cell)
+    resolve_placement(state, tiles, log, player, cell, kind, FACE_UP, OWN_BOROUGH_ONLY)
+    income_gain = state[base + s.INCOME] - income_before
+    reputation_gain = state[base + s.REPUTATION] - reputation_before
+    _undo_trial_placement(state, tiles, player, cell, kind, snapshot)
+    return income_gain, reputation_gain
+
+
+@njit_without_refcounts
+def _class_gains(state, tiles, log, player, cell, kind, matter_low, matter_high, anywhere,
+                 per_red_line, use_sums):
+    """(income gain, reputation gain, from sums) of a trial at `cell`, given the parts that
+    are the same at every cell (`_adjustments_anywhere`)."""
+    if use_sums:
+        sums = _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_high,
+                                    anywhere)
+        exact, income_gain, reputation_gain = _gains_from_sums(state, player, sums,
+                                                               per_red_line)
+        if exact:
+            return income_gain, reputation_gain, True
+    income_gain, reputation_gain = _resolved_gains(state, tiles, log[:1], player, cell, kind)
+    return income_gain, reputation_gain, False
+
+
+@njit_without_refcounts
+def _adjacent_targets(tiles, kind):
+    """The features that the adjacent terms of `kind` count."""
+    targets = 0
+    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+        if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT:
+            targets |= tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
+    return targets
+
+
+@njit_without_refcounts
+def trial_gains(state, tiles, log, player, cell, kind, use_sums):
+    """(income gain, reputation gain, from sums) of `player` placing `kind` at the
+    placeable `cell`, as Dale's trials find them: from the sums of the adjustments where
+    `_gains_from_sums` is exact and `use_sums` allows it, else resolved in full. The state
+    is unchanged on return; tests compare the two ways cell by cell."""
+    base = player_base(player)
+    new_features = tiles[kind, COLUMN_FEATURES]
+    matter_low, matter_high = _cells_that_matter(state, tiles, base, new_features,
+                                                 _adjacent_targets(tiles, kind))
+    anywhere, per_red_line = _adjustments_anywhere(state, tiles, player, cell, kind)
+    return _class_gains(state, tiles, log, player, cell, kind, matter_low, matter_high,
+                        anywhere, per_red_line, use_sums)
+
+
 @njit_without_refcounts
 def dale_choose_cell(state, tiles, log, player, kind):
     """The legal cell maximising income + reputation gain after full resolution (R9.2).
 
-    Ties go to the larger reputation gain, then to the first cell in row-major order.
-    Each candidate is resolved in place on `state` and undone at once (the state is
-    unchanged on return); a cell whose adjacency class (`_cells_that_matter`) an earlier
-    placeable cell shares is skipped, since it resolves exactly like that cell, which the
-    tie-break prefers anyway. Trials record nothing: they write to a one-row view of `log`
-    (event_log.py). -1 when no cell is legal.
+    Ties go to the larger reputation gain, then to the first cell in row-major order. A
+    cell whose adjacency class (`_cells_that_matter`) an earlier placeable cell shares is
+    skipped, since it resolves exactly like that cell, which the tie-break prefers anyway.
+    Each class's gains come from the sums of its adjustments where their order cannot
+    matter (`_gains_from_sums`); otherwise the tile is resolved there in place and undone
+    at once. The state is unchanged on return; trials record nothing (they write to a
+    one-row view of `log`, event_log.py). -1 when no cell is legal.
     """
+    return choose_cell_by_trials(state, tiles, log, player, kind, SUMS_WHERE_EXACT)
+
+
+@njit_without_refcounts
+def choose_cell_by_trials(state, tiles, log, player, kind, use_sums):
+    """`dale_choose_cell`; with `use_sums` RESOLVE_EVERY_TRIAL each class is resolved in
+    full, the reference the sums are tested against."""
     base = player_base(player)
-    income_before = state[base + s.INCOME]
-    reputation_before = state[base + s.REPUTATION]
     new_features = tiles[kind, COLUMN_FEATURES]
-    adjacent_targets = 0
-    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
-        if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT:
-            adjacent_targets |= tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
     matter_low, matter_high = _cells_that_matter(state, tiles, base, new_features,
-                                                 adjacent_targets)
-    no_log = log[:1]
+                                                 _adjacent_targets(tiles, kind))
+    anywhere = NO_ADJUSTMENTS
+    per_red_line = NO_ADJUSTMENTS
     tried_empty_class = False
     best_cell = -1
     best_gain = 0
@@ -171,11 +397,12 @@ def dale_choose_cell(state, tiles, log, player, kind):
             tried_empty_class = True
         elif _class_tried_before(state, base, cell, low, high, matter_low, matter_high):
             continue
-        snapshot = _trial_snapshot(state, player, cell)
-        resolve_placement(state, tiles, no_log, player, cell, kind, FACE_UP, OWN_BOROUGH_ONLY)
-        reputation_gain = state[base + s.REPUTATION] - reputation_before
-        gain = state[base + s.INCOME] - income_before + reputation_gain
-        _undo_trial_placement(state, tiles, player, cell, kind, snapshot)
+        if best_cell < 0 and use_sums:
+            anywhere, per_red_line = _adjustments_anywhere(state, tiles, player, cell, kind)
+        income_gain, reputation_gain, _ = _class_gains(
+            state, tiles, log, player, cell, kind, matter_low, matter_high, anywhere,
+            per_red_line, use_sums)
+        gain = income_gain + reputation_gain
         if best_cell < 0 or gain > best_gain or (
                 gain == best_gain and reputation_gain > best_reputation_gain):
             best_cell = cell

@@ -88,6 +88,27 @@ def are_neighbours(first, second):
 
 
 @njit_without_refcounts
+def term_reacts(scope, same_borough, adjacent):
+    """Whether an existing tile's term whose target the new tile matches fires, by its
+    scope (R7.1 steps 4, 5, 7): adjacent ones next to it in the same borough, own ones in
+    the same borough, others ones in another borough, every and after_every ones in any
+    borough (the new tile is the newest of all); redline_own and lake_adj_own never."""
+    if scope == c.SCOPE_ADJACENT:
+        return adjacent
+    if scope == c.SCOPE_OWN:
+        return same_borough
+    if scope == c.SCOPE_OTHERS:
+        return not same_borough
+    return scope == c.SCOPE_EVERY or scope == c.SCOPE_AFTER_EVERY
+
+
+@njit_without_refcounts
+def trigger_adjustments(invested):
+    """Adjustments per match of a tile's trigger: two once it carries a marker (R7.3)."""
+    return 2 if invested else 1
+
+
+@njit_without_refcounts
 def change_level(state, base, field, amount):
     """Move income or reputation by one adjustment, clamped to -5..15 (R1.2)."""
     value = state[base + field] + amount
@@ -97,6 +118,13 @@ def change_level(state, base, field, amount):
         value = c.LEVEL_MAX
     state[base + field] = value
     return value
+
+
+@njit_without_refcounts
+def red_line_penalty(state):
+    """Income and reputation lost per red line crossed upward, given back per line fallen
+    below: 1, or 2 in Solitary Architect (R8.1, R9.1)."""
+    return 2 if state[s.MODE] == c.MODE_SOLITARY else 1
 
 
 @njit_without_refcounts
@@ -111,7 +139,7 @@ def cross_red_lines(state, tiles, log, player, old_population, new_population):
     if lines_before == lines_after:
         return
     base = player_base(player)
-    penalty = 2 if state[s.MODE] == c.MODE_SOLITARY else 1
+    penalty = red_line_penalty(state)
     if lines_after > lines_before:
         for line in range(lines_before, lines_after):
             ev.record(log, ev.RED_LINE, player, 0, 1, red_line_value(line), -1, -1, -1)
@@ -135,7 +163,7 @@ def _red_line_reactions(state, tiles, log, player, base):
     for position in range(state[base + s.TILE_COUNT]):
         cell = state[base + s.ORDER + position]
         kind = effective_kind(state, tiles, base, cell)
-        times = 2 if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED else 1
+        times = trigger_adjustments(state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED != 0)
         for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
             if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] != c.SCOPE_REDLINE_OWN:
                 continue
@@ -188,7 +216,7 @@ def _lake_payment_bonus(state, tiles, log, owner):
     for position in range(state[base + s.TILE_COUNT]):
         cell = state[base + s.ORDER + position]
         kind = effective_kind(state, tiles, base, cell)
-        times = 2 if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED else 1
+        times = trigger_adjustments(state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED != 0)
         for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
             if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_LAKE_ADJACENT_OWN:
                 adjust(state, tiles, log, owner, c.MONEY,
@@ -206,7 +234,7 @@ def trigger_term(state, tiles, log, owner, cell, kind, term, matches, invested, 
     """
     attribute = tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term]
     amount = tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term]
-    times = 2 if invested else 1
+    times = trigger_adjustments(invested)
     is_lake = kind == lake_kind(tiles)
     for _ in range(matches):
         if attribute == c.MONEY:
@@ -316,19 +344,11 @@ def _react(state, tiles, log, owner, owner_cell, kind, new_player, new_cell, new
     base = player_base(owner)
     invested = state[base + s.CELL_FLAGS + owner_cell] & s.FLAG_INVESTED != 0
     same_borough = owner == new_player
+    adjacent = same_borough and are_neighbours(owner_cell, new_cell)
     for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
         if tiles[kind, COLUMN_CONDITIONAL_TARGET + term] & new_features == 0:
             continue
-        scope = tiles[kind, COLUMN_CONDITIONAL_SCOPE + term]
-        if scope == c.SCOPE_ADJACENT:
-            reacts = same_borough and are_neighbours(owner_cell, new_cell)
-        elif scope == c.SCOPE_OWN:
-            reacts = same_borough
-        elif scope == c.SCOPE_OTHERS:
-            reacts = not same_borough
-        else:  # every, after_every: any borough, and the new tile is the newest of all
-            reacts = scope == c.SCOPE_EVERY or scope == c.SCOPE_AFTER_EVERY
-        if reacts:
+        if term_reacts(tiles[kind, COLUMN_CONDITIONAL_SCOPE + term], same_borough, adjacent):
             trigger_term(state, tiles, log, owner, owner_cell, kind, term, 1, invested, True)
 
 

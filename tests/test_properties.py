@@ -21,13 +21,15 @@ from suburbia_env import constants as c
 from suburbia_env import event_log as ev
 from suburbia_env import invariants as inv
 from suburbia_env import state_layout as s
-from suburbia_env.dale import dale_choose_cell
+from suburbia_env.dale import (RESOLVE_EVERY_TRIAL, SUMS_WHERE_EXACT, dale_choose_cell,
+                               trial_gains)
 from suburbia_env.hex_grid import NUM_CELLS, cell_index
 from suburbia_env.invariants import check_invariants, describe_invariant_error
 from suburbia_env.legal_actions import is_legal_action, legal_action_mask
 from suburbia_env.notation import format_action
 from suburbia_env.positions import put_tile_without_effects, set_current_player
-from suburbia_env.resolution import resolve_placement
+from suburbia_env.resolution import (FACE_UP, OWN_BOROUGH_ONLY, red_lines_at_or_below,
+                                     resolve_placement)
 from suburbia_env.rng import random_below, seed_words
 from suburbia_env.setup import new_game
 from suburbia_env.tile_data import COLUMN_STACK, GOALS, TILES
@@ -221,6 +223,82 @@ def test_dale_cell_choice_matches_brute_force_r9_2(seats, mode, edition, label):
     assert checked > 5000
     assert mismatches == 0, f"{label}: {mismatches} of {checked} choices differ"
     assert changed == 0, f"{label}: {changed} choices left the state changed"
+
+
+@njit(cache=False)
+def _compare_trial_gains(num_players, mode, edition, game_seeds, player_seeds, tiles, goals,
+                         basic_kinds):
+    """At every decision of random games, for every seat, market tile (and the lake) and
+    placeable cell: the gains of Dale's trial from the sums of its adjustments against
+    resolving it in full. Returns (checked, from_sums, from_sums_across_red_lines,
+    mismatches, changed); `changed` counts trials after which the state differed."""
+    state = np.zeros(s.STATE_SIZE, dtype=np.int32)
+    before = np.zeros(s.STATE_SIZE, dtype=np.int32)
+    resolved = np.zeros(s.STATE_SIZE, dtype=np.int32)
+    mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+    actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
+    words = np.zeros(4, dtype=np.int32)
+    log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
+    checked = from_sums = across_red_lines = mismatches = changed = 0
+    lake = tiles.shape[0] - 2
+    for game in range(game_seeds.shape[0]):
+        new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, 1,
+                 game_seeds[game])
+        words[:] = player_seeds[game]
+        while state[s.GAME_OVER] == 0:
+            for player in range(num_players):
+                base = s.PLAYERS + player * s.PLAYER_STRIDE
+                for slot in range(c.NUM_SLOTS + 1):
+                    kind = lake if slot == c.NUM_SLOTS else state[s.MARKET + slot]
+                    if kind < 0:
+                        continue
+                    for cell in range(NUM_CELLS):
+                        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
+                            continue
+                        checked += 1
+                        before[:] = state
+                        income, reputation, exact = trial_gains(state, tiles, log, player, cell,
+                                                                kind, SUMS_WHERE_EXACT)
+                        income_full, reputation_full, _ = trial_gains(
+                            state, tiles, log, player, cell, kind, RESOLVE_EVERY_TRIAL)
+                        for index in range(s.STATE_SIZE):
+                            if state[index] != before[index]:
+                                changed += 1
+                                break
+                        if income != income_full or reputation != reputation_full:
+                            mismatches += 1
+                        if exact:
+                            from_sums += 1
+                            resolved[:] = state
+                            resolve_placement(resolved, tiles, log, player, cell, kind, FACE_UP,
+                                              OWN_BOROUGH_ONLY)
+                            if (red_lines_at_or_below(resolved[base + s.POPULATION])
+                                    != red_lines_at_or_below(state[base + s.POPULATION])):
+                                across_red_lines += 1
+            count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
+            apply_legal_action(state, tiles, goals, basic_kinds,
+                               actions[random_below(words, 0, count)], log)
+    return checked, from_sums, across_red_lines, mismatches, changed
+
+
+@pytest.mark.parametrize("seats, mode, edition, label",
+                         [CONFIGS[1], CONFIGS[5], CONFIGS[6], CONFIGS[8], CONFIGS[9]],
+                         ids=["3p 2nd", "4p 1st", "solitary", "dale 2nd", "dale 1st"])
+def test_dale_trial_gains_from_sums_equal_full_resolution_r9_2(seats, mode, edition, label):
+    """Dale's trials take their gains from the sums of the adjustments where the order
+    cannot matter (dale._gains_from_sums) and resolve in full otherwise: both ways agree
+    on every cell, red lines crossed on the way included (R1.2, R8.1, penalty 2 in
+    Solitary), and both ways are exercised."""
+    game_seeds = seed_words(91 + seats + mode, 25)
+    player_seeds = seed_words(92 + seats + mode, 25)
+    checked, from_sums, across_red_lines, mismatches, changed = _compare_trial_gains(
+        seats, mode, edition, game_seeds, player_seeds, TILES.table, GOALS.table,
+        TILES.basic_kinds)
+    assert checked > 20_000
+    assert mismatches == 0, f"{label}: {mismatches} of {checked} trials differ"
+    assert changed == 0, f"{label}: {changed} trials left the state changed"
+    assert 0.5 * checked < from_sums < checked, f"{label}: {from_sums} of {checked} from sums"
+    assert across_red_lines > 100, f"{label}: {across_red_lines} exact trials crossed a line"
 
 
 def _failure_message(label, seed_index, row):

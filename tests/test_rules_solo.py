@@ -7,8 +7,8 @@ import pytest
 from suburbia_env import constants as c
 from suburbia_env import event_log as ev
 from suburbia_env import state_layout as s
-from suburbia_env.dale import dale_choose_cell
-from suburbia_env.hex_grid import cell_coordinates, neighbour_coordinates
+from suburbia_env.dale import SUMS_WHERE_EXACT, dale_choose_cell, trial_gains
+from suburbia_env.hex_grid import cell_coordinates, cell_index, neighbour_coordinates
 from suburbia_env.positions import (put_tile_without_effects, set_market_tile,
                                     set_player_values)
 from suburbia_env.scoring import ladder_rank
@@ -319,6 +319,24 @@ def test_R9_2_dale_trials_leave_neither_events_nor_state_behind():
     assert cell_coordinates(cell) == (1, 2)
     assert (game.state == before).all()
     assert not log.any()
+
+
+@pytest.mark.parametrize("income, from_sums", [(5, True), (15, False)])
+def test_R9_2_dale_trial_across_a_red_line_with_a_casino(income, from_sums):
+    """A Mobile Home Community (population +6) next to Dale's Casino only, at population
+    12: the line at 15 costs income 1 and reputation 1, then the Casino gives income 1
+    back (R8.1, R6.6). Income 5 -> 4 -> 5 in any order, so the sums give it; at 15 the
+    order matters (+1 first would be lost at the clamp, R1.2) and the trial is resolved
+    in full. Either way: income gain 0, reputation gain -1, state unchanged."""
+    game = dale_game(seed=106)
+    set_player_values(game, DALE, income=income, reputation=3, population=12)
+    put_tile_without_effects(game, DALE, "Casino", 0, 3)
+    assert set(neighbour_coordinates(0, 4)) & {(0, 0), (0, 1), (0, 2), (0, 3)} == {(0, 3)}
+    before = game.state.copy()
+    gains = trial_gains(game.state, TILES.table, ev.new_log(0), DALE, cell_index(0, 4),
+                        kind_of("Mobile Home Community"), SUMS_WHERE_EXACT)
+    assert gains == (0, -1, from_sums)
+    assert (game.state == before).all()
 
 
 def test_R9_2_dale_cell_full_tie_goes_to_the_first_cell_in_row_major_order():

@@ -278,11 +278,9 @@ def _gains_from_sums(state, player, sums, per_red_line):
     lines_after_falls = red_lines_at_or_below(max(0, population + population_down))
     if population_down == 0:
         crossed = lines_after_rises - lines_now
-        if crossed > 0:
-            (line_income_up, line_income_down, line_reputation_up, line_reputation_down,
-             line_population_up, line_population_down) = per_red_line
-            if line_population_up != 0 or line_population_down != 0:
-                return False, 0, 0
+        if crossed > 0:  # red-line reactions never move population (tile_data.py)
+            line_income_up, line_income_down, line_reputation_up, line_reputation_down, _, _ = (
+                per_red_line)
             income_up += crossed * line_income_up
             income_down += crossed * (line_income_down - penalty)
             reputation_up += crossed * line_reputation_up

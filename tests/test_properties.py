@@ -28,8 +28,8 @@ from suburbia_env.invariants import check_invariants, describe_invariant_error
 from suburbia_env.legal_actions import is_legal_action, legal_action_mask
 from suburbia_env.notation import format_action
 from suburbia_env.positions import put_tile_without_effects, set_current_player
-from suburbia_env.resolution import (FACE_UP, OWN_BOROUGH_ONLY, red_lines_at_or_below,
-                                     resolve_placement)
+from suburbia_env.resolution import (FACE_UP, OWN_BOROUGH_ONLY, red_line_value,
+                                     red_lines_at_or_below, resolve_placement)
 from suburbia_env.rng import random_below, seed_words
 from suburbia_env.setup import new_game
 from suburbia_env.tile_data import COLUMN_STACK, GOALS, TILES
@@ -227,11 +227,14 @@ def test_dale_cell_choice_matches_brute_force_r9_2(seats, mode, edition, label):
 
 @njit(cache=False)
 def _compare_trial_gains(num_players, mode, edition, game_seeds, player_seeds, tiles, goals,
-                         basic_kinds):
+                         basic_kinds, near_limits):
     """At every decision of random games, for every seat, market tile (and the lake) and
     placeable cell: the gains of Dale's trial from the sums of its adjustments against
-    resolving it in full. Returns (checked, from_sums, from_sums_across_red_lines,
-    mismatches, changed); `changed` counts trials after which the state differed."""
+    resolving it in full. With `near_limits` each seat is first given (on a copy of the
+    position) random levels within 3 of a clamp (R1.2) and a population within 3 of a
+    red line (R8.1). Returns (checked, from_sums, from_sums_across_red_lines, mismatches,
+    changed); `changed` counts trials after which the state differed."""
+    game_state = np.zeros(s.STATE_SIZE, dtype=np.int32)
     state = np.zeros(s.STATE_SIZE, dtype=np.int32)
     before = np.zeros(s.STATE_SIZE, dtype=np.int32)
     resolved = np.zeros(s.STATE_SIZE, dtype=np.int32)
@@ -242,12 +245,20 @@ def _compare_trial_gains(num_players, mode, edition, game_seeds, player_seeds, t
     checked = from_sums = across_red_lines = mismatches = changed = 0
     lake = tiles.shape[0] - 2
     for game in range(game_seeds.shape[0]):
-        new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, 1,
+        new_game(game_state, tiles, goals, basic_kinds, num_players, mode, edition, 1,
                  game_seeds[game])
         words[:] = player_seeds[game]
-        while state[s.GAME_OVER] == 0:
+        while game_state[s.GAME_OVER] == 0:
+            state[:] = game_state
             for player in range(num_players):
                 base = s.PLAYERS + player * s.PLAYER_STRIDE
+                if near_limits:
+                    for field in (s.INCOME, s.REPUTATION):
+                        state[base + field] = (c.LEVEL_MAX - random_below(words, 0, 4)
+                                               if random_below(words, 0, 2)
+                                               else c.LEVEL_MIN + random_below(words, 0, 4))
+                    line = red_line_value(random_below(words, 0, 20))
+                    state[base + s.POPULATION] = line - 3 + random_below(words, 0, 7)
                 for slot in range(c.NUM_SLOTS + 1):
                     kind = lake if slot == c.NUM_SLOTS else state[s.MARKET + slot]
                     if kind < 0:
@@ -275,8 +286,8 @@ def _compare_trial_gains(num_players, mode, edition, game_seeds, player_seeds, t
                             if (red_lines_at_or_below(resolved[base + s.POPULATION])
                                     != red_lines_at_or_below(state[base + s.POPULATION])):
                                 across_red_lines += 1
-            count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
-            apply_legal_action(state, tiles, goals, basic_kinds,
+            count = legal_action_mask(game_state, tiles, basic_kinds, mask, actions)
+            apply_legal_action(game_state, tiles, goals, basic_kinds,
                                actions[random_below(words, 0, count)], log)
     return checked, from_sums, across_red_lines, mismatches, changed
 
@@ -293,12 +304,33 @@ def test_dale_trial_gains_from_sums_equal_full_resolution_r9_2(seats, mode, edit
     player_seeds = seed_words(92 + seats + mode, 25)
     checked, from_sums, across_red_lines, mismatches, changed = _compare_trial_gains(
         seats, mode, edition, game_seeds, player_seeds, TILES.table, GOALS.table,
-        TILES.basic_kinds)
+        TILES.basic_kinds, False)
     assert checked > 20_000
     assert mismatches == 0, f"{label}: {mismatches} of {checked} trials differ"
     assert changed == 0, f"{label}: {changed} trials left the state changed"
     assert 0.5 * checked < from_sums < checked, f"{label}: {from_sums} of {checked} from sums"
     assert across_red_lines > 100, f"{label}: {across_red_lines} exact trials crossed a line"
+
+
+@pytest.mark.parametrize("seats, mode, edition, label", [CONFIGS[2], CONFIGS[6], CONFIGS[8]],
+                         ids=["4p", "solitary", "dale"])
+def test_dale_trial_gains_from_sums_equal_full_resolution_near_clamps_and_red_lines(
+        seats, mode, edition, label):
+    """The same comparison with every seat's income and reputation within 3 of -5 or 15
+    and its population within 3 of a red line, where the order of the adjustments
+    decides most often (R1.2, R8.1): no mismatch, with thousands of trials resolved in
+    full and thousands taken from sums across a red line."""
+    game_seeds = seed_words(93 + seats + mode, 20)
+    player_seeds = seed_words(94 + seats + mode, 20)
+    checked, from_sums, across_red_lines, mismatches, changed = _compare_trial_gains(
+        seats, mode, edition, game_seeds, player_seeds, TILES.table, GOALS.table,
+        TILES.basic_kinds, True)
+    assert checked > 20_000
+    assert mismatches == 0, f"{label}: {mismatches} of {checked} trials differ"
+    assert changed == 0, f"{label}: {changed} trials left the state changed"
+    assert from_sums > 0.5 * checked, f"{label}: {from_sums} of {checked} from sums"
+    assert checked - from_sums > 2000, f"{label}: {checked - from_sums} resolved in full"
+    assert across_red_lines > 5000, f"{label}: {across_red_lines} exact trials crossed a line"
 
 
 def _failure_message(label, seed_index, row):

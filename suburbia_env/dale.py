@@ -248,14 +248,19 @@ def _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_hi
 def _level_after(value, up, down):
     """(exact, level) after adjustments summing to `up` and `down` in an unknown order:
     exact when the order cannot matter, i.e. all have one sign (one clamp at most, R1.2)
-    or no order reaches a clamp."""
+    or no order reaches a clamp. Otherwise the level is the highest any order can give:
+    rises add at most their sum, falls never add."""
     if down == 0:
         return True, min(c.LEVEL_MAX, value + up)
     if up == 0:
         return True, max(c.LEVEL_MIN, value + down)
     if value + up <= c.LEVEL_MAX and value + down >= c.LEVEL_MIN:
         return True, value + up + down
-    return False, value
+    return False, min(c.LEVEL_MAX, value + up)
+
+
+UNKNOWN_GAIN = 1000
+"""The bound `_gains_from_sums` gives when it cannot bound a gain."""
 
 
 @njit_without_refcounts
@@ -266,8 +271,8 @@ def _gains_from_sums(state, player, sums, per_red_line):
     in one direction only, or none whatever the order (every order's values lie between
     the sum of the falls and the sum of the rises). Each line crossed adds its penalties
     (R8.1) and, upward, the redline_own reactions (`per_red_line`, R6.6) as adjustments
-    of their own; each level must then pass `_level_after`. Otherwise the trial is
-    resolved in full.
+    of their own; each level must then pass `_level_after`. When not exact the two gains
+    are upper bounds (UNKNOWN_GAIN when the lines crossed depend on the order).
     """
     income_up, income_down, reputation_up, reputation_down, population_up, population_down = sums
     base = player_base(player)
@@ -290,7 +295,7 @@ def _gains_from_sums(state, player, sums, per_red_line):
         income_up += penalty * fallen
         reputation_up += penalty * fallen
     elif lines_after_rises != lines_now or lines_after_falls != lines_now:
-        return False, 0, 0
+        return False, UNKNOWN_GAIN, UNKNOWN_GAIN
     income = state[base + s.INCOME]
     reputation = state[base + s.REPUTATION]
     income_exact, income_after = _level_after(income, income_up, income_down)
@@ -314,20 +319,36 @@ def _resolved_gains(state, tiles, log, player, cell, kind):
     return income_gain, reputation_gain
 
 
+FROM_SUMS = 0
+RESOLVED = 1
+CANNOT_WIN = 2
+"""How `_class_gains` found a trial's gains."""
+
+
 @njit_without_refcounts
 def _class_gains(state, tiles, log, player, cell, kind, matter_low, matter_high, anywhere,
-                 per_red_line, use_sums):
-    """(income gain, reputation gain, from sums) of a trial at `cell`, given the parts that
-    are the same at every cell (`_adjustments_anywhere`)."""
+                 per_red_line, use_sums, best_gain, best_reputation_gain):
+    """(income gain, reputation gain, FROM_SUMS / RESOLVED / CANNOT_WIN) of a trial at
+    `cell`, given the parts that are the same at every cell (`_adjustments_anywhere`).
+
+    When the sums are not exact but their upper bounds cannot beat the best earlier
+    class (`best_gain`, `best_reputation_gain`; R9.2's order: gain, then reputation
+    gain, then the earlier cell), the trial is not resolved: CANNOT_WIN. A best gain of
+    -UNKNOWN_GAIN never prunes.
+    """
     if use_sums:
         sums = _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_high,
                                     anywhere)
         exact, income_gain, reputation_gain = _gains_from_sums(state, player, sums,
                                                                per_red_line)
         if exact:
-            return income_gain, reputation_gain, True
+            return income_gain, reputation_gain, FROM_SUMS
+        highest_gain = income_gain + reputation_gain
+        if highest_gain < best_gain or (highest_gain == best_gain
+                                        and reputation_gain <= best_reputation_gain):
+            return income_gain, reputation_gain, CANNOT_WIN
     income_gain, reputation_gain = _resolved_gains(state, tiles, log[:1], player, cell, kind)
-    return income_gain, reputation_gain, False
+    return income_gain, reputation_gain, RESOLVED
 
 
 @njit_without_refcounts
@@ -351,8 +372,10 @@ def trial_gains(state, tiles, log, player, cell, kind, use_sums):
     matter_low, matter_high = _cells_that_matter(state, tiles, base, new_features,
                                                  _adjacent_targets(tiles, kind))
     anywhere, per_red_line = _adjustments_anywhere(state, tiles, player, cell, kind)
-    return _class_gains(state, tiles, log, player, cell, kind, matter_low, matter_high,
-                        anywhere, per_red_line, use_sums)
+    income_gain, reputation_gain, found = _class_gains(
+        state, tiles, log, player, cell, kind, matter_low, matter_high, anywhere, per_red_line,
+        use_sums, -UNKNOWN_GAIN, -UNKNOWN_GAIN)
+    return income_gain, reputation_gain, found == FROM_SUMS
 
 
 @njit_without_refcounts
@@ -363,8 +386,8 @@ def dale_choose_cell(state, tiles, log, player, kind):
     cell whose adjacency class (`_cells_that_matter`) an earlier placeable cell shares is
     skipped, since it resolves exactly like that cell, which the tie-break prefers anyway.
     Each class's gains come from the sums of its adjustments where their order cannot
-    matter (`_gains_from_sums`); otherwise the tile is resolved there in place and undone
-    at once. The state is unchanged on return; trials record nothing (they write to a
+    matter (`_gains_from_sums`); otherwise, unless the sums' upper bounds show that it
+    cannot beat an earlier class, the tile is resolved there in place and undone at once. The state is unchanged on return; trials record nothing (they write to a
     one-row view of `log`, event_log.py). -1 when no cell is legal.
     """
     return choose_cell_by_trials(state, tiles, log, player, kind, SUMS_WHERE_EXACT)
@@ -397,9 +420,12 @@ def choose_cell_by_trials(state, tiles, log, player, kind, use_sums):
             continue
         if best_cell < 0 and use_sums:
             anywhere, per_red_line = _adjustments_anywhere(state, tiles, player, cell, kind)
-        income_gain, reputation_gain, _ = _class_gains(
+        income_gain, reputation_gain, found = _class_gains(
             state, tiles, log, player, cell, kind, matter_low, matter_high, anywhere,
-            per_red_line, use_sums)
+            per_red_line, use_sums, best_gain if best_cell >= 0 else -UNKNOWN_GAIN,
+            best_reputation_gain)
+        if found == CANNOT_WIN:
+            continue
         gain = income_gain + reputation_gain
         if best_cell < 0 or gain > best_gain or (
                 gain == best_gain and reputation_gain > best_reputation_gain):

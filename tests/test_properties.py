@@ -169,12 +169,25 @@ def _reference_dale_cell(state, tiles, player, kind):
 
 
 @njit(cache=False)
+def _set_levels_near_limits(state, player, words):
+    """Income and reputation within 3 of -5 or 15 (R1.2), population within 3 of a red
+    line (R8.1): where the order of a placement's adjustments decides most often."""
+    base = s.PLAYERS + player * s.PLAYER_STRIDE
+    for field in (s.INCOME, s.REPUTATION):
+        state[base + field] = (c.LEVEL_MAX - random_below(words, 0, 4) if random_below(words, 0, 2)
+                               else c.LEVEL_MIN + random_below(words, 0, 4))
+    line = red_line_value(random_below(words, 0, 20))
+    state[base + s.POPULATION] = line - 3 + random_below(words, 0, 7)
+
+
+@njit(cache=False)
 def _compare_dale_cells(num_players, mode, edition, game_seeds, player_seeds, tiles, goals,
-                        basic_kinds):
+                        basic_kinds, near_limits):
     """At every decision of random games, Dale's cell choice for every seat and every
     market tile (and the lake) against the brute force; returns (checked, mismatches,
     changed): `changed` counts choices after which the state differed (Dale's trials run
-    in place and must leave no trace)."""
+    in place and must leave no trace). `near_limits` as in `_compare_trial_gains`."""
+    game_state = np.zeros(s.STATE_SIZE, dtype=np.int32)
     state = np.zeros(s.STATE_SIZE, dtype=np.int32)
     mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
     actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
@@ -186,11 +199,14 @@ def _compare_dale_cells(num_players, mode, edition, game_seeds, player_seeds, ti
     before = np.zeros(s.STATE_SIZE, dtype=np.int32)
     lake = tiles.shape[0] - 2
     for game in range(game_seeds.shape[0]):
-        new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, 1,
+        new_game(game_state, tiles, goals, basic_kinds, num_players, mode, edition, 1,
                  game_seeds[game])
         words[:] = player_seeds[game]
-        while state[s.GAME_OVER] == 0:
+        while game_state[s.GAME_OVER] == 0:
+            state[:] = game_state
             for player in range(num_players):
+                if near_limits:
+                    _set_levels_near_limits(state, player, words)
                 for slot in range(c.NUM_SLOTS + 1):
                     kind = lake if slot == c.NUM_SLOTS else state[s.MARKET + slot]
                     if kind < 0:
@@ -204,8 +220,8 @@ def _compare_dale_cells(num_players, mode, edition, game_seeds, player_seeds, ti
                             break
                     if cell != _reference_dale_cell(state, tiles, player, kind):
                         mismatches += 1
-            count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
-            apply_legal_action(state, tiles, goals, basic_kinds,
+            count = legal_action_mask(game_state, tiles, basic_kinds, mask, actions)
+            apply_legal_action(game_state, tiles, goals, basic_kinds,
                                actions[random_below(words, 0, count)], log)
     return checked, mismatches, changed
 
@@ -218,9 +234,27 @@ def test_dale_cell_choice_matches_brute_force_r9_2(seats, mode, edition, label):
     resolving the tile at every legal cell (R9.2), for every seat and market tile."""
     game_seeds = seed_words(77 + seats + mode, 40)
     player_seeds = seed_words(78 + seats + mode, 40)
-    checked, mismatches, changed = _compare_dale_cells(seats, mode, edition, game_seeds, player_seeds,
-                                              TILES.table, GOALS.table, TILES.basic_kinds)
+    checked, mismatches, changed = _compare_dale_cells(seats, mode, edition, game_seeds,
+                                                       player_seeds, TILES.table, GOALS.table,
+                                                       TILES.basic_kinds, False)
     assert checked > 5000
+    assert mismatches == 0, f"{label}: {mismatches} of {checked} choices differ"
+    assert changed == 0, f"{label}: {changed} choices left the state changed"
+
+
+@pytest.mark.parametrize("seats, mode, edition, label", [CONFIGS[2], CONFIGS[8]],
+                         ids=["4p", "dale"])
+def test_dale_cell_choice_matches_brute_force_near_clamps_and_red_lines_r9_2(
+        seats, mode, edition, label):
+    """Dale's choice against the brute force with every seat's levels near a clamp and
+    population near a red line, where his trials most often neither come from the sums
+    nor are resolved, but are left out because their bounds cannot win (dale.CANNOT_WIN)."""
+    game_seeds = seed_words(95 + seats + mode, 30)
+    player_seeds = seed_words(96 + seats + mode, 30)
+    checked, mismatches, changed = _compare_dale_cells(seats, mode, edition, game_seeds,
+                                                       player_seeds, TILES.table, GOALS.table,
+                                                       TILES.basic_kinds, True)
+    assert checked > 3000
     assert mismatches == 0, f"{label}: {mismatches} of {checked} choices differ"
     assert changed == 0, f"{label}: {changed} choices left the state changed"
 
@@ -253,12 +287,7 @@ def _compare_trial_gains(num_players, mode, edition, game_seeds, player_seeds, t
             for player in range(num_players):
                 base = s.PLAYERS + player * s.PLAYER_STRIDE
                 if near_limits:
-                    for field in (s.INCOME, s.REPUTATION):
-                        state[base + field] = (c.LEVEL_MAX - random_below(words, 0, 4)
-                                               if random_below(words, 0, 2)
-                                               else c.LEVEL_MIN + random_below(words, 0, 4))
-                    line = red_line_value(random_below(words, 0, 20))
-                    state[base + s.POPULATION] = line - 3 + random_below(words, 0, 7)
+                    _set_levels_near_limits(state, player, words)
                 for slot in range(c.NUM_SLOTS + 1):
                     kind = lake if slot == c.NUM_SLOTS else state[s.MARKET + slot]
                     if kind < 0:

@@ -387,8 +387,9 @@ def dale_choose_cell(state, tiles, log, player, kind):
     skipped, since it resolves exactly like that cell, which the tie-break prefers anyway.
     Each class's gains come from the sums of its adjustments where their order cannot
     matter (`_gains_from_sums`); otherwise, unless the sums' upper bounds show that it
-    cannot beat an earlier class, the tile is resolved there in place and undone at once. The state is unchanged on return; trials record nothing (they write to a
-    one-row view of `log`, event_log.py). -1 when no cell is legal.
+    cannot beat an earlier class, the tile is resolved there in place and undone at once.
+    The state is unchanged on return; trials record nothing (they write to a one-row view
+    of `log`, event_log.py). -1 when no cell is legal.
     """
     return choose_cell_by_trials(state, tiles, log, player, kind, SUMS_WHERE_EXACT)
 

@@ -15,7 +15,7 @@ from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
 from .refcount_free import njit_without_refcounts
 from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, add_feature_counts,
                          count_current_matches, effective_kind, lake_kind, player_base,
-                         put_tile, red_line_penalty, red_lines_at_or_below, resolve_placement,
+                         put_next_tile, red_line_penalty, red_lines_at_or_below, resolve_placement,
                          term_reacts, trigger_adjustments)
 from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
@@ -172,6 +172,34 @@ def _with_adjustments(sums, attribute, total):
 
 
 @njit_without_refcounts
+def _with_own_terms(sums, state, tiles, player, cell, kind, adjacent):
+    """`sums` plus the conditional terms of the new tile over the current matches (R7.1
+    step 3): its adjacent terms when `adjacent`, its other terms otherwise."""
+    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+        if (tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT) == adjacent:
+            matches = count_current_matches(state, tiles, player, cell, kind, term)
+            sums = _with_adjustments(sums, tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
+                                     matches * tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term])
+    return sums
+
+
+@njit_without_refcounts
+def _with_reactions(sums, tiles, tile_kind, times, new_features, needs_adjacency):
+    """`sums` plus the terms of an older tile of the borough that fire for the new tile
+    (R7.1 steps 4, 5): those that need adjacency when `needs_adjacency`, the others
+    otherwise; each `times` adjustments (`trigger_adjustments`)."""
+    for term in range(tiles[tile_kind, COLUMN_CONDITIONAL_COUNT]):
+        scope = tiles[tile_kind, COLUMN_CONDITIONAL_SCOPE + term]
+        if (tiles[tile_kind, COLUMN_CONDITIONAL_TARGET + term] & new_features
+                and term_reacts(scope, True, needs_adjacency)
+                and term_reacts(scope, True, False) != needs_adjacency):
+            sums = _with_adjustments(
+                sums, tiles[tile_kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
+                times * tiles[tile_kind, COLUMN_CONDITIONAL_AMOUNT + term])
+    return sums
+
+
+@njit_without_refcounts
 def _adjustments_anywhere(state, tiles, player, cell, kind):
     """The sums of the adjustments a trial of `kind` makes wherever it goes: its immediate
     terms, its own conditional terms of every scope but adjacent, and the reactions of the
@@ -181,34 +209,25 @@ def _adjustments_anywhere(state, tiles, player, cell, kind):
     taken back."""
     base = player_base(player)
     snapshot = _trial_snapshot(state, player, cell)
-    sequence = state[s.PLACEMENT_COUNTER]
-    state[s.PLACEMENT_COUNTER] = sequence + 1
-    put_tile(state, tiles, player, cell, kind, FACE_UP, sequence)
+    put_next_tile(state, tiles, player, cell, kind, FACE_UP)
     sums = NO_ADJUSTMENTS
     for term in range(tiles[kind, COLUMN_IMMEDIATE_COUNT]):
         sums = _with_adjustments(sums, tiles[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term],
                                  tiles[kind, COLUMN_IMMEDIATE_AMOUNT + term])
-    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
-        if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] != c.SCOPE_ADJACENT:
-            matches = count_current_matches(state, tiles, player, cell, kind, term)
-            sums = _with_adjustments(sums, tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
-                                     matches * tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term])
+    sums = _with_own_terms(sums, state, tiles, player, cell, kind, False)
     new_features = tiles[kind, COLUMN_FEATURES]
     per_red_line = NO_ADJUSTMENTS
     for position in range(state[base + s.TILE_COUNT]):
         tile_cell = state[base + s.ORDER + position]
         tile_kind = effective_kind(state, tiles, base, tile_cell)
         times = trigger_adjustments(state[base + s.CELL_FLAGS + tile_cell] & s.FLAG_INVESTED != 0)
-        older = tile_cell != cell
+        if tile_cell != cell:
+            sums = _with_reactions(sums, tiles, tile_kind, times, new_features, False)
         for term in range(tiles[tile_kind, COLUMN_CONDITIONAL_COUNT]):
-            scope = tiles[tile_kind, COLUMN_CONDITIONAL_SCOPE + term]
-            attribute = tiles[tile_kind, COLUMN_CONDITIONAL_ATTRIBUTE + term]
-            total = times * tiles[tile_kind, COLUMN_CONDITIONAL_AMOUNT + term]
-            if scope == c.SCOPE_REDLINE_OWN:
-                per_red_line = _with_adjustments(per_red_line, attribute, total)
-            elif (older and tiles[tile_kind, COLUMN_CONDITIONAL_TARGET + term] & new_features
-                    and term_reacts(scope, True, False)):
-                sums = _with_adjustments(sums, attribute, total)
+            if tiles[tile_kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_REDLINE_OWN:
+                per_red_line = _with_adjustments(
+                    per_red_line, tiles[tile_kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
+                    times * tiles[tile_kind, COLUMN_CONDITIONAL_AMOUNT + term])
     _undo_trial_placement(state, tiles, player, cell, kind, snapshot)
     return sums, per_red_line
 
@@ -219,11 +238,7 @@ def _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_hi
     its neighbours (R7.1 step 3) and the adjacent-only reactions of the neighbours that
     matter (step 4)."""
     base = player_base(player)
-    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
-        if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT:
-            matches = count_current_matches(state, tiles, player, cell, kind, term)
-            sums = _with_adjustments(sums, tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
-                                     matches * tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term])
+    sums = _with_own_terms(sums, state, tiles, player, cell, kind, True)
     new_features = tiles[kind, COLUMN_FEATURES]
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
@@ -231,16 +246,10 @@ def _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_hi
                              | CELL_BITS[neighbour, 1] & matter_high) == 0:
             continue
         neighbour_kind = effective_kind(state, tiles, base, neighbour)
-        if tiles[neighbour_kind, COLUMN_REACTS_TO] & new_features == 0:
-            continue
-        times = trigger_adjustments(state[base + s.CELL_FLAGS + neighbour] & s.FLAG_INVESTED != 0)
-        for term in range(tiles[neighbour_kind, COLUMN_CONDITIONAL_COUNT]):
-            scope = tiles[neighbour_kind, COLUMN_CONDITIONAL_SCOPE + term]
-            if (tiles[neighbour_kind, COLUMN_CONDITIONAL_TARGET + term] & new_features
-                    and term_reacts(scope, True, True) and not term_reacts(scope, True, False)):
-                sums = _with_adjustments(
-                    sums, tiles[neighbour_kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
-                    times * tiles[neighbour_kind, COLUMN_CONDITIONAL_AMOUNT + term])
+        if tiles[neighbour_kind, COLUMN_REACTS_TO] & new_features:
+            times = trigger_adjustments(
+                state[base + s.CELL_FLAGS + neighbour] & s.FLAG_INVESTED != 0)
+            sums = _with_reactions(sums, tiles, neighbour_kind, times, new_features, True)
     return sums
 
 

@@ -15,7 +15,7 @@ from . import state_layout as s
 from .errors import ConfigError
 from .game import Game
 from .hex_grid import cell_index
-from .resolution import put_tile
+from .resolution import put_next_tile
 from .tile_data import COLUMN_STACK, TILES
 
 
@@ -65,9 +65,7 @@ def put_tile_without_effects(game: Game, player: int, name: str, column: int, ro
         raise ValueError(f"cell {column},{row} of player {player} is not empty")
     kind = TILES.kind(name)
     _take_physical_tile(state, kind)
-    sequence = int(state[s.PLACEMENT_COUNTER])
-    state[s.PLACEMENT_COUNTER] = sequence + 1
-    put_tile(state, TILES.table, player, cell, kind, lake, sequence)
+    put_next_tile(state, TILES.table, player, cell, kind, np.bool_(lake))
     if invested:
         state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
         state[base + s.MARKERS_LEFT] -= 1

@@ -330,6 +330,14 @@ def put_tile(state, tiles, player, cell, kind, as_lake, sequence):
 
 
 @njit_without_refcounts
+def put_next_tile(state, tiles, player, cell, kind, as_lake):
+    """`put_tile` with the next number of the global placement sequence (R7.2, R6.5)."""
+    sequence = state[s.PLACEMENT_COUNTER]
+    state[s.PLACEMENT_COUNTER] = sequence + 1
+    put_tile(state, tiles, player, cell, kind, as_lake, sequence)
+
+
+@njit_without_refcounts
 def _reacting_kind(state, tiles, base, cell, new_features):
     """The effective kind of the tile at `cell` if any of its terms can react to a tile
     with `new_features`, else -1: the cheap test before `_react`."""
@@ -375,9 +383,7 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boro
     placing player's own values (each change goes to the owner of the reacting tile):
     Dale's trials use it.
     """
-    sequence = state[s.PLACEMENT_COUNTER]
-    state[s.PLACEMENT_COUNTER] = sequence + 1
-    put_tile(state, tiles, player, cell, kind, as_lake, sequence)
+    put_next_tile(state, tiles, player, cell, kind, as_lake)
     effects_kind = lake_kind(tiles) if as_lake else kind
     new_features = tiles[effects_kind, COLUMN_FEATURES]
     apply_own_effects(state, tiles, log, player, cell, effects_kind, True)

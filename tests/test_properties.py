@@ -181,48 +181,75 @@ def _set_levels_near_limits(state, player, words):
 
 
 @njit(cache=False)
-def _compare_dale_cells(num_players, mode, edition, game_seeds, player_seeds, tiles, goals,
-                        basic_kinds, near_limits):
-    """At every decision of random games, Dale's cell choice for every seat and every
-    market tile (and the lake) against the brute force; returns (checked, mismatches,
-    changed): `changed` counts choices after which the state differed (Dale's trials run
-    in place and must leave no trace). `near_limits` as in `_compare_trial_gains`."""
-    game_state = np.zeros(s.STATE_SIZE, dtype=np.int32)
+def _play_probe_positions(num_players, mode, edition, game_seeds, player_seeds, tiles, goals,
+                          basic_kinds, near_limits, positions):
+    """The position before every decision of random games, into the rows of `positions`
+    while they last; returns how many there were. With `near_limits` each copy has every
+    seat's levels and population moved near a limit (`_set_levels_near_limits`); the game
+    itself goes on unchanged."""
     state = np.zeros(s.STATE_SIZE, dtype=np.int32)
     mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
     actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
     words = np.zeros(4, dtype=np.int32)
     log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
-    checked = 0
-    mismatches = 0
-    changed = 0
-    before = np.zeros(s.STATE_SIZE, dtype=np.int32)
-    lake = tiles.shape[0] - 2
+    count = 0
     for game in range(game_seeds.shape[0]):
-        new_game(game_state, tiles, goals, basic_kinds, num_players, mode, edition, 1,
+        new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, 1,
                  game_seeds[game])
         words[:] = player_seeds[game]
-        while game_state[s.GAME_OVER] == 0:
-            state[:] = game_state
-            for player in range(num_players):
+        while state[s.GAME_OVER] == 0:
+            if count < positions.shape[0]:
+                positions[count] = state
                 if near_limits:
-                    _set_levels_near_limits(state, player, words)
-                for slot in range(c.NUM_SLOTS + 1):
-                    kind = lake if slot == c.NUM_SLOTS else state[s.MARKET + slot]
-                    if kind < 0:
-                        continue
-                    checked += 1
-                    before[:] = state
-                    cell = dale_choose_cell(state, tiles, log, player, kind)
-                    for index in range(s.STATE_SIZE):
-                        if state[index] != before[index]:
-                            changed += 1
-                            break
-                    if cell != _reference_dale_cell(state, tiles, player, kind):
-                        mismatches += 1
-            count = legal_action_mask(game_state, tiles, basic_kinds, mask, actions)
-            apply_legal_action(game_state, tiles, goals, basic_kinds,
-                               actions[random_below(words, 0, count)], log)
+                    for player in range(num_players):
+                        _set_levels_near_limits(positions[count], player, words)
+            count += 1
+            legal = legal_action_mask(state, tiles, basic_kinds, mask, actions)
+            apply_legal_action(state, tiles, goals, basic_kinds,
+                               actions[random_below(words, 0, legal)], log)
+    return count
+
+
+def probe_positions(seats, mode, edition, seed, games, near_limits):
+    """`_play_probe_positions` of `games` seeded games, as an array of positions."""
+    arguments = (seats, mode, edition, seed_words(seed, games), seed_words(seed + 1, games),
+                 TILES.table, GOALS.table, TILES.basic_kinds, near_limits)
+    count = _play_probe_positions(*arguments, np.zeros((0, s.STATE_SIZE), dtype=np.int32))
+    positions = np.zeros((count, s.STATE_SIZE), dtype=np.int32)
+    _play_probe_positions(*arguments, positions)
+    return positions
+
+
+@njit(cache=False)
+def _differs(state, before):
+    for index in range(s.STATE_SIZE):
+        if state[index] != before[index]:
+            return True
+    return False
+
+
+@njit(cache=False)
+def _compare_dale_cells(positions, tiles):
+    """At every position, Dale's cell choice for every seat and every market tile (and the
+    lake) against the brute force; returns (checked, mismatches, changed): `changed`
+    counts choices after which the state differed (Dale's trials run in place and must
+    leave no trace)."""
+    before = np.zeros(s.STATE_SIZE, dtype=np.int32)
+    log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
+    checked = mismatches = changed = 0
+    lake = tiles.shape[0] - 2
+    for state in positions:
+        for player in range(state[s.NUM_PLAYERS]):
+            for slot in range(c.NUM_SLOTS + 1):
+                kind = lake if slot == c.NUM_SLOTS else state[s.MARKET + slot]
+                if kind < 0:
+                    continue
+                checked += 1
+                before[:] = state
+                cell = dale_choose_cell(state, tiles, log, player, kind)
+                changed += _differs(state, before)
+                if cell != _reference_dale_cell(state, tiles, player, kind):
+                    mismatches += 1
     return checked, mismatches, changed
 
 
@@ -232,11 +259,8 @@ def _compare_dale_cells(num_players, mode, edition, game_seeds, player_seeds, ti
 def test_dale_cell_choice_matches_brute_force_r9_2(seats, mode, edition, label):
     """Dale's cell choice (dale.py, which may skip cells it knows resolve alike) equals
     resolving the tile at every legal cell (R9.2), for every seat and market tile."""
-    game_seeds = seed_words(77 + seats + mode, 40)
-    player_seeds = seed_words(78 + seats + mode, 40)
-    checked, mismatches, changed = _compare_dale_cells(seats, mode, edition, game_seeds,
-                                                       player_seeds, TILES.table, GOALS.table,
-                                                       TILES.basic_kinds, False)
+    positions = probe_positions(seats, mode, edition, 77 + seats + mode, 40, False)
+    checked, mismatches, changed = _compare_dale_cells(positions, TILES.table)
     assert checked > 5000
     assert mismatches == 0, f"{label}: {mismatches} of {checked} choices differ"
     assert changed == 0, f"{label}: {changed} choices left the state changed"
@@ -249,75 +273,51 @@ def test_dale_cell_choice_matches_brute_force_near_clamps_and_red_lines_r9_2(
     """Dale's choice against the brute force with every seat's levels near a clamp and
     population near a red line, where his trials most often neither come from the sums
     nor are resolved, but are left out because their bounds cannot win (dale.CANNOT_WIN)."""
-    game_seeds = seed_words(95 + seats + mode, 30)
-    player_seeds = seed_words(96 + seats + mode, 30)
-    checked, mismatches, changed = _compare_dale_cells(seats, mode, edition, game_seeds,
-                                                       player_seeds, TILES.table, GOALS.table,
-                                                       TILES.basic_kinds, True)
+    positions = probe_positions(seats, mode, edition, 95 + seats + mode, 30, True)
+    checked, mismatches, changed = _compare_dale_cells(positions, TILES.table)
     assert checked > 3000
     assert mismatches == 0, f"{label}: {mismatches} of {checked} choices differ"
     assert changed == 0, f"{label}: {changed} choices left the state changed"
 
 
 @njit(cache=False)
-def _compare_trial_gains(num_players, mode, edition, game_seeds, player_seeds, tiles, goals,
-                         basic_kinds, near_limits):
-    """At every decision of random games, for every seat, market tile (and the lake) and
-    placeable cell: the gains of Dale's trial from the sums of its adjustments against
-    resolving it in full. With `near_limits` each seat is first given (on a copy of the
-    position) random levels within 3 of a clamp (R1.2) and a population within 3 of a
-    red line (R8.1). Returns (checked, from_sums, from_sums_across_red_lines, mismatches,
-    changed); `changed` counts trials after which the state differed."""
-    game_state = np.zeros(s.STATE_SIZE, dtype=np.int32)
-    state = np.zeros(s.STATE_SIZE, dtype=np.int32)
+def _compare_trial_gains(positions, tiles):
+    """At every position, for every seat, market tile (and the lake) and placeable cell:
+    the gains of Dale's trial from the sums of its adjustments against resolving it in
+    full. Returns (checked, from_sums, from_sums_across_red_lines, mismatches, changed);
+    `changed` counts trials after which the state differed."""
     before = np.zeros(s.STATE_SIZE, dtype=np.int32)
     resolved = np.zeros(s.STATE_SIZE, dtype=np.int32)
-    mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
-    actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
-    words = np.zeros(4, dtype=np.int32)
     log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
     checked = from_sums = across_red_lines = mismatches = changed = 0
     lake = tiles.shape[0] - 2
-    for game in range(game_seeds.shape[0]):
-        new_game(game_state, tiles, goals, basic_kinds, num_players, mode, edition, 1,
-                 game_seeds[game])
-        words[:] = player_seeds[game]
-        while game_state[s.GAME_OVER] == 0:
-            state[:] = game_state
-            for player in range(num_players):
-                base = s.PLAYERS + player * s.PLAYER_STRIDE
-                if near_limits:
-                    _set_levels_near_limits(state, player, words)
-                for slot in range(c.NUM_SLOTS + 1):
-                    kind = lake if slot == c.NUM_SLOTS else state[s.MARKET + slot]
-                    if kind < 0:
+    for state in positions:
+        for player in range(state[s.NUM_PLAYERS]):
+            base = s.PLAYERS + player * s.PLAYER_STRIDE
+            for slot in range(c.NUM_SLOTS + 1):
+                kind = lake if slot == c.NUM_SLOTS else state[s.MARKET + slot]
+                if kind < 0:
+                    continue
+                for cell in range(NUM_CELLS):
+                    if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
                         continue
-                    for cell in range(NUM_CELLS):
-                        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
-                            continue
-                        checked += 1
-                        before[:] = state
-                        income, reputation, exact = trial_gains(state, tiles, log, player, cell,
-                                                                kind, SUMS_WHERE_EXACT)
-                        income_full, reputation_full, _ = trial_gains(
-                            state, tiles, log, player, cell, kind, RESOLVE_EVERY_TRIAL)
-                        for index in range(s.STATE_SIZE):
-                            if state[index] != before[index]:
-                                changed += 1
-                                break
-                        if income != income_full or reputation != reputation_full:
-                            mismatches += 1
-                        if exact:
-                            from_sums += 1
-                            resolved[:] = state
-                            resolve_placement(resolved, tiles, log, player, cell, kind, FACE_UP,
-                                              OWN_BOROUGH_ONLY)
-                            if (red_lines_at_or_below(resolved[base + s.POPULATION])
-                                    != red_lines_at_or_below(state[base + s.POPULATION])):
-                                across_red_lines += 1
-            count = legal_action_mask(game_state, tiles, basic_kinds, mask, actions)
-            apply_legal_action(game_state, tiles, goals, basic_kinds,
-                               actions[random_below(words, 0, count)], log)
+                    checked += 1
+                    before[:] = state
+                    income, reputation, exact = trial_gains(state, tiles, log, player, cell,
+                                                            kind, SUMS_WHERE_EXACT)
+                    income_full, reputation_full, _ = trial_gains(
+                        state, tiles, log, player, cell, kind, RESOLVE_EVERY_TRIAL)
+                    changed += _differs(state, before)
+                    if income != income_full or reputation != reputation_full:
+                        mismatches += 1
+                    if exact:
+                        from_sums += 1
+                        resolved[:] = state
+                        resolve_placement(resolved, tiles, log, player, cell, kind, FACE_UP,
+                                          OWN_BOROUGH_ONLY)
+                        if (red_lines_at_or_below(resolved[base + s.POPULATION])
+                                != red_lines_at_or_below(state[base + s.POPULATION])):
+                            across_red_lines += 1
     return checked, from_sums, across_red_lines, mismatches, changed
 
 
@@ -329,11 +329,9 @@ def test_dale_trial_gains_from_sums_equal_full_resolution_r9_2(seats, mode, edit
     cannot matter (dale._gains_from_sums) and resolve in full otherwise: both ways agree
     on every cell, red lines crossed on the way included (R1.2, R8.1, penalty 2 in
     Solitary), and both ways are exercised."""
-    game_seeds = seed_words(91 + seats + mode, 25)
-    player_seeds = seed_words(92 + seats + mode, 25)
+    positions = probe_positions(seats, mode, edition, 91 + seats + mode, 25, False)
     checked, from_sums, across_red_lines, mismatches, changed = _compare_trial_gains(
-        seats, mode, edition, game_seeds, player_seeds, TILES.table, GOALS.table,
-        TILES.basic_kinds, False)
+        positions, TILES.table)
     assert checked > 20_000
     assert mismatches == 0, f"{label}: {mismatches} of {checked} trials differ"
     assert changed == 0, f"{label}: {changed} trials left the state changed"
@@ -349,11 +347,9 @@ def test_dale_trial_gains_from_sums_equal_full_resolution_near_clamps_and_red_li
     and its population within 3 of a red line, where the order of the adjustments
     decides most often (R1.2, R8.1): no mismatch, with thousands of trials resolved in
     full and thousands taken from sums across a red line."""
-    game_seeds = seed_words(93 + seats + mode, 20)
-    player_seeds = seed_words(94 + seats + mode, 20)
+    positions = probe_positions(seats, mode, edition, 93 + seats + mode, 20, True)
     checked, from_sums, across_red_lines, mismatches, changed = _compare_trial_gains(
-        seats, mode, edition, game_seeds, player_seeds, TILES.table, GOALS.table,
-        TILES.basic_kinds, True)
+        positions, TILES.table)
     assert checked > 20_000
     assert mismatches == 0, f"{label}: {mismatches} of {checked} trials differ"
     assert changed == 0, f"{label}: {changed} trials left the state changed"

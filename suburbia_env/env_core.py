@@ -11,8 +11,8 @@ from numba import njit, prange
 
 from . import state_layout as s
 from .dale import dale_policy_action
-from .legal_actions import is_legal_action, legal_action_mask
-from .observation import update_observation
+from .legal_actions import is_legal_action, legal_action_mask, write_legal_action_mask
+from .observation import copy_observation, update_observation
 from .refcount_free import njit_without_refcounts
 from .resolution import player_base
 from .rng import avoid_zero_state, next_word, random_below
@@ -77,9 +77,9 @@ def final_reward(state, learner, scheme):
 
 
 @njit_without_refcounts
-def write_outputs(state, tiles, basic_kinds, seat, observation, encoded, mask, actions):
+def write_outputs(state, tiles, basic_kinds, seat, observation, encoded, mask):
     update_observation(state, tiles, seat, observation, encoded)
-    legal_action_mask(state, tiles, basic_kinds, mask, actions)
+    write_legal_action_mask(state, tiles, basic_kinds, mask)
 
 
 @njit(cache=True)
@@ -93,7 +93,7 @@ def env_reset(state, tiles, goals, basic_kinds, num_players, mode, edition, rand
              game_seed)
     play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rng_words, mask,
                    actions, log)
-    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask, actions)
+    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask)
 
 
 @njit_without_refcounts
@@ -120,12 +120,12 @@ def env_step_legal(state, tiles, goals, basic_kinds, action, learner, opponent_k
                    actions, log)
     return finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme,
                                population_shaping, population_before, observation, encoded,
-                               mask, actions)
+                               mask)
 
 
 @njit_without_refcounts
 def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, population_shaping,
-                        population_before, observation, encoded, mask, actions):
+                        population_before, observation, encoded, mask):
     """Reward and outputs once the learner decides again or the game is over.
 
     Shaping pays `population_shaping` per point of population gained since the
@@ -133,7 +133,7 @@ def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, popul
     """
     reward = population_shaping * (state[player_base(learner) + s.POPULATION]
                                    - population_before)
-    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask, actions)
+    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask)
     if state[s.GAME_OVER]:
         return reward + final_reward(state, learner, reward_scheme), STEP_TERMINATED
     return reward, STEP_RUNNING
@@ -215,9 +215,7 @@ def step_range(first, stop, states, tiles, goals, basic_kinds, step_actions, num
         terminated[index] = result == STEP_TERMINATED
         if result == STEP_TERMINATED:
             finished += 1
-            final_observation = final_observations[index]
-            for position in range(observation.shape[0]):  # a loop: slice copies are slow
-                final_observation[position] = observation[position]
+            copy_observation(observation, final_observations[index], num_players)
             record_final_scores(states[index], final_populations[index], final_winners[index])
             _vector_reset_one(states, index, tiles, goals, basic_kinds, num_players, mode,
                               edition, random_goals, learners, random_seats, opponent_kinds,

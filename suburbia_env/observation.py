@@ -174,6 +174,20 @@ def _encode_player(state, seat, slot, out):
     out[start + 21] = (c.START_MARKERS - state[base + s.MARKERS_LEFT]) / 3.0
 
 
+@njit_without_refcounts
+def copy_observation(source, target, num_players):
+    """`target` = `source`, two observations of one table of `num_players` seats: the
+    borough planes of the empty seat slots are zeros in both (`update_observation` never
+    writes them), so only the seats in play and the parts after the boroughs are
+    copied. Views keep the loop free of negative-index checks (vector instructions)."""
+    for part_start, part_stop in ((BOROUGHS_START, BOROUGHS_START + num_players * BOROUGH_SIZE),
+                                  (PLAYERS_START, OBSERVATION_SIZE)):
+        source_part = source[part_start:part_stop]
+        target_part = target[part_start:part_stop]
+        for index in range(source_part.shape[0]):
+            target_part[index] = source_part[index]
+
+
 @njit(cache=True)
 def encode_observation(state, tiles, seat, out):
     """Write the observation of `seat` into `out` (float32[OBSERVATION_SIZE]) from scratch."""

@@ -16,7 +16,8 @@ from suburbia_env import Game
 from suburbia_env import constants as c
 from suburbia_env import state_layout as s
 from suburbia_env.gym_env import SuburbiaEnv
-from suburbia_env.observation import (OBSERVATION_PARTS, OBSERVATION_SIZE, encode_observation,
+from suburbia_env.observation import (BOROUGH_SIZE, OBSERVATION_PARTS, OBSERVATION_SIZE,
+                                      copy_observation, encode_observation,
                                       new_encoding_cache, unpack_observation,
                                       update_observation)
 from suburbia_env.pettingzoo import raw_env
@@ -375,3 +376,30 @@ def test_a_fresh_cache_rewrites_a_buffer_holding_anything():
     buffer = np.full(OBSERVATION_SIZE, 7.0, dtype=np.float32)
     update_observation(game.state, TILES.table, 1, buffer, new_encoding_cache())
     np.testing.assert_array_equal(buffer, observe(game.state, 1))
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_copy_observation_leaves_out_only_the_empty_seats_planes(players):
+    """copy_observation (the vector env's final observations) turns a buffer holding an
+    observation of another position of the same table into a copy of the source; the
+    planes of the empty seat slots, zeros in both, are the only part it does not copy."""
+    mode = "solitary" if players == 1 else "standard"
+    source_game = Game(players=players, mode=mode, seed=21, random_private_goals=True)
+    target_game = Game(players=players, mode=mode, seed=22, random_private_goals=True)
+    rng = np.random.default_rng(players)
+    for game, moves in ((source_game, 25), (target_game, 8)):
+        for _ in range(moves):
+            game.apply(int(rng.choice(game.legal_actions())))
+    source = observe(source_game.state, source_game.current_player)
+    target = observe(target_game.state, target_game.current_player)
+    assert not np.array_equal(source, target)
+    copy_observation(source, target, players)
+    np.testing.assert_array_equal(target, source)
+
+    poisoned = np.full(OBSERVATION_SIZE, 7.0, dtype=np.float32)
+    copy_observation(source, poisoned, players)
+    boroughs = OBSERVATION_PARTS["boroughs"][0]
+    in_play = boroughs.start + players * BOROUGH_SIZE
+    np.testing.assert_array_equal(poisoned[:in_play], source[:in_play])
+    np.testing.assert_array_equal(poisoned[boroughs.stop:], source[boroughs.stop:])
+    assert (poisoned[in_play:boroughs.stop] == 7.0).all()

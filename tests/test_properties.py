@@ -83,6 +83,7 @@ def _check_random_games(num_players, mode, edition, game_seeds, player_seeds, ti
     state = np.zeros(s.STATE_SIZE, dtype=np.int32)
     before = np.zeros(s.STATE_SIZE, dtype=np.int32)
     mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+    listed = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
     actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
     words = np.zeros(4, dtype=np.int32)
     log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
@@ -110,7 +111,13 @@ def _check_random_games(num_players, mode, edition, game_seeds, player_seeds, ti
             if count <= 0:
                 failure = FAIL_EMPTY_MASK
                 break
-            if mask.sum() != count:
+            # The list holds each action of the mask once: no more, no fewer, no repeats.
+            listed[:] = False
+            repeated = False
+            for index in range(count):
+                repeated = repeated or listed[actions[index]]
+                listed[actions[index]] = True
+            if repeated or not np.array_equal(listed, mask):
                 failure = FAIL_MASK_LIST_MISMATCH
                 break
             if full_check:

@@ -183,10 +183,10 @@ def reset_range(first, stop, states, tiles, goals, basic_kinds, num_players, mod
 
 
 @njit_without_refcounts
-def first_illegal_action(states, tiles, basic_kinds, step_actions):
-    """Index of the first game whose action is illegal or which is over, else -1: a batch
-    is checked whole before any game moves."""
-    for index in range(states.shape[0]):
+def first_illegal_action(first, stop, states, tiles, basic_kinds, step_actions):
+    """Index of the first of games first..stop-1 whose action is illegal or which is over,
+    else -1: a batch is checked whole before any game moves."""
+    for index in range(first, stop):
         if states[index, s.GAME_OVER] or not is_legal_action(states[index], tiles, basic_kinds,
                                                              step_actions[index]):
             return index
@@ -240,7 +240,7 @@ def vector_step_serial(states, tiles, goals, basic_kinds, step_actions, num_play
                        terminated, results, final_observations, final_populations,
                        final_winners):
     """`vector_step` on one thread."""
-    illegal = first_illegal_action(states, tiles, basic_kinds, step_actions)
+    illegal = first_illegal_action(0, states.shape[0], states, tiles, basic_kinds, step_actions)
     if illegal >= 0:
         return illegal, 0
     finished = step_range(0, states.shape[0], states, tiles, goals, basic_kinds, step_actions,
@@ -271,8 +271,8 @@ def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mo
                 final_observations, final_populations, final_winners, num_chunks):
     """Step every game of a batch; a finished game is reset in the same step.
 
-    The whole batch is checked first: with an illegal action (or a finished game)
-    anywhere, nothing moves and (index of the first such game, 0) is returned, else
+    The whole batch is checked first, each chunk on its core: with an illegal action (or
+    a finished game) anywhere, nothing moves and (index of the first such game, 0) is returned, else
     (-1, number of games that finished and were reset).
 
     The observation of a finished game goes to `final_observations`, its final populations
@@ -280,10 +280,15 @@ def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mo
     the reset; `results` holds each game's STEP_* value; `encoded` holds the encoding
     cache of each observation row (observation.py).
     """
-    illegal = first_illegal_action(states, tiles, basic_kinds, step_actions)
-    if illegal >= 0:
-        return illegal, 0
     num_envs = states.shape[0]
+    illegal_in_chunk = np.empty(num_chunks, dtype=np.int64)
+    for chunk in prange(num_chunks):
+        illegal_in_chunk[chunk] = first_illegal_action(
+            chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks, states, tiles,
+            basic_kinds, step_actions)
+    for chunk in range(num_chunks):  # every chunk checked before any game moves
+        if illegal_in_chunk[chunk] >= 0:
+            return illegal_in_chunk[chunk], 0
     finished = 0
     for chunk in prange(num_chunks):
         finished += step_range(chunk * num_envs // num_chunks,

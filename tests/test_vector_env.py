@@ -121,13 +121,16 @@ def test_wrong_action_shapes_and_types_are_rejected():
     np.testing.assert_array_equal(env.states, states)
 
 
+@pytest.mark.parametrize("num_threads", [1, 2])
 @pytest.mark.parametrize("bad_action,message", [
     (a.PASS, r"environment 1: illegal action 'pass' \(number 2122\)"),
     (5000, r"environment 1: action 5000 is outside 0\.\.2122"),
     (-1, r"environment 1: action -1 is outside 0\.\.2122"),
 ])
-def test_an_illegal_action_names_its_environment(bad_action, message):
-    env = SuburbiaVectorEnv(3, num_threads=1)
+def test_an_illegal_action_names_its_environment(bad_action, message, num_threads):
+    """With two threads the games are checked in two chunks (game 0, games 1 and 2):
+    the illegal action in the second chunk still stops the first chunk's game."""
+    env = SuburbiaVectorEnv(3, num_threads=num_threads)
     env.reset(seed=5)
     states = env.states.copy()
     actions = random_legal_batch(env.action_masks(), np.random.default_rng(0))
@@ -137,6 +140,19 @@ def test_an_illegal_action_names_its_environment(bad_action, message):
     np.testing.assert_array_equal(env.states, states)  # the whole batch is checked first
     env.step(random_legal_batch(env.action_masks(), np.random.default_rng(0)))
     assert not np.array_equal(env.states[0], states[0])  # and the env goes on
+
+
+def test_the_first_of_several_illegal_games_is_named_across_chunks():
+    """Illegal actions in both chunks of a two-thread batch: the lowest index is named."""
+    env = SuburbiaVectorEnv(4, num_threads=2)
+    env.reset(seed=6)
+    actions = random_legal_batch(env.action_masks(), np.random.default_rng(1))
+    actions[1] = actions[3] = 5000
+    with pytest.raises(IllegalActionError, match=r"environment 1: action 5000"):
+        env.step(actions)
+    actions[1] = random_legal_batch(env.action_masks(), np.random.default_rng(1))[1]
+    with pytest.raises(IllegalActionError, match=r"environment 3: action 5000"):
+        env.step(actions)
 
 
 @pytest.mark.parametrize("options,message", [

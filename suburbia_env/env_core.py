@@ -11,7 +11,7 @@ from numba import njit, prange
 
 from . import state_layout as s
 from .dale import dale_policy_action
-from .legal_actions import is_legal_action, legal_action_mask, write_legal_action_mask
+from .legal_actions import is_legal_action, legal_action_mask
 from .observation import copy_observation, update_observation
 from .refcount_free import njit_without_refcounts
 from .resolution import player_base
@@ -77,9 +77,9 @@ def final_reward(state, learner, scheme):
 
 
 @njit_without_refcounts
-def write_outputs(state, tiles, basic_kinds, seat, observation, encoded, mask):
+def write_outputs(state, tiles, basic_kinds, seat, observation, encoded, mask, actions):
     update_observation(state, tiles, seat, observation, encoded)
-    write_legal_action_mask(state, tiles, basic_kinds, mask)
+    legal_action_mask(state, tiles, basic_kinds, mask, actions)
 
 
 @njit(cache=True)
@@ -93,7 +93,7 @@ def env_reset(state, tiles, goals, basic_kinds, num_players, mode, edition, rand
              game_seed)
     play_opponents(state, tiles, goals, basic_kinds, learner, opponent_kinds, rng_words, mask,
                    actions, log)
-    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask)
+    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask, actions)
 
 
 @njit_without_refcounts
@@ -120,12 +120,12 @@ def env_step_legal(state, tiles, goals, basic_kinds, action, learner, opponent_k
                    actions, log)
     return finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme,
                                population_shaping, population_before, observation, encoded,
-                               mask)
+                               mask, actions)
 
 
 @njit_without_refcounts
 def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, population_shaping,
-                        population_before, observation, encoded, mask):
+                        population_before, observation, encoded, mask, actions):
     """Reward and outputs once the learner decides again or the game is over.
 
     Shaping pays `population_shaping` per point of population gained since the
@@ -133,7 +133,7 @@ def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, popul
     """
     reward = population_shaping * (state[player_base(learner) + s.POPULATION]
                                    - population_before)
-    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask)
+    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask, actions)
     if state[s.GAME_OVER]:
         return reward + final_reward(state, learner, reward_scheme), STEP_TERMINATED
     return reward, STEP_RUNNING
@@ -272,8 +272,8 @@ def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mo
     """Step every game of a batch; a finished game is reset in the same step.
 
     The whole batch is checked first, each chunk on its core: with an illegal action (or
-    a finished game) anywhere, nothing moves and (index of the first such game, 0) is returned, else
-    (-1, number of games that finished and were reset).
+    a finished game) anywhere, nothing moves and (index of the first such game, 0) is
+    returned, else (-1, number of games that finished and were reset).
 
     The observation of a finished game goes to `final_observations`, its final populations
     and winner flags (R8.2, R8.3) per seat to `final_populations` / `final_winners`, before

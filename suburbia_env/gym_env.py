@@ -262,7 +262,7 @@ class SuburbiaEnv(gym.Env):
                            self._log)
         return finish_learner_step(self.state, TILES.table, TILES.basic_kinds, self.learner,
                                    self.reward_scheme, self.population_shaping, population_before,
-                                   self._observation, self._encoded, self._mask)
+                                   self._observation, self._encoded, self._mask, self._actions)
 
     def _current_observation(self):
         if self.observation_format == "flat":

@@ -142,108 +142,78 @@ def is_legal_action(state, tiles, basic_kinds, action):
 
 
 @njit_without_refcounts
-def _copy_placeable_cells(flags, mask, start):
-    """mask[start + cell] = whether `cell` is placeable, for all cells: one block of a
-    place-a-tile action kind. Views, so that the loop has no negative-index checks and
-    compiles to vector instructions."""
-    block = mask[start:start + NUM_CELLS]
-    for cell in range(NUM_CELLS):
-        block[cell] = flags[cell] & s.FLAG_PLACEABLE != 0
+def _enable_block(mask, actions, count, block_start, cells_start, placeable):
+    """Enable and list one block of place-a-tile actions (`block_start` + cell) for the
+    `placeable` cells gathered at actions[cells_start:]; return the new count."""
+    for index in range(placeable):
+        action = block_start + actions[cells_start + index]
+        mask[action] = True
+        actions[count + index] = action
+    return count + placeable
 
 
 @njit_without_refcounts
-def write_legal_action_mask(state, tiles, basic_kinds, mask):
-    """Fill `mask` (bool[NUM_ACTIONS]) with the legal actions of `state`.
+def legal_action_mask(state, tiles, basic_kinds, mask, actions):
+    """Fill `mask` (bool[NUM_ACTIONS]) and `actions` (int[NUM_ACTIONS]); return the count.
 
-    Within a turn each affordable option of R5.1a to c (a market slot to buy or to make
-    a lake, a basic tile) enables one block of NUM_CELLS actions, a copy of the
-    placeable cells (R2.4); investments follow R5.1d; PASS only when nothing else is
-    possible. Nothing is allocated: this runs at every decision.
+    `actions[:count]` lists the legal actions (within a turn the placing options in
+    increasing order, then the investments in placement order of the tiles); sampling
+    uniformly from that list is sampling uniformly from the mask. Nothing is allocated:
+    this runs at every decision.
     """
     mask[:] = False
+    count = 0
     if state[s.GAME_OVER]:
         mask[a.PASS] = True
-        return
+        return 0
     decision = state[s.PENDING_DECISION]
     player = state[s.CURRENT_PLAYER]
     if decision == c.DECISION_KEEP_GOAL:
-        mask[a.KEEP_GOAL] = True
-        mask[a.KEEP_GOAL + 1] = True
-        return
+        for option in range(2):
+            mask[a.KEEP_GOAL + option] = True
+            actions[count] = a.KEEP_GOAL + option
+            count += 1
+        return count
     if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
         start = a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE
         for slot in range(first_slot(state), last_slot(state) + 1):
             if can_pay_premium(state, player, slot):
                 mask[start + slot] = True
-        return
+                actions[count] = start + slot
+                count += 1
+        return count
     base = player_base(player)
-    any_option = False
-    if any_placeable_cell(state, player):
-        flags = state[base + s.CELL_FLAGS:base + s.CELL_FLAGS + NUM_CELLS]
+    # The placeable cells (R2.4) wait at the end of `actions`: a turn lists at most 17
+    # blocks of the 114 cells left beside the 3 starting tiles, plus investments, which
+    # stays below that part.
+    cells_start = a.NUM_ACTIONS - NUM_CELLS
+    placeable = 0
+    for cell in range(NUM_CELLS):
+        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE:
+            actions[cells_start + placeable] = cell
+            placeable += 1
+    if placeable > 0:
         for slot in range(first_slot(state), last_slot(state) + 1):
             if can_buy(state, tiles, player, slot):
-                _copy_placeable_cells(flags, mask, a.BUY + slot * NUM_CELLS)
-                any_option = True
+                count = _enable_block(mask, actions, count, a.BUY + slot * NUM_CELLS,
+                                      cells_start, placeable)
+        for slot in range(first_slot(state), last_slot(state) + 1):
             if can_make_lake(state, player, slot):
-                _copy_placeable_cells(flags, mask, a.LAKE + slot * NUM_CELLS)
-                any_option = True
+                count = _enable_block(mask, actions, count, a.LAKE + slot * NUM_CELLS,
+                                      cells_start, placeable)
         for basic in range(3):
             if can_buy_basic(state, tiles, player, basic, basic_kinds):
-                _copy_placeable_cells(flags, mask, a.BASIC + basic * NUM_CELLS)
-                any_option = True
+                count = _enable_block(mask, actions, count, a.BASIC + basic * NUM_CELLS,
+                                      cells_start, placeable)
     if state[base + s.MARKERS_LEFT] > 0:
         for position in range(state[base + s.TILE_COUNT]):
             cell = state[base + s.ORDER + position]
             if can_invest(state, tiles, player, cell):
                 mask[a.INVEST + cell] = True
-                any_option = True
-    if not any_option:
+                actions[count] = a.INVEST + cell
+                count += 1
+    if count == 0:
         mask[a.PASS] = True
-
-
-@njit_without_refcounts
-def legal_action_mask(state, tiles, basic_kinds, mask, actions):
-    """Fill `mask` (`write_legal_action_mask`) and list its actions in `actions`
-    (int[NUM_ACTIONS]); return the count (0 when the game is over).
-
-    `actions[:count]` lists the legal actions (within a turn grouped by cell, not in
-    increasing order); sampling uniformly from that list is sampling uniformly from
-    the mask.
-    """
-    write_legal_action_mask(state, tiles, basic_kinds, mask)
-    if state[s.GAME_OVER]:
-        return 0
-    count = 0
-    if state[s.PENDING_DECISION] != c.DECISION_TURN:
-        for action in range(a.DISCARD, a.NUM_ACTIONS):
-            if mask[action]:
-                actions[count] = action
-                count += 1
-        return count
-    base = player_base(state[s.CURRENT_PLAYER])
-    for cell in range(NUM_CELLS):
-        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
-            continue
-        for slot in range(c.NUM_SLOTS):
-            action = a.BUY + slot * NUM_CELLS + cell
-            if mask[action]:
-                actions[count] = action
-                count += 1
-            action = a.LAKE + slot * NUM_CELLS + cell
-            if mask[action]:
-                actions[count] = action
-                count += 1
-        for basic in range(3):
-            action = a.BASIC + basic * NUM_CELLS + cell
-            if mask[action]:
-                actions[count] = action
-                count += 1
-    for position in range(state[base + s.TILE_COUNT]):
-        action = a.INVEST + state[base + s.ORDER + position]
-        if mask[action]:
-            actions[count] = action
-            count += 1
-    if mask[a.PASS]:
-        actions[count] = a.PASS
-        count += 1
+        actions[0] = a.PASS
+        count = 1
     return count

@@ -70,6 +70,7 @@ class raw_env(AECEnv):
         self._observation_space = observation_spaces("dict")
         self._action_space = gym.spaces.Discrete(a.NUM_ACTIONS)
         self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+        self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
         self._observations = np.zeros((players, OBSERVATION_SIZE), dtype=np.float32)
         self._encoded = np.stack([new_encoding_cache() for _ in range(players)])
         self._seed_generator = np.random.default_rng()
@@ -101,7 +102,7 @@ class raw_env(AECEnv):
         observation = self._observations[seat]
         if self.game.current_player == seat:
             write_outputs(self.game.state, TILES.table, TILES.basic_kinds, seat, observation,
-                          self._encoded[seat], self._mask)
+                          self._encoded[seat], self._mask, self._actions)
             mask = self._mask.view(np.int8).copy()
         else:
             update_observation(self.game.state, TILES.table, seat, observation,

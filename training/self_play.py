@@ -138,7 +138,7 @@ class SelfPlayVecEnv(VecEnv):
                                    self.learners[index], self.reward_scheme,
                                    self.population_shaping, population_before,
                                    self.observations[index], self.encoded[index],
-                                   self.masks[index])
+                                   self.masks[index], self._actions_buffer)
 
     # VecEnv API ------------------------------------------------------------------------------
 

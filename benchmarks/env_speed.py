@@ -1,6 +1,7 @@
 """How fast the environments step, beside the raw engine measured in the same run.
 
     python benchmarks/env_speed.py [--seconds S] [--repeats R] [--quick] [--seed N] [--modes]
+                                   [--breakdown]
 
 Every measurement plays uniformly random legal actions for about S seconds (after a
 warm-up call that loads the compiled kernels) and reports learner decisions per second.
@@ -19,6 +20,11 @@ Gymnasium's generator, which costs more than a game's reset itself). Rows:
 - with `--modes`, the vector env (N=256, copy=False, all threads) in each mode: against
   Dale, Solitary Architect (no opponent), 2 and 4 players against random compiled
   opponents; it shows how much of a step Dale's turn (R9.2) is;
+- with `--breakdown`, where a vector-env step against Dale spends its time on one core:
+  compiled loops step 256 games in turn, as the vector env does, adding one part at a
+  time (the engine with the mask its random learner samples from; + the observation;
+  + the env's own step, whose second mask is the mask's cost), and Dale's cell choice
+  alone over positions of those games;
 - the raw engine in the same mode, measured just before each row so that both see the
   same machine load: `random_play.play_random_games` (one thread) and
   `play_random_games_parallel` (two threads), decisions per second, where the mask and
@@ -38,13 +44,23 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from numba import njit  # noqa: E402
 
+from suburbia_env import action_space as a  # noqa: E402
 from suburbia_env import constants as c  # noqa: E402
+from suburbia_env import state_layout as s  # noqa: E402
+from suburbia_env.dale import dale_choose_cell, dale_choose_slot  # noqa: E402
+from suburbia_env.env_core import (OPPONENT_DALE, env_reset, env_step_legal,  # noqa: E402
+                                   play_opponents)
 from suburbia_env.gym_env import SuburbiaEnv  # noqa: E402
+from suburbia_env.legal_actions import legal_action_mask  # noqa: E402
+from suburbia_env.observation import (OBSERVATION_SIZE, new_encoding_cache,  # noqa: E402
+                                      update_observation)
 from suburbia_env.pettingzoo import env as pettingzoo_env  # noqa: E402
 from suburbia_env.random_play import play_random_games, play_random_games_parallel  # noqa: E402
-from suburbia_env.rng import seed_words  # noqa: E402
+from suburbia_env.rng import random_below, seed_words  # noqa: E402
 from suburbia_env.tile_data import GOALS, TILES  # noqa: E402
+from suburbia_env.turn import apply_legal_action  # noqa: E402
 from suburbia_env.vector_env import SuburbiaVectorEnv  # noqa: E402
 
 VECTOR_SIZES = (1, 64, 1024)
@@ -172,6 +188,113 @@ def measure_engine(seconds: float, seed: int, seats: int, mode: int, threads: in
     return decisions / (time.perf_counter() - start)
 
 
+# Breakdown of a vector-env step against Dale ---------------------------------------------
+# Not cached: numba's cache only notices edits to a function's own file.
+
+PART_ENGINE, PART_OBSERVATION, PART_ENV_STEP = 0, 1, 2
+PART_LABELS = ("engine: learner's mask, action, Dale's turn",
+               "+ observation", "+ the env's step (a second mask)")
+BREAKDOWN_GAMES = 256
+POSITION_STRIDE = 7  # positions from every stage of the games, not only their first rounds
+
+
+@njit(cache=False)
+def step_games_in_turn(part, rounds, states, tiles, goals, basic_kinds, opponent_kinds,
+                       rng_words, game_seeds, observations, encoded, masks, actions, log,
+                       positions, stored):
+    """Step every game once per round with a random legal learner action, resetting
+    finished games, up to `part`; store every POSITION_STRIDE-th position the learner
+    decides in, up to positions.shape[0]. Returns the learner decisions made."""
+    decisions = 0
+    for _ in range(rounds):
+        for index in range(states.shape[0]):
+            state = states[index]
+            if state[s.GAME_OVER]:
+                env_reset(state, tiles, goals, basic_kinds, 2, c.MODE_DALE, c.EDITION_SECOND, 1,
+                          game_seeds[index], 0, opponent_kinds, rng_words[index],
+                          observations[index], encoded[index], masks[index], actions, log)
+            if stored[0] < positions.shape[0] and decisions % POSITION_STRIDE == 0:
+                positions[stored[0]] = state
+                stored[0] += 1
+            count = legal_action_mask(state, tiles, basic_kinds, masks[index], actions)
+            action = actions[random_below(rng_words[index], 0, count)]
+            if part == PART_ENV_STEP:
+                env_step_legal(state, tiles, goals, basic_kinds, action, 0, opponent_kinds,
+                               rng_words[index], 0, 0.0, observations[index], encoded[index],
+                               masks[index], actions, log)
+            else:
+                apply_legal_action(state, tiles, goals, basic_kinds, action, log)
+                play_opponents(state, tiles, goals, basic_kinds, 0, opponent_kinds,
+                               rng_words[index], masks[index], actions, log)
+                if part == PART_OBSERVATION:
+                    update_observation(state, tiles, 0, observations[index], encoded[index])
+            decisions += 1
+    return decisions
+
+
+@njit(cache=False)
+def choose_dale_cells(positions, tiles, log):
+    """Dale's cell choice (R9.2) at each stored position, for the tile he would take
+    from the market as it stands (Dale's own turn happens inside the engine's step)."""
+    chosen = 0
+    for index in range(positions.shape[0]):
+        state = positions[index]
+        slot = dale_choose_slot(state, tiles, 1 << 30)
+        if slot >= 0:
+            chosen += dale_choose_cell(state, tiles, log, 1, state[s.MARKET + slot]) >= 0
+    return chosen
+
+
+def measure_breakdown(repeats: int, seed: int) -> tuple[list[float], float]:
+    """Microseconds per learner step of each cumulative part, and per Dale cell choice
+    (the fastest of `repeats` runs)."""
+    tiles, goals, basic_kinds = TILES.table, GOALS.table, TILES.basic_kinds
+    states = np.zeros((BREAKDOWN_GAMES, s.STATE_SIZE), dtype=np.int32)
+    states[:, s.GAME_OVER] = 1
+    rng_words = seed_words(seed + 1, BREAKDOWN_GAMES)
+    game_seeds = seed_words(seed + 2, BREAKDOWN_GAMES)
+    observations = np.zeros((BREAKDOWN_GAMES, OBSERVATION_SIZE), dtype=np.float32)
+    encoded = np.tile(new_encoding_cache(), (BREAKDOWN_GAMES, 1))
+    masks = np.zeros((BREAKDOWN_GAMES, a.NUM_ACTIONS), dtype=np.bool_)
+    actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
+    log = np.zeros((1, 8), dtype=np.int32)
+    opponent_kinds = np.full(4, OPPONENT_DALE, dtype=np.int32)
+    positions = np.zeros((4096, s.STATE_SIZE), dtype=np.int32)
+    stored = np.zeros(1, dtype=np.int64)
+    arguments = (states, tiles, goals, basic_kinds, opponent_kinds, rng_words, game_seeds,
+                 observations, encoded, masks, actions, log)
+    best = [float("inf")] * 3
+    for part in range(3):
+        step_games_in_turn(part, 2, *arguments, positions, stored)  # compile and warm up
+    for _ in range(repeats):
+        for part in range(3):
+            start = time.perf_counter()
+            decisions = step_games_in_turn(part, 100, *arguments, positions, stored)
+            best[part] = min(best[part], (time.perf_counter() - start) / decisions * 1e6)
+    positions = positions[:stored[0]]
+    choose_dale_cells(positions[:8], tiles, log)
+    choice = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        chosen = choose_dale_cells(positions, tiles, log)
+        choice = min(choice, (time.perf_counter() - start) / max(1, chosen) * 1e6)
+    return best, choice
+
+
+def print_breakdown(parts: list[float], dale_choice: float) -> None:
+    engine, with_observation, env_step = parts
+    mask = env_step - with_observation
+    print(f"\nWhere a vector-env step against Dale goes, one core, {BREAKDOWN_GAMES} games "
+          f"stepped in turn (us per learner step, fastest run):")
+    for label, value in zip(PART_LABELS, parts):
+        print(f"  {label:<46} {value:6.2f}")
+    print(f"  => engine without the mask {engine - mask:.2f}, mask {mask:.2f}, observation "
+          f"{with_observation - engine:.2f}; the env's compiled step about "
+          f"{with_observation:.2f}")
+    print(f"  Dale's cell choice alone (R9.2), at stored learner decisions, the tile he would "
+          f"take: {dale_choice:.2f} us")
+
+
 def fastest(repeats: int, measure) -> dict | float:
     """The fastest of `repeats` runs of `measure()` (by env steps/s for env rows)."""
     runs = [measure() for _ in range(repeats)]
@@ -188,6 +311,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="runs per row, the fastest printed (default 1)")
     parser.add_argument("--quick", action="store_true", help="0.5 s per measurement")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--breakdown", action="store_true",
+                        help="also where a vector-env step against Dale spends its time")
     parser.add_argument("--modes", action="store_true",
                         help="also the vector env (N=256, 2 threads, copy=False) in each mode: "
                              "how much of a step Dale's turn is")
@@ -241,6 +366,8 @@ def main(argv: list[str] | None = None) -> None:
     print("env steps/s: time inside the environment's own calls only; env+sampling/s: the "
           "whole loop including choosing the action in Python/numpy. Raw engine: compiled "
           "random games (mask + sampling + apply, no observation), same mode and threads.")
+    if args.breakdown:
+        print_breakdown(*measure_breakdown(max(3, repeats), args.seed))
 
 
 if __name__ == "__main__":

@@ -183,9 +183,9 @@ def legal_action_mask(state, tiles, basic_kinds, mask, actions):
                 count += 1
         return count
     base = player_base(player)
-    # The placeable cells (R2.4) wait at the end of `actions`: a turn lists at most 17
-    # blocks of the 114 cells left beside the 3 starting tiles, plus investments, which
-    # stays below that part.
+    # The placeable cells (R2.4) wait at the end of `actions`: a turn lists at most
+    # 17 blocks of (117 - tiles) cells plus one investment per tile, 1,989 actions at the
+    # most, which stays below that part.
     cells_start = a.NUM_ACTIONS - NUM_CELLS
     placeable = 0
     for cell in range(NUM_CELLS):

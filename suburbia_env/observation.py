@@ -177,9 +177,9 @@ def _encode_player(state, seat, slot, out):
 @njit_without_refcounts
 def copy_observation(source, target, num_players):
     """`target` = `source`, two observations of one table of `num_players` seats: the
-    borough planes of the empty seat slots are zeros in both (`update_observation` never
-    writes them), so only the seats in play and the parts after the boroughs are
-    copied. Views keep the loop free of negative-index checks (vector instructions)."""
+    borough planes of the empty seat slots hold zeros in both (`update_observation`
+    clears them once and never writes them again), so only the seats in play and the
+    parts after the boroughs are copied, through views (no negative-index checks)."""
     for part_start, part_stop in ((BOROUGHS_START, BOROUGHS_START + num_players * BOROUGH_SIZE),
                                   (PLAYERS_START, OBSERVATION_SIZE)):
         source_part = source[part_start:part_stop]

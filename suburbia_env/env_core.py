@@ -140,6 +140,13 @@ def finish_learner_step(state, tiles, basic_kinds, learner, reward_scheme, popul
 
 
 @njit_without_refcounts
+def chunk_bounds(chunk, count, num_chunks):
+    """(first, stop) of the items of one of `num_chunks` near-equal chunks of `count`
+    items: the games one core takes in a batch."""
+    return chunk * count // num_chunks, (chunk + 1) * count // num_chunks
+
+
+@njit_without_refcounts
 def record_final_scores(state, populations, winners):
     """Per seat final population and winner flag of a finished game (-1 / 0 for empty seats)."""
     populations[:] = -1
@@ -258,10 +265,10 @@ def vector_reset(states, tiles, goals, basic_kinds, num_players, mode, edition, 
     """Reset every game of a batch, in `num_chunks` chunks over the cores (numba prange)."""
     num_envs = states.shape[0]
     for chunk in prange(num_chunks):
-        reset_range(chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks,
-                    states, tiles, goals, basic_kinds, num_players, mode, edition, random_goals,
-                    learners, random_seats, opponent_kinds, rng_words, observations, encoded,
-                    masks)
+        first, stop = chunk_bounds(chunk, num_envs, num_chunks)
+        reset_range(first, stop, states, tiles, goals, basic_kinds, num_players, mode, edition,
+                    random_goals, learners, random_seats, opponent_kinds, rng_words,
+                    observations, encoded, masks)
 
 
 @njit(cache=True, parallel=True)
@@ -283,19 +290,18 @@ def vector_step(states, tiles, goals, basic_kinds, step_actions, num_players, mo
     num_envs = states.shape[0]
     illegal_in_chunk = np.empty(num_chunks, dtype=np.int64)
     for chunk in prange(num_chunks):
-        illegal_in_chunk[chunk] = first_illegal_action(
-            chunk * num_envs // num_chunks, (chunk + 1) * num_envs // num_chunks, states, tiles,
-            basic_kinds, step_actions)
+        first, stop = chunk_bounds(chunk, num_envs, num_chunks)
+        illegal_in_chunk[chunk] = first_illegal_action(first, stop, states, tiles, basic_kinds,
+                                                       step_actions)
     for chunk in range(num_chunks):  # every chunk checked before any game moves
         if illegal_in_chunk[chunk] >= 0:
             return illegal_in_chunk[chunk], 0
     finished = 0
     for chunk in prange(num_chunks):
-        finished += step_range(chunk * num_envs // num_chunks,
-                               (chunk + 1) * num_envs // num_chunks, states, tiles, goals,
-                               basic_kinds, step_actions, num_players, mode, edition,
-                               random_goals, learners, random_seats, opponent_kinds, rng_words,
-                               reward_scheme, population_shaping, observations, encoded, masks,
-                               rewards, terminated, results, final_observations,
-                               final_populations, final_winners)
+        first, stop = chunk_bounds(chunk, num_envs, num_chunks)
+        finished += step_range(first, stop, states, tiles, goals, basic_kinds, step_actions,
+                               num_players, mode, edition, random_goals, learners, random_seats,
+                               opponent_kinds, rng_words, reward_scheme, population_shaping,
+                               observations, encoded, masks, rewards, terminated, results,
+                               final_observations, final_populations, final_winners)
     return -1, finished

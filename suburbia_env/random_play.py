@@ -10,6 +10,7 @@ from numba import njit, prange
 from . import action_space as a
 from . import event_log as ev
 from . import state_layout as s
+from .env_core import chunk_bounds
 from .legal_actions import legal_action_mask
 from .rng import random_below
 from .setup import new_game
@@ -62,8 +63,7 @@ def play_random_games_parallel(num_players, mode, edition, game_seeds, player_se
     num_games = game_seeds.shape[0]
     decisions = np.zeros(num_games, dtype=np.int64)
     for chunk in prange(num_chunks):
-        first = chunk * num_games // num_chunks
-        stop = (chunk + 1) * num_games // num_chunks
+        first, stop = chunk_bounds(chunk, num_games, num_chunks)
         _play_range(first, stop, num_players, mode, edition, game_seeds, player_seeds, tiles,
                     goals, basic_kinds, decisions)
     return decisions

@@ -25,11 +25,13 @@ from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
 from suburbia_env.gym_env import SuburbiaEnv  # noqa: E402
 from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
 
+from .config import TrainingConfig  # noqa: E402
 from .evaluation import evaluate_against_dale  # noqa: E402
-from .features import SuburbiaFeatures  # noqa: E402
+from .train import policy_options  # noqa: E402
 
-COMPACT = {"features_extractor_class": SuburbiaFeatures,
-           "features_extractor_kwargs": {"features_dim": 256}, "net_arch": [128]}
+COMPACT = policy_options(TrainingConfig(features="compact"))
+"""The compact extractor with its 256 features and one hidden layer of 128, as `suburbia
+train` builds it by default."""
 
 
 @dataclass(frozen=True)

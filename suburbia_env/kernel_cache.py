@@ -1,10 +1,17 @@
-"""Keep numba's on-disk cache in step with the kernel sources.
+"""Keep numba's on-disk caches in step with the sources their kernels were compiled from.
 
-numba re-compiles a cached function only when its own file changes, not when a kernel
-it calls (in another file) does, so an edited engine could silently run stale machine
-code. On import the package hashes all of its source and data files (a kernel may hold data
-tables as constants); when the hash differs
-from the one stored beside the cache, every cached kernel of the package is dropped.
+numba recompiles a cached kernel only when the file that defines it changes, not when a
+kernel or constant it uses from another file does: after a rules change the greedy
+player's kernels in agents/ would go on running the old engine, inlined into their cached
+machine code. So every directory that holds cached kernels (`KERNEL_SOURCE_DIRS`) gets a
+digest of the sources its kernels can depend on, stored as a marker file in each
+directory numba may cache them in; when the marker differs, every cached kernel there
+is deleted before any can be loaded.
+
+This runs on `import suburbia_env`, before the package imports any kernel module. Every
+module outside the package that caches kernels imports `suburbia_env` before its first
+kernel, and numba loads a cached kernel only at its first call, so no stale kernel runs.
+tests/test_kernel_cache.py fails if a cached kernel appears where this does not reach.
 """
 
 from __future__ import annotations
@@ -13,41 +20,109 @@ import hashlib
 import os
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+from numba.core import config as numba_config
+from numba.core.caching import _CacheLocator
+from numba.misc.appdirs import AppDirs
+
+# As numba sees it: the absolute path of the file, symbolic links not resolved.
+PACKAGE_DIR = Path(os.path.abspath(__file__)).parent
+
+# The directories whose files may define cached kernels, in dependency order: a
+# directory's kernels may call kernels and use constants of the directories before it
+# (agents call the engine; the engine never calls agents). Both are packages of this
+# distribution, so agents/ is the package's sibling in a checkout and in site-packages.
+KERNEL_SOURCE_DIRS = (PACKAGE_DIR, PACKAGE_DIR.parent / "agents")
+
 MARKER_NAME = "kernel_sources.sha256"
+CACHE_PATTERNS = ("*.nbi", "*.nbc")  # numba's index and data files
 
 
-def sources_digest() -> str:
+def kernel_source_dirs() -> list[Path]:
+    """The directories of KERNEL_SOURCE_DIRS present in this installation."""
+    return [directory for directory in KERNEL_SOURCE_DIRS if directory.is_dir()]
+
+
+def digest_inputs(source_dir: Path = PACKAGE_DIR) -> list[Path]:
+    """The files the kernels of `source_dir` can depend on: the Python files of that
+    directory and of the ones before it, and their data tables (kernels hold the tables
+    of data/*.csv as constants)."""
+    directories = kernel_source_dirs()
+    if source_dir not in directories:
+        raise ValueError(f"{source_dir} is not one of KERNEL_SOURCE_DIRS")
+    inputs = []
+    for directory in directories[:directories.index(source_dir) + 1]:
+        inputs += sorted(directory.glob("*.py")) + sorted(directory.glob("data/*.csv"))
+    return inputs
+
+
+def sources_digest(source_dir: Path = PACKAGE_DIR) -> str:
+    """SHA-256 over the names and contents of digest_inputs(source_dir)."""
     digest = hashlib.sha256()
-    for path in sorted(PACKAGE_DIR.glob("*.py")) + sorted(PACKAGE_DIR.glob("data/*.csv")):
-        digest.update(path.name.encode())
+    for path in digest_inputs(source_dir):
+        digest.update(path.relative_to(PACKAGE_DIR.parent).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
-def _cache_dirs() -> list[Path]:
-    configured = os.environ.get("NUMBA_CACHE_DIR")
-    if configured:
-        return [Path(configured)]
-    return [PACKAGE_DIR / "__pycache__"]
+def cache_directories(source_dir: Path) -> list[Path]:
+    """Every directory numba may cache the kernels of `source_dir`'s files in.
+
+    numba (numba/core/caching.py, CacheImpl._locator_classes) takes the first writable of:
+    NUMBA_CACHE_DIR joined with `<directory name>_<sha1 of its absolute path>` (a flat
+    folder per source directory, not a mirror of the source path), the `__pycache__`
+    beside the file, and the same subfolder of the user-wide cache (~/.cache/numba).
+    Any of them may hold kernels of an earlier run, so all are returned, for the path
+    as imported and, should another run import it by another name, with symbolic links
+    resolved.
+    """
+    user_wide = AppDirs(appname="numba", appauthor=False).user_cache_dir
+    directories = []
+    for form in dict.fromkeys([os.path.abspath(source_dir), str(Path(source_dir).resolve())]):
+        subpath = _CacheLocator.get_suitable_cache_subpath(os.path.join(form, "__init__.py"))
+        if numba_config.CACHE_DIR:
+            directories.append(Path(numba_config.CACHE_DIR) / subpath)
+        directories += [Path(form) / "__pycache__", Path(user_wide) / subpath]
+    return list(dict.fromkeys(directories))
 
 
-def drop_stale_kernels() -> bool:
-    """Delete the package's cached kernels if the sources changed; True when dropped."""
-    current = sources_digest()
-    dropped = False
-    for directory in _cache_dirs():
-        marker = directory / MARKER_NAME
-        try:
-            if marker.exists() and marker.read_text() == current:
-                continue
-            for pattern in ("*.nbi", "*.nbc"):
-                for cached in directory.rglob(pattern):
-                    if "suburbia_env" in str(cached) or directory == PACKAGE_DIR / "__pycache__":
-                        cached.unlink(missing_ok=True)
-                        dropped = True
-            directory.mkdir(parents=True, exist_ok=True)
-            marker.write_text(current)
-        except OSError:
-            continue
+def drop_stale_kernels() -> list[Path]:
+    """Delete the cached kernels compiled from other sources than the present ones;
+    returns the deleted files.
+
+    Each cache directory holds the kernels of one source directory only (numba's layout
+    above), so whatever it caches is dropped when that directory's digest changed. The
+    directory numba tries first is created, so that its marker exists before the first
+    kernel is cached there (else the next run would drop the fresh kernels once).
+    """
+    dropped: list[Path] = []
+    for source_dir in kernel_source_dirs():
+        digest = sources_digest(source_dir)
+        directories = cache_directories(source_dir)
+        for index, directory in enumerate(directories):
+            dropped += _refresh(directory, digest, create=index == 0)
     return dropped
+
+
+def _refresh(directory: Path, digest: str, create: bool) -> list[Path]:
+    """Empty `directory` of cached kernels unless its marker says `digest`, then mark it."""
+    marker = directory / MARKER_NAME
+    stale: list[Path] = []
+    try:
+        if not directory.is_dir():
+            if not create:
+                return []
+            directory.mkdir(parents=True, exist_ok=True)
+        if marker.is_file() and marker.read_text() == digest:
+            return []
+        for pattern in CACHE_PATTERNS:
+            for path in directory.glob(pattern):
+                path.unlink(missing_ok=True)
+                stale.append(path)
+        # Written to a temporary name and renamed: a process starting meanwhile never
+        # reads half a marker (and so never drops fresh kernels).
+        temporary = directory / f"{MARKER_NAME}.{os.getpid()}"
+        temporary.write_text(digest)
+        os.replace(temporary, marker)
+    except OSError:  # a read-only or vanished directory: numba cannot cache there either
+        pass
+    return stale

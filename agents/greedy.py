@@ -30,7 +30,7 @@ from suburbia_env import constants as c
 from suburbia_env import state_layout as s
 from suburbia_env.legal_actions import can_pay_premium, legal_action_mask
 from suburbia_env.market import first_slot, last_slot
-from suburbia_env.resolution import copy_state, red_lines_at_or_below
+from suburbia_env.resolution import RED_LINE_FALL_BACK_GAIN, copy_state, red_lines_at_or_below
 from suburbia_env.tile_data import GOALS, TILES
 from suburbia_env.turn import apply_legal_action
 
@@ -77,8 +77,9 @@ def position_value(state, player, future_turns, money_weight):
             population = max(0, population - (-income - paid))
         population = max(0, population + reputation)
         lines = red_lines_at_or_below(population) - red_lines_at_or_below(before)
-        income = min(c.LEVEL_MAX, max(c.LEVEL_MIN, income - penalty * lines))
-        reputation = min(c.LEVEL_MAX, max(c.LEVEL_MIN, reputation - penalty * lines))
+        change = -penalty * lines if lines > 0 else -RED_LINE_FALL_BACK_GAIN * lines
+        income = min(c.LEVEL_MAX, max(c.LEVEL_MIN, income + change))
+        reputation = min(c.LEVEL_MAX, max(c.LEVEL_MIN, reputation + change))
     return population + money / 5.0 + option_value
 
 

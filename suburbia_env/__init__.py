@@ -13,8 +13,12 @@ from .game import Game, GameConfig
 __all__ = ["Game", "GameConfig", "NUM_ACTIONS", "ConfigError", "GameOverError",
            "IllegalActionError", "NotationError", "StateFormatError", "SuburbiaError"]
 
+from .versions import ENV_ID
+
 import gymnasium as _gymnasium
 
-if "Suburbia-v0" not in _gymnasium.registry:
-    _gymnasium.register(id="Suburbia-v0", entry_point="suburbia_env.gym_env:SuburbiaEnv",
+# Only the current version is registered: gymnasium answers `make("Suburbia-v0")` with
+# DeprecatedEnv naming Suburbia-v1, so no result is silently produced under other rules.
+if ENV_ID not in _gymnasium.registry:
+    _gymnasium.register(id=ENV_ID, entry_point="suburbia_env.gym_env:SuburbiaEnv",
                         vector_entry_point="suburbia_env.vector_env:SuburbiaVectorEnv")

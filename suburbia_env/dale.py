@@ -13,10 +13,10 @@ from .market import first_slot, last_slot, slot_premium
 from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
 from .refcount_free import njit_without_refcounts
-from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, add_feature_counts,
-                         count_current_matches, effective_kind, lake_kind, player_base,
-                         put_next_tile, red_line_penalty, red_lines_at_or_below, resolve_placement,
-                         term_reacts, trigger_adjustments)
+from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, RED_LINE_FALL_BACK_GAIN,
+                         add_feature_counts, count_current_matches, effective_kind, lake_kind,
+                         player_base, put_next_tile, red_line_penalty, red_lines_at_or_below,
+                         resolve_placement, term_reacts, trigger_adjustments)
 from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_CONDITIONAL_TARGET, COLUMN_COST, COLUMN_FEATURES,
@@ -301,8 +301,8 @@ def _gains_from_sums(state, player, sums, per_red_line):
             reputation_down += crossed * (line_reputation_down - penalty)
     elif population_up == 0:
         fallen = lines_now - lines_after_falls
-        income_up += penalty * fallen
-        reputation_up += penalty * fallen
+        income_up += RED_LINE_FALL_BACK_GAIN * fallen
+        reputation_up += RED_LINE_FALL_BACK_GAIN * fallen
     elif lines_after_rises != lines_now or lines_after_falls != lines_now:
         return False, UNKNOWN_GAIN, UNKNOWN_GAIN
     income = state[base + s.INCOME]

@@ -2,7 +2,7 @@
 
 | property          | value                                                              |
 |-------------------|--------------------------------------------------------------------|
-| id                | `Suburbia-v0` (registered on `import suburbia_env`)                |
+| id                | `Suburbia-v1` (registered on `import suburbia_env`)                |
 | action space      | `Discrete(2123)`: the flat action space of action_space.py         |
 | observation space | `Dict(observation=Box(-1, 100, (8714,), float32), action_mask=Box(0, 1, (2123,), int8))`, or the Box alone with `observation_format="flat"` |
 | observation       | observation.py (acting seat first, padded to 4 seats, public information only, R10) |
@@ -14,6 +14,15 @@
 | illegal actions   | `illegal_action="raise"` (IllegalActionError, state untouched) or `"lose"` (episode ends, reward -1), as PettingZoo's TerminateIllegalWrapper |
 | terminal          | stepping a finished episode raises GameOverError; the terminal mask holds PASS alone |
 | render modes      | "ansi" (text), "rgb_array" (picture of the market and all boroughs) |
+
+Version history
+---------------
+- v1 (2026-11-25): RULES.md revision. In mode "dale" the learner first keeps one of two
+  drawn goals (a `keep` decision; the observation already shows both) and scores it at
+  the end (R9.2); in "solitary" falling back below a red line gives +1/+1, not +2/+2
+  (R9.1). Results of v0 are not comparable in those modes; "standard" is unchanged.
+- v0: first release. No longer registered: `gym.make("Suburbia-v0")` raises
+  gymnasium's DeprecatedEnv naming v1.
 """
 
 from __future__ import annotations

@@ -227,7 +227,7 @@ def _check_decision(state, num_players):
         return OK
     if decision == c.DECISION_NONE or decision > c.DECISION_REMOVE:
         return _error(DECISION_WRONG, 0)
-    if decision == c.DECISION_KEEP_GOAL and mode != c.MODE_STANDARD:
+    if decision == c.DECISION_KEEP_GOAL and mode == c.MODE_SOLITARY:
         return _error(DECISION_WRONG, 0)
     if decision == c.DECISION_REMOVE and mode != c.MODE_SOLITARY:
         return _error(DECISION_WRONG, 0)

@@ -12,6 +12,13 @@
 | illegal actions   | `illegal_action="raise"` (IllegalActionError) or `"lose"`: the agent gets -1, the others 0, the game ends |
 | truncation        | `max_cycles`: after that many actions per agent on average, every agent is truncated |
 | render modes      | "ansi", "rgb_array"                                                |
+
+Version history
+---------------
+- suburbia_v1 (2026-11-25): RULES.md revision; the standard game this environment plays
+  is unchanged (the revision touches the solo modes only), the version moves with the
+  project's other ids so results are reported under one rules version.
+- suburbia_v0: first release.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from .game import Game
 from .gym_env import observation_spaces
 from .observation import OBSERVATION_SIZE, new_encoding_cache, update_observation
 from .tile_data import TILES
+from .versions import PETTINGZOO_NAME
 
 
 def _integer_action(agent: str, action) -> int:
@@ -43,7 +51,7 @@ def env(**kwargs) -> AECEnv:
 
 class raw_env(AECEnv):
     __doc__ = __doc__
-    metadata = {"name": "suburbia_v0", "render_modes": ["ansi", "rgb_array"],
+    metadata = {"name": PETTINGZOO_NAME, "render_modes": ["ansi", "rgb_array"],
                 "is_parallelizable": False, "render_fps": 2}
 
     def __init__(self, players: int = 2, edition: str = "2nd", reward: str = "win_loss",

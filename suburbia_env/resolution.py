@@ -120,10 +120,15 @@ def change_level(state, base, field, amount):
     return value
 
 
+RED_LINE_FALL_BACK_GAIN = 1
+"""Income and reputation given back per red line fallen below, in every mode (R8.1; R9.1
+as revised on 2026-11-25 changes only the crossing)."""
+
+
 @njit_without_refcounts
 def red_line_penalty(state):
-    """Income and reputation lost per red line crossed upward, given back per line fallen
-    below: 1, or 2 in Solitary Architect (R8.1, R9.1)."""
+    """Income and reputation lost per red line crossed upward: 1, or 2 in Solitary
+    Architect (R8.1, R9.1)."""
     return 2 if state[s.MODE] == c.MODE_SOLITARY else 1
 
 
@@ -132,15 +137,15 @@ def cross_red_lines(state, tiles, log, player, old_population, new_population):
     """Handle, one at a time in the order passed, the red lines between two values (R8.1).
 
     Upward: income -1, reputation -1 (-2/-2 in Solitary Architect, R9.1), then the owner's
-    `redline_own` reactions in placement order (R6.6). Downward: +1/+1 (+2/+2).
+    `redline_own` reactions in placement order (R6.6). Downward: +1/+1 in every mode.
     """
     lines_before = red_lines_at_or_below(old_population)
     lines_after = red_lines_at_or_below(new_population)
     if lines_before == lines_after:
         return
     base = player_base(player)
-    penalty = red_line_penalty(state)
     if lines_after > lines_before:
+        penalty = red_line_penalty(state)
         for line in range(lines_before, lines_after):
             ev.record(log, ev.RED_LINE, player, 0, 1, red_line_value(line), -1, -1, -1)
             value = change_level(state, base, s.INCOME, -penalty)
@@ -149,12 +154,13 @@ def cross_red_lines(state, tiles, log, player, old_population, new_population):
             ev.record(log, ev.EFFECT, player, c.REPUTATION, -penalty, value, -1, -1, -1)
             _red_line_reactions(state, tiles, log, player, base)
     else:
+        gain = RED_LINE_FALL_BACK_GAIN
         for line in range(lines_before - 1, lines_after - 1, -1):
             ev.record(log, ev.RED_LINE, player, 0, -1, red_line_value(line), -1, -1, -1)
-            value = change_level(state, base, s.INCOME, penalty)
-            ev.record(log, ev.EFFECT, player, c.INCOME, penalty, value, -1, -1, -1)
-            value = change_level(state, base, s.REPUTATION, penalty)
-            ev.record(log, ev.EFFECT, player, c.REPUTATION, penalty, value, -1, -1, -1)
+            value = change_level(state, base, s.INCOME, gain)
+            ev.record(log, ev.EFFECT, player, c.INCOME, gain, value, -1, -1, -1)
+            value = change_level(state, base, s.REPUTATION, gain)
+            ev.record(log, ev.EFFECT, player, c.REPUTATION, gain, value, -1, -1, -1)
 
 
 @njit_without_refcounts

@@ -1,6 +1,20 @@
 """Saving and loading games: a versioned JSON state format and a replayable game record.
 
-State format ``suburbia-state``, version 1
+Versions of both formats
+========================
+
+=======  ==================================================================================
+version  rules
+=======  ==================================================================================
+2        RULES.md as revised on 2026-11-25: the player of the Dale game draws two goals and
+         keeps one (R9.2); falling back below a red line in Solitary Architect gives +1/+1
+         (R9.1). Written by this library.
+1        the rules before that revision. Still read for standard games, whose rules did not
+         change; a solitary or Dale game of version 1 is refused with `StateFormatError`
+         naming the version, never continued or replayed under the revised rules.
+=======  ==================================================================================
+
+State format ``suburbia-state``, version 2
 ==========================================
 
 A complete game state, like FEN for chess: loading it restores the engine's state
@@ -12,7 +26,7 @@ and goals are named as in tiles.csv and goals.csv (exact spelling); cells are
 field                              meaning
 =================================  =================================================================
 ``format``                         ``"suburbia-state"``
-``version``                        ``1``
+``version``                        ``2`` (``1`` read for standard games, see above)
 ``config.players``                 people at the table: 2-4 in standard, 1 in solitary, dale (R3.1)
 ``config.mode``                    ``"standard"``, ``"solitary"`` (R9.1) or ``"dale"`` (R9.2)
 ``config.edition``                 ``"2nd"`` (R3.2) or ``"1st"`` (R3.3)
@@ -47,8 +61,9 @@ field                              meaning
 ``players[i].reputation``          reputation level -5..15 (R1.2)
 ``players[i].population``          population, >= 0 (R1.3)
 ``players[i].markers_left``        investment markers not yet placed: 3 minus the invested tiles
-``players[i].private_goal``        the kept goal, or null (not chosen yet, or a solo mode)
-``players[i].goal_options``        the two goals drawn at setup (R3.6); ``[]`` in the solo modes
+``players[i].private_goal``        the kept goal, or null (not chosen yet, Solitary Architect, Dale)
+``players[i].goal_options``        the two goals drawn at setup (R3.6, R9.2); ``[]`` in Solitary
+                                   Architect and for Dale
 ``players[i].borough``             the cells in placement order, the starting tiles (R2.3) first;
                                    each ``{"col", "row", "tile", "lake", "invested", "sequence"}``
                                    where ``tile`` is the tile's name (a lake keeps the name of
@@ -69,10 +84,10 @@ connected boroughs, every physical tile in exactly one place, ...) and raises
 `StateFormatError` naming the first field at fault, e.g.
 ``players[1].income: 17 is outside -5..15``. A failed load builds no game.
 
-Game record format ``suburbia-record``, version 1
+Game record format ``suburbia-record``, version 2
 =================================================
 
-``{"format": "suburbia-record", "version": 1, "config": {...}, "seed": 7, "actions": [...]}``:
+``{"format": "suburbia-record", "version": 2, "config": {...}, "seed": 7, "actions": [...]}``:
 the configuration and seed of the setup and every decision in the action notation
 (notation.py), in order. Replaying sets the game up again and applies the actions one by
 one, reaching the identical state.
@@ -96,11 +111,12 @@ from .resolution import put_tile
 from .setup import stack_sizes
 from .tile_data import (COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE,
                         GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
+from .versions import FORMAT_VERSION, MODES_UNCHANGED_SINCE, RULES_REVISION
 
 STATE_FORMAT = "suburbia-state"
-STATE_VERSION = 1
+STATE_VERSION = FORMAT_VERSION
 RECORD_FORMAT = "suburbia-record"
-RECORD_VERSION = 1
+RECORD_VERSION = FORMAT_VERSION
 
 _INT32_MAX = 2**31 - 1
 _WORD_MAX = 2**32 - 1
@@ -353,6 +369,11 @@ def _read_config(value, path: str) -> GameConfig:
         raise StateFormatError(f"{_join(path, 'players')}: {error}") from None
 
 
+def _draws_goals(mode: int, player: int) -> bool:
+    """Whether a seat draws two goals at setup: every player, not Dale (R3.6, R9.2)."""
+    return mode == c.MODE_STANDARD or (mode == c.MODE_DALE and player == 0)
+
+
 def _read_seed(value, path: str, required: bool) -> int | None:
     if value is None and not required:
         return None
@@ -362,13 +383,26 @@ def _read_seed(value, path: str, required: bool) -> int | None:
     return value
 
 
-def _read_header(data: dict, path: str, name: str, version: int) -> None:
+def _read_header(data: dict, name: str, version: int) -> int:
+    """The document's format version: the current one, or an older one still readable."""
     if data["format"] != name:
-        _fail(_join(path, "format"), f"must be {name!r}, not {_describe(data['format'])}")
-    found = _int(data["version"], _join(path, "version"), 1)
-    if found != version:
-        _fail(_join(path, "version"), f"version {found} is not supported (this library reads "
-                                      f"version {version})")
+        _fail("format", f"must be {name!r}, not {_describe(data['format'])}")
+    found = _int(data["version"], "version", 1)
+    if found != version and found not in MODES_UNCHANGED_SINCE:
+        _fail("version", f"version {found} is not supported (this library reads versions "
+                         f"{', '.join(map(str, sorted({version, *MODES_UNCHANGED_SINCE})))})")
+    return found
+
+
+def _check_rules_of_version(found: int, config: GameConfig) -> None:
+    """An older document loads only where the rules it was played under are today's
+    (RULES.md "Revisions"); it never goes on under rules it was not played with."""
+    unchanged_modes = MODES_UNCHANGED_SINCE.get(found)
+    if unchanged_modes is not None and config.mode not in unchanged_modes:
+        _fail("version", f"version {found} was written under the rules before the revision of "
+                         f"{RULES_REVISION} (R9.1, R9.2 changed the {config.mode} game); it "
+                         f"cannot be loaded or replayed under the revised rules. Version "
+                         f"{found} is read for {' and '.join(unchanged_modes)} games only")
 
 
 # Loading --------------------------------------------------------------------------------
@@ -394,9 +428,10 @@ class _StateLoader:
 
     def __init__(self, data):
         data = _object(data, "", _STATE_FIELDS)
-        _read_header(data, "", STATE_FORMAT, STATE_VERSION)
+        version = _read_header(data, STATE_FORMAT, STATE_VERSION)
         self.data = data
         self.config = _read_config(data["config"], "config")
+        _check_rules_of_version(version, self.config)
         self.seed = _read_seed(data["seed"], "seed", required=False)
         self.mode = self.config.mode_id
         self.seats = self.config.seats
@@ -478,7 +513,7 @@ class _StateLoader:
         if self.decision == c.DECISION_REMOVE and self.mode != c.MODE_SOLITARY:
             _fail("pending_decision", "'remove' happens in Solitary Architect only (R9.1)")
         if self.decision == c.DECISION_KEEP_GOAL:
-            if self.mode != c.MODE_STANDARD or self.config.random_private_goals:
+            if self.mode == c.MODE_SOLITARY or self.config.random_private_goals:
                 _fail("pending_decision", f"{name!r}: in this configuration nobody chooses a "
                                           f"private goal (R3.6, R9)")
             if self.round != 0:
@@ -623,7 +658,7 @@ class _StateLoader:
 
     def _read_player_goals(self, player: int, fields: dict, path: str) -> None:
         base = s.player_base(player)
-        with_options = self.mode == c.MODE_STANDARD
+        with_options = _draws_goals(self.mode, player)
         options = _list(fields["goal_options"], f"{path}.goal_options", 2 if with_options else 0)
         option_goals = []
         for index, value in enumerate(options):
@@ -696,14 +731,15 @@ class _StateLoader:
                                        f"placement_counter - 1)")
 
     def _check_goal_keeping(self) -> None:
-        """Private goals are kept in turn order before the first turn (R3.6)."""
-        if self.mode != c.MODE_STANDARD:
+        """Private goals are kept in turn order before the first turn (R3.6, R9.2)."""
+        if self.mode == c.MODE_SOLITARY:
             return
         first = int(self.state[s.FIRST_PLAYER])
-        kept = self.seats
+        drawers = self.seats if self.mode == c.MODE_STANDARD else 1  # Dale draws none
+        kept = drawers
         if self.decision == c.DECISION_KEEP_GOAL:
             kept = (int(self.state[s.CURRENT_PLAYER]) - first) % self.seats
-        for offset in range(self.seats):
+        for offset in range(drawers):
             player = (first + offset) % self.seats
             has_goal = self.state[s.player_base(player) + s.PRIVATE_GOAL] >= 0
             if has_goal != (offset < kept):
@@ -906,8 +942,9 @@ def replay_record(record: dict | str | bytes) -> Game:
     if not isinstance(record, dict):
         record = _parse_json(record, "record")
     data = _object(record, "", _RECORD_FIELDS, document="record")
-    _read_header(data, "", RECORD_FORMAT, RECORD_VERSION)
+    version = _read_header(data, RECORD_FORMAT, RECORD_VERSION)
     config = _read_config(data["config"], "config")
+    _check_rules_of_version(version, config)
     seed = _read_seed(data["seed"], "seed", required=True)
     actions = _list(data["actions"], "actions")
     game = Game(config.players, config.mode, config.edition, seed, config.random_private_goals)

@@ -89,27 +89,38 @@ def _build_pile(state, tiles):
 
 @njit(cache=True)
 def _deal_goals(state, goals):
-    """Public goals face up and two goals per player to choose from (R3.6, R9.2, R9.1)."""
+    """Public goals face up, then two goals for each player to keep one (R3.6, R9.1, R9.2).
+
+    With Dale, three public goals are turned up, each one about lakes or investment
+    markers discarded and replaced (R9.2); then the player draws two goals from the rest,
+    as in any 2-player game (RULES.md revision of 2026-11-25). Dale draws none.
+    """
     mode = state[s.MODE]
     if mode == c.MODE_SOLITARY:
         return
     order = np.arange(goals.shape[0]).astype(np.int32)
     shuffle_range(order, 0, order.shape[0], state, s.RNG_STATE)
     num_players = state[s.NUM_PLAYERS]
+    drawn = 0
     if mode == c.MODE_DALE:
         public = 0
-        for goal in order:
-            if public < 3 and goals[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE] == 0:
+        while public < 3:
+            goal = order[drawn]
+            drawn += 1
+            if goals[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE] == 0:
                 state[s.PUBLIC_GOALS + public] = goal
                 public += 1
-        return
-    for index in range(num_players):
-        state[s.PUBLIC_GOALS + index] = order[index]
-    for offset in range(num_players):
+        goal_drawers = 1
+    else:
+        for index in range(num_players):
+            state[s.PUBLIC_GOALS + index] = order[index]
+        drawn = num_players
+        goal_drawers = num_players
+    for offset in range(goal_drawers):
         player = (state[s.FIRST_PLAYER] + offset) % num_players
         base = player_base(player)
-        state[base + s.GOAL_OPTIONS] = order[num_players + 2 * offset]
-        state[base + s.GOAL_OPTIONS + 1] = order[num_players + 2 * offset + 1]
+        state[base + s.GOAL_OPTIONS] = order[drawn + 2 * offset]
+        state[base + s.GOAL_OPTIONS + 1] = order[drawn + 2 * offset + 1]
         if state[s.RANDOM_PRIVATE_GOALS]:
             option = random_below(state, s.RNG_STATE, 2)
             state[base + s.PRIVATE_GOAL] = state[base + s.GOAL_OPTIONS + option]
@@ -160,7 +171,7 @@ def new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, rando
         for slot in range(c.NUM_SLOTS):
             state[s.MARKET + slot] = draw_tile(state)
     _deal_goals(state, goals)
-    if mode == c.MODE_STANDARD and not random_private_goals:
+    if mode != c.MODE_SOLITARY and not random_private_goals:
         state[s.PENDING_DECISION] = c.DECISION_KEEP_GOAL
     else:
         state[s.PENDING_DECISION] = c.DECISION_TURN

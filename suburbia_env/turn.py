@@ -147,11 +147,15 @@ def _discard_or_finish(state, tiles, goals, log, player):
 
 @njit_without_refcounts
 def _keep_goal(state, log, player, option):
-    """R3.6: keep one of the two drawn goals; the players choose in turn order."""
+    """R3.6: keep one of the two drawn goals; the players choose in turn order. Dale draws
+    no goal and is passed over (R9.2)."""
     base = player_base(player)
     state[base + s.PRIVATE_GOAL] = state[base + s.GOAL_OPTIONS + option]
     ev.record(log, ev.KEEP_GOAL, player, 0, option, state[base + s.PRIVATE_GOAL], -1, -1, -1)
     next_player = (player + 1) % state[s.NUM_PLAYERS]
+    while (next_player != state[s.FIRST_PLAYER]
+           and state[player_base(next_player) + s.GOAL_OPTIONS] < 0):
+        next_player = (next_player + 1) % state[s.NUM_PLAYERS]
     state[s.CURRENT_PLAYER] = next_player
     if next_player == state[s.FIRST_PLAYER]:
         state[s.PENDING_DECISION] = c.DECISION_TURN

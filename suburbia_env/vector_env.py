@@ -2,7 +2,7 @@
 
 | property          | value                                                              |
 |-------------------|--------------------------------------------------------------------|
-| class             | `SuburbiaVectorEnv(num_envs, ...)`, a `gymnasium.vector.VectorEnv`; also `gymnasium.make_vec("Suburbia-v0", num_envs, ...)` (the registered vector entry point) |
+| class             | `SuburbiaVectorEnv(num_envs, ...)`, a `gymnasium.vector.VectorEnv`; also `gymnasium.make_vec("Suburbia-v1", num_envs, ...)` (the registered vector entry point) |
 | spaces            | single spaces as SuburbiaEnv (gym_env.py); batched along axis 0    |
 | options           | players, mode, edition, opponents ("dale" or "random": compiled only), reward, population_shaping, learner_seat (int or "random"), random_private_goals, observation_format, num_threads |
 | autoreset         | same step: a finished game is reset at once; its last observation is in `infos["final_obs"]` where `infos["_final_obs"]` is set (other rows: zeros with `copy=True`, stale with `copy=False`), with `final_populations` and `final_winners` (per seat) and the `learner_seats` it was played with |
@@ -10,6 +10,12 @@
 | illegal actions   | raise IllegalActionError naming the environment; checked for the whole batch first, so no game moves |
 | copy              | `copy=True` (default, as gymnasium's vector envs): observations, masks and infos are fresh arrays; `copy=False`: the env's own buffers, overwritten by the next step (fastest; read them, do not write them) |
 | seeding           | `reset(seed=n)`: environment i draws its games from its own generator seeded from (n, i) |
+
+Version history
+---------------
+- v1 (2026-11-25): the rules revision of SuburbiaEnv v1 (gym_env.py): a `keep` decision
+  for the learner in mode "dale" (R9.2), Solitary fall-back +1/+1 (R9.1).
+- v0: first release.
 """
 
 from __future__ import annotations

@@ -22,16 +22,16 @@ import numpy as np  # noqa: E402
 import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
-import suburbia_env  # noqa: F401  (registers Suburbia-v0)
+import suburbia_env  # noqa: F401  (registers Suburbia-v1)
 from suburbia_env import action_space as a
 from suburbia_env import state_layout as s
 from suburbia_env.env_core import OPPONENT_DALE, OPPONENT_RANDOM
 from suburbia_env.errors import ConfigError, GameOverError, IllegalActionError
 from suburbia_env.gym_env import SuburbiaEnv
 from suburbia_env.hex_grid import cell_index
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.observation import OBSERVATION_SIZE, encode_observation, unpack_observation
 from suburbia_env.picture import _CELL_MAP, MARKET_HEIGHT, TYPE_COLOURS
-from suburbia_env.tile_data import COLUMN_TYPE, TILES
+from suburbia_env.tile_data import COLUMN_TYPE, GOALS, TILES
 
 CHECKED_CONFIGS = [
     dict(),  # dale mode, dict observations
@@ -76,7 +76,7 @@ def assert_same_trajectory(first, second):
 @pytest.mark.parametrize("options", CHECKED_CONFIGS)
 @pytest.mark.parametrize("render_mode", [None, "ansi", "rgb_array"])
 def test_gymnasium_check_env(options, render_mode):
-    env = gym.make("Suburbia-v0", illegal_action="lose", render_mode=render_mode,
+    env = gym.make("Suburbia-v1", illegal_action="lose", render_mode=render_mode,
                    disable_env_checker=True, **options)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any checker warning fails the test
@@ -96,7 +96,7 @@ def test_stable_baselines3_check_env_flat(options):
 
 
 def test_registered_id_makes_the_environment():
-    env = gym.make("Suburbia-v0", mode="solitary")
+    env = gym.make("Suburbia-v1", mode="solitary")
     assert isinstance(env.unwrapped, SuburbiaEnv)
     assert env.unwrapped.config.mode == "solitary"
     assert env.action_space.n == a.NUM_ACTIONS == 2123
@@ -184,6 +184,30 @@ def test_illegal_action_raises_naming_it_and_leaves_the_state_untouched():
     np.testing.assert_array_equal(env.state, state)
     np.testing.assert_array_equal(env.action_masks(), mask)
     env.step(np.int64(np.flatnonzero(mask)[0]))  # numpy integers are accepted
+
+
+def test_dale_game_starts_with_the_learners_keep_decision():
+    """R9.2 as revised on 2026-11-25: the learner keeps one of two drawn goals before its
+    first turn; the observation shows both, the mask holds exactly the two keeps, and Dale
+    never holds a goal. The kept goal is scored at the end against Dale (R8.2)."""
+    env = SuburbiaEnv()
+    observation, _ = env.reset(seed=12)
+    options = env.game.goal_options(0)
+    assert env.game.pending_decision == "keep_goal" and len(options) == 2
+    assert np.flatnonzero(observation["action_mask"]).tolist() == [a.KEEP_GOAL, a.KEEP_GOAL + 1]
+    goals = unpack_observation(observation["observation"])["goals"]
+    assert [np.flatnonzero(goals[row]).tolist() for row in (5, 6)] == [
+        [GOALS.goal(name)] for name in options]
+    observation, reward, terminated, _, _ = env.step(a.KEEP_GOAL + 1)
+    assert (reward, terminated) == (0.0, False) and env.game.private_goal(0) == options[1]
+    assert env.game.private_goal(1) is None and env.game.goal_options(1) == []
+    assert env.game.pending_decision == "turn" and env.game.round == 0
+    while not terminated:
+        observation, reward, terminated, _, _ = env.step(
+            int(np.flatnonzero(observation["action_mask"])[0]))
+    scores = env.game.final_scores()
+    assert scores[0]["private_goal"] == options[1] and scores[1]["private_goal"] is None
+    assert scores[1]["private_goal_bonus"] == 0
 
 
 def test_illegal_action_lose_ends_the_episode_with_minus_one():
@@ -400,6 +424,8 @@ def test_ansi_render_shows_market_and_boroughs():
 def test_rgb_render_changes_where_the_learner_placed_a_tile():
     env = SuburbiaEnv(render_mode="rgb_array")
     env.reset(seed=2)
+    assert env.game.pending_decision == "keep_goal"  # R9.2, revised 2026-11-25
+    env.step(env.game.legal_actions()[0])
     before = env.render()
     assert before.dtype == np.uint8 and before.ndim == 3 and before.shape[2] == 3
     choice = next(text for text in env.game.legal_actions_text()

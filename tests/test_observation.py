@@ -205,7 +205,8 @@ def test_game_stacks_supply_parts_at_setup_r3_2_r3_5(three_player_position):
 
 def test_dale_mode_flags_r9_2():
     """With Dale: seat 1 is flagged as Dale, the player goes first, slots 2-5 only,
-    three public goals, no private goals; stacks 25/25/25 + One More Round in C."""
+    three public goals, the player's two drawn goals to keep one (R9.2 as revised on
+    2026-11-25); stacks 25/25/25 + One More Round in C."""
     game = Game(players=1, mode="dale", seed=5)
     parts = unpack_observation(observe(game.state, 0))
     players = parts["players"]
@@ -215,10 +216,20 @@ def test_dale_mode_flags_r9_2():
     assert parts["market"][:, 0].tolist() == [0, 0, 1, 1, 1, 1, 0]
     assert parts["market"][2, 1] == pytest.approx(6 / 10)
     np.testing.assert_allclose(parts["stacks"], [21 / 30, 25 / 30, 26 / 30, 1, 0, 0], rtol=1e-6)
-    assert parts["goals"][:3].sum() == 3.0 and not parts["goals"][3:].any()
+    goals = parts["goals"]
+    assert goals[:3].sum() == 3.0 and not goals[3:5].any()  # no fourth public, none kept
+    options = [GOALS.goal(name) for name in game.goal_options(0)]
+    assert [np.flatnonzero(goals[row]).tolist() for row in (5, 6)] == [[g] for g in options]
+    assert parts["game"][3 + c.DECISION_KEEP_GOAL] == 1.0
     assert parts["game"][8 + c.MODE_DALE] == 1.0 and parts["game"][13 + 2 - 1] == 1.0
-    # From Dale's side (seat 1) the Dale flag moves to slot 0.
-    assert unpack_observation(observe(game.state, 1))["players"][0, 1] == 1.0
+    # From Dale's side (seat 1) the Dale flag moves to slot 0, and no goal of the player's
+    # reaches it: Dale sees the public goals only.
+    dale_side = unpack_observation(observe(game.state, 1))
+    assert dale_side["players"][0, 1] == 1.0 and not dale_side["goals"][3:].any()
+    game.apply(f"keep {game.goal_options(0)[1]}")
+    goals = unpack_observation(observe(game.state, 0))["goals"]
+    assert np.flatnonzero(goals[4]).tolist() == [options[1]]
+    assert not unpack_observation(observe(game.state, 1))["goals"][3:].any()
 
 
 def test_solitary_mode_has_no_goals_r9_1():

@@ -12,7 +12,8 @@ from suburbia_env.hex_grid import cell_coordinates, cell_index, neighbour_coordi
 from suburbia_env.positions import (put_tile_without_effects, set_market_tile,
                                     set_player_values)
 from suburbia_env.scoring import ladder_rank
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env import Game
+from suburbia_env.tile_data import GOAL_COLUMN_PRIVATE_BONUS, GOALS, TILES
 
 from rules_builders import (discarded_count, events, has_event, kind_of, market_kinds,
                             move_one_more_round, new_game, pile, pile_position,
@@ -53,10 +54,14 @@ def test_R9_1_red_line_costs_2_income_and_2_reputation():
                                       "population": 16, "markers_left": 3}
 
 
-def test_R9_1_falling_back_below_a_line_gives_2_and_2():
+def test_R9_1_falling_back_below_a_line_gives_the_base_1_and_1():
+    """R9.1 as revised on 2026-11-25: only the crossing costs 2/2; step 3 takes 16 - 2 =
+    14 below the line at 15 and gives back R8.1's +1/+1: income 0 -> 1, reputation -2 -> -1."""
     game = _solitary_neutral_turn(income=0, population=16, reputation=-2)
-    assert player_values(game, 0) == {"money": 15, "income": 2, "reputation": 0,
+    assert player_values(game, 0) == {"money": 15, "income": 1, "reputation": -1,
                                       "population": 14, "markers_left": 3}
+    assert [int(row[ev.AMOUNT]) for row in events(game, ev.EFFECT)
+            if int(row[ev.SOURCE_KIND]) < 0] == [1, 1]
 
 
 def test_R9_1_red_line_during_placement_costs_2_and_2():
@@ -67,9 +72,10 @@ def test_R9_1_red_line_during_placement_costs_2_and_2():
     assert (0, 1) not in neighbour_coordinates(0, 3)  # only the Factory reacts: rep -1
     game.apply("buy 6 @ 0,3")
     # 10 + 6 = 16: income 3 -> 1, reputation 0 -> -2, then the Factory's -1 -> -3.
-    # Step 2: +$1. Step 3: 16 - 3 = 13 falls back below 15: income 3, reputation -1.
+    # Step 2: +$1. Step 3: 16 - 3 = 13 falls back below 15: +1/+1 (revised R9.1), income 2,
+    # reputation -2.
     assert [int(r[ev.AMOUNT]) for r in events(game, ev.RED_LINE)] == [1, -1]
-    assert player_values(game, 0) == {"money": 15 - 4 + 1, "income": 3, "reputation": -1,
+    assert player_values(game, 0) == {"money": 15 - 4 + 1, "income": 2, "reputation": -2,
                                       "population": 13, "markers_left": 3}
 
 
@@ -182,15 +188,56 @@ def test_R9_2_market_uses_slots_2_to_5_with_premiums_6_4_2_0():
         assert game.is_legal(f"lake {slot} @ 1,0")
 
 
-def test_R9_2_three_public_goals_never_about_lakes_or_markers_and_no_private_goals():
+def test_R9_2_three_public_goals_never_about_lakes_or_markers():
     seen = set()
     for seed in range(100):
         game = dale_game(seed)
         assert len(game.public_goals) == 3 and len(set(game.public_goals)) == 3
         assert not set(game.public_goals) & LAKE_OR_MARKER_GOALS
-        assert game.private_goal(0) is None and game.private_goal(DALE) is None
         seen.update(game.public_goals)
     assert seen == set(GOALS.names) - LAKE_OR_MARKER_GOALS
+
+
+def test_R9_2_the_player_draws_two_goals_and_keeps_one_dale_none():
+    """R9.2 as revised on 2026-11-25: the 2-player setup's goals (R3.6) for the player,
+    drawn from the goals not turned up as public ones (lake and marker goals included);
+    Dale draws none. The player keeps one before the first turn, then plays first."""
+    drawn = set()
+    for seed in range(100):
+        game = Game(players=1, mode="dale", seed=seed)
+        options = game.goal_options(0)
+        assert len(options) == 2 and len(set(options) | set(game.public_goals)) == 5
+        assert game.goal_options(DALE) == [] and game.private_goal(DALE) is None
+        assert game.pending_decision == "keep_goal" and game.current_player == 0
+        assert game.legal_actions_text() == [f"keep {name}" for name in options]
+        game.apply(f"keep {options[seed % 2]}")
+        assert game.private_goal(0) == options[seed % 2]
+        assert game.pending_decision == "turn" and game.current_player == 0
+        assert game.round == 0 and game.private_goal(DALE) is None
+        drawn.update(options)
+    assert drawn & LAKE_OR_MARKER_GOALS
+
+
+def test_R9_2_random_private_goals_keep_one_of_the_two_at_once():
+    for seed in range(20):
+        game = dale_game(seed)
+        assert game.private_goal(0) in game.goal_options(0)
+        assert game.pending_decision == "turn" and game.private_goal(DALE) is None
+
+
+def test_R9_2_private_goal_scores_only_strictly_ahead_of_dale():
+    """R8.2 with R9.2: the private goal counts against every seat, Dale included."""
+    game = dale_game(seed=7)
+    set_goals(game, [], {0: "Builder"})  # most Residential tiles
+    bonus = int(GOALS.table[GOALS.goal("Builder"), GOAL_COLUMN_PRIVATE_BONUS])
+    put_tile_without_effects(game, 0, "Suburbs", 1, 0)
+    scores = score_now(game)
+    assert [score["private_goal_bonus"] for score in scores] == [bonus, 0]
+    tied = dale_game(seed=7)
+    set_goals(tied, [], {0: "Builder"})
+    put_tile_without_effects(tied, 0, "Suburbs", 1, 0)
+    put_tile_without_effects(tied, DALE, "Suburbs", 1, 0)
+    assert [score["private_goal_bonus"] for score in score_now(tied)] == [0, 0]
 
 
 def test_R9_2_player_goes_first_every_round_and_leftovers_are_discarded():

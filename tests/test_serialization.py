@@ -126,7 +126,7 @@ def test_new_two_player_game_document_follows_setup_rules():
     """R3.2 (2nd edition, 2 players: A 14 with the 7 market tiles, B 12, C 6+6+5 plus One
     More Round), R3.4 start values, R3.5 supply, R3.6 goals, R2.3 starting borough."""
     data = json.loads(Game(players=2, seed=3).to_json())
-    assert (data["format"], data["version"]) == ("suburbia-state", 1)
+    assert (data["format"], data["version"]) == ("suburbia-state", 2)
     assert data["config"] == {"players": 2, "mode": "standard", "edition": "2nd",
                               "random_private_goals": False}
     assert data["seed"] == 3
@@ -178,7 +178,31 @@ def test_new_game_stack_sizes_in_first_edition_and_with_dale():
     assert len(dale["public_goals"]) == 3
     lake_or_marker_goals = {"Aquatic Engineer", "Aquaphobian", "Harbormaster", "Employer"}
     assert not lake_or_marker_goals & set(dale["public_goals"])
-    assert all(p["goal_options"] == [] and p["private_goal"] is None for p in dale["players"])
+    player, dale_seat = dale["players"]
+    assert len(player["goal_options"]) == 2 and player["private_goal"] is None  # R9.2 revised
+    assert not set(player["goal_options"]) & set(dale["public_goals"])
+    assert dale_seat["goal_options"] == [] and dale_seat["private_goal"] is None
+    assert dale["pending_decision"] == "keep_goal" and dale["current_player"] == 0
+
+
+def test_dale_game_goal_documents_follow_R9_2():
+    """The player of a Dale game keeps one of two drawn goals; Dale holds none."""
+    game = Game(players=1, mode="dale", seed=5)
+    data = json.loads(game.to_json())
+    assert np.array_equal(Game.from_json(json.dumps(data)).state, game.state)
+    bad = copy.deepcopy(data)
+    bad["players"][1]["goal_options"] = ["Builder", "Miser"]
+    _assert_error(bad, "players[1].goal_options", "must hold 0 entries, not 2")
+    bad = copy.deepcopy(data)
+    bad["players"][0]["goal_options"] = []
+    _assert_error(bad, "players[0].goal_options", "must hold 2 entries, not 0")
+    game.apply(game.legal_actions_text()[1])
+    data = json.loads(game.to_json())
+    assert data["players"][0]["private_goal"] == game.goal_options(0)[1]
+    assert np.array_equal(Game.from_json(json.dumps(data)).state, game.state)
+    bad = copy.deepcopy(data)
+    bad["players"][0]["private_goal"] = None
+    _assert_error(bad, "players[0].private_goal", "must be a kept goal")
     solo = json.loads(Game(players=1, mode="solitary", seed=4).to_json())
     assert solo["public_goals"] == [] and solo["pending_decision"] == "turn"
 
@@ -268,10 +292,28 @@ def test_format_and_version(documents):
     data["format"] = "suburbia-record"
     _assert_error(data, "format", "must be 'suburbia-state'")
     data = copy.deepcopy(documents["mid"])
-    data["version"] = 2
-    _assert_error(data, "version", "version 2 is not supported")
-    data["version"] = "1"
-    _assert_error(data, "version", "must be an integer, not '1' (a string)")
+    data["version"] = 3
+    _assert_error(data, "version", "version 3 is not supported", "reads versions 1, 2")
+    data["version"] = "2"
+    _assert_error(data, "version", "must be an integer, not '2' (a string)")
+
+
+def test_version_1_loads_standard_games_whose_rules_did_not_change(documents):
+    """RULES.md revision of 2026-11-25 changed R9.1 and R9.2 only: a version-1 standard
+    game is the same game under today's rules and loads as such."""
+    for name in ("mid", "finished"):
+        old = dict(copy.deepcopy(documents[name]), version=1)
+        assert np.array_equal(Game.from_json(json.dumps(old)).state,
+                              Game.from_json(json.dumps(documents[name])).state)
+
+
+@pytest.mark.parametrize("mode", ["dale", "solitary"])
+def test_version_1_solo_games_are_refused_naming_the_version(documents, mode):
+    """A solo game of version 1 was played without the player's goals (R9.2) or with the
+    +2/+2 fall-back (R9.1): it never goes on under the revised rules."""
+    data = dict(copy.deepcopy(documents[mode]), version=1)
+    _assert_error(data, "version", "version 1 was written under the rules before the "
+                  "revision of 2026-11-25", f"the {mode} game", "standard games only")
 
 
 def test_missing_and_unknown_fields(documents):
@@ -465,6 +507,9 @@ def test_pending_decision_and_current_player(documents):
     data["pending_decision"] = "keep_goal"
     _assert_error(data, "pending_decision", "goals are kept before the first turn")
     data = copy.deepcopy(documents["dale"])
+    data["pending_decision"] = "keep_goal"
+    _assert_error(data, "pending_decision", "goals are kept before the first turn")
+    data = copy.deepcopy(documents["solitary"])
     data["pending_decision"] = "keep_goal"
     _assert_error(data, "pending_decision", "nobody chooses a private goal")
     data = copy.deepcopy(documents["mid"])
@@ -732,7 +777,7 @@ def test_record_replays_to_the_identical_state(config):
     from its JSON text, reaches the identical final state and history."""
     game = _play(Game(seed=61, **config), np.random.default_rng(61))
     record = game.record()
-    assert record == {"format": "suburbia-record", "version": 1, "config": game.config.to_dict(),
+    assert record == {"format": "suburbia-record", "version": 2, "config": game.config.to_dict(),
                       "seed": 61, "actions": game.history}
     assert len(record["actions"]) > 10 and all(isinstance(a, str) for a in record["actions"])
     for source in (record, json.dumps(record)):
@@ -812,6 +857,16 @@ def test_replay_names_the_first_bad_action(finished_record):
     record = copy.deepcopy(finished_record)
     record["actions"][2] = 5
     assert _replay_error(record).startswith("actions[2]: must be an action in notation, not 5")
+
+
+@pytest.mark.parametrize("mode", ["dale", "solitary"])
+def test_version_1_records_replay_standard_games_and_refuse_solo_ones(finished_record, mode):
+    old = dict(finished_record, version=1)
+    assert np.array_equal(Game.replay(old).state, Game.replay(finished_record).state)
+    game = _play(Game(players=1, mode=mode, seed=64), np.random.default_rng(64), decisions=3)
+    record = dict(game.record(), version=1)
+    assert _replay_error(record).startswith("version: version 1 was written under the rules "
+                                            "before the revision of 2026-11-25")
 
 
 def test_replay_checks_the_record_fields(finished_record):

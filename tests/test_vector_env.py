@@ -321,24 +321,24 @@ def test_vector_env_of_one_agrees_with_the_gymnasium_env(options):
 
 
 def test_make_vec_builds_the_compiled_vector_env_with_the_given_options():
-    """`gymnasium.make_vec("Suburbia-v0")` gives the compiled vector env (the registered
+    """`gymnasium.make_vec("Suburbia-v1")` gives the compiled vector env (the registered
     vector entry point), not N Python envs; the options reach it, so it starts the same
     games as the class built directly."""
     import gymnasium as gym
 
     options = dict(players=3, mode="standard", opponents="random", learner_seat="random")
-    made = gym.make_vec("Suburbia-v0", num_envs=5, num_threads=1, **options)
+    made = gym.make_vec("Suburbia-v1", num_envs=5, num_threads=1, **options)
     direct = SuburbiaVectorEnv(5, num_threads=1, **options)
     assert type(made) is SuburbiaVectorEnv and made.num_envs == 5 and made.seats == 3
-    assert made.spec.id == "Suburbia-v0" and made.spec.kwargs["num_envs"] == 5
+    assert made.spec.id == "Suburbia-v1" and made.spec.kwargs["num_envs"] == 5
     made_observation, _ = made.reset(seed=11)
     direct_observation, _ = direct.reset(seed=11)
     np.testing.assert_array_equal(made.states, direct.states)
     np.testing.assert_array_equal(made_observation["observation"],
                                   direct_observation["observation"])
     with pytest.raises(ConfigError, match="compiled opponents only"):
-        gym.make_vec("Suburbia-v0", num_envs=2, opponents=lambda game: 0)
-    synchronous = gym.make_vec("Suburbia-v0", num_envs=2, vectorization_mode="sync")
+        gym.make_vec("Suburbia-v1", num_envs=2, opponents=lambda game: 0)
+    synchronous = gym.make_vec("Suburbia-v1", num_envs=2, vectorization_mode="sync")
     assert isinstance(synchronous, gym.vector.SyncVectorEnv)
     synchronous.close()
 

@@ -17,4 +17,6 @@ def wilson_interval(successes: float, trials: int, z: float = 1.959964) -> tuple
     centre = (proportion + z * z / (2 * trials)) / denominator
     half_width = z * math.sqrt(proportion * (1 - proportion) / trials
                                + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half_width), min(1.0, centre + half_width)
+    # The interval holds the proportion itself, which rounding can leave out at 0 or 1.
+    return (max(0.0, min(proportion, centre - half_width)),
+            min(1.0, max(proportion, centre + half_width)))

@@ -14,7 +14,7 @@ workers or on the order in which they finish. Games run in parallel processes
 (``spawn``), each worker building its agents once from the spec strings.
 
 Per agent the summary gives games, win rate with its 95% Wilson interval (a shared win
-counts half, R8.3), mean and median final population, mean margin (own final
+counts 1/winners, R8.3), mean and median final population, mean margin (own final
 population minus the best other seat's), OpenSkill Plackett-Luce ratings ranked by
 final population (standard mode), and the solo ladder ranks (R9.1; against Dale only
 in games where Dale was beaten, R9.2).
@@ -158,9 +158,8 @@ def _agent(spec: str, seat: int, cache: dict):
 
 
 def _win_value(seat: int, winners: list[int]) -> float:
-    if seat not in winners:
-        return 0.0
-    return 1.0 if len(winners) == 1 else 0.5
+    """1 for a sole winner; players who share the win share it (R8.3)."""
+    return 1.0 / len(winners) if seat in winners else 0.0
 
 
 def play_game(task: GameTask, cache: dict | None = None) -> dict:
@@ -216,25 +215,23 @@ def play_game(task: GameTask, cache: dict | None = None) -> dict:
             "record": game.record() if task.keep_record else None}
 
 
-def run_tournament(specs: list[str], mode: str = "dale", games: int = 100,
-                   players: int | None = None, seed: int = 0, edition: str = "2nd",
-                   workers: int = DEFAULT_WORKERS, progress: bool = True,
-                   keep_records: bool = False) -> TournamentResult:
-    """Play a tournament (module docstring) and return every seat's result.
+def play_tasks(tasks: list[GameTask], specs: list[str], mode: str,
+               workers: int = DEFAULT_WORKERS, progress: bool = True,
+               description: str | None = None) -> tuple[list[dict], list[tuple[int, dict]], float]:
+    """Play every task, `workers` processes in parallel (1: in this process); returns the
+    seat rows in table order, the kept (table, record) pairs and the seconds taken.
 
-    `workers` processes play in parallel (1: in this process). Agents are built once
-    per worker from their specs, so every spec is checked here first.
+    Agents are built once per worker from their specs, so every spec is checked here
+    first (a bad spec, a missing model file, a mode the agent cannot play).
     """
-    tasks = make_tasks(list(specs), mode, games, players, seed, edition, keep_records)
     local_cache: dict = {}
     for spec in dict.fromkeys(specs):
-        # fail early on a bad spec, a missing model file or a mode the agent cannot play
         _agent(spec, 0, local_cache).check_mode(mode)
-    labels = agent_labels(list(specs))
     started = time.time()
     outcomes = []
     from tqdm import tqdm
-    bar = tqdm(total=len(tasks), desc=f"{mode} games", unit="game", disable=not progress)
+    bar = tqdm(total=len(tasks), desc=description or f"{mode} games", unit="game",
+               disable=not progress)
     try:
         if workers <= 1 or len(tasks) == 1:
             for task in tasks:
@@ -251,12 +248,24 @@ def run_tournament(specs: list[str], mode: str = "dale", games: int = 100,
         bar.close()
     outcomes.sort(key=lambda outcome: outcome["table"])
     rows = [row for outcome in outcomes for row in outcome["rows"]]
-    records = [outcome["record"] for outcome in outcomes if outcome["record"] is not None]
+    records = [(outcome["table"], outcome["record"]) for outcome in outcomes
+               if outcome["record"] is not None]
+    return rows, records, round(time.time() - started, 2)
+
+
+def run_tournament(specs: list[str], mode: str = "dale", games: int = 100,
+                   players: int | None = None, seed: int = 0, edition: str = "2nd",
+                   workers: int = DEFAULT_WORKERS, progress: bool = True,
+                   keep_records: bool = False) -> TournamentResult:
+    """Play a tournament (module docstring) and return every seat's result."""
+    tasks = make_tasks(list(specs), mode, games, players, seed, edition, keep_records)
+    rows, records, seconds = play_tasks(tasks, list(specs), mode, workers, progress)
+    labels = agent_labels(list(specs))
     config = {"agents": list(specs), "mode": mode, "games": games,
               "players": tasks[0].players, "seed": seed, "edition": edition,
               "workers": workers}
-    return TournamentResult(config, labels, dict(zip(labels, specs)), rows, records,
-                            round(time.time() - started, 2))
+    return TournamentResult(config, labels, dict(zip(labels, specs)), rows,
+                            [record for _, record in records], seconds)
 
 
 # Summaries ----------------------------------------------------------------------------------

@@ -282,6 +282,16 @@ def command_match(args, extra, stdin, stdout) -> int:
     return 0
 
 
+def command_league(args, extra, stdin, stdout) -> int:
+    from agents.league import run_from_arguments
+    from agents.tournament import TournamentError
+    try:
+        run_from_arguments(args, stdout)
+    except TournamentError as error:
+        raise CliError(str(error)) from None
+    return 0
+
+
 def command_train(args, extra, stdin, stdout) -> int:
     from training.train import main as train_main
     train_main(list(extra))
@@ -428,6 +438,12 @@ def build_parser() -> argparse.ArgumentParser:
                                     else "same as match")
         add_arguments(match)
         match.set_defaults(handler=command_match)
+
+    from agents.league import add_arguments as add_league_arguments
+    league = commands.add_parser("league", help="agents against each other at 2, 3 and 4 "
+                                 "players, rated (agents/league.py)")
+    add_league_arguments(league)
+    league.set_defaults(handler=command_league)
 
     train = commands.add_parser("train", add_help=False,
                                 help="train MaskablePPO (options: suburbia train --help)")

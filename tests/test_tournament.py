@@ -2,7 +2,7 @@
 
 Expected values are derived by hand: Wilson intervals from the closed formula, the
 OpenSkill Plackett-Luce update of one two-player game from Weng & Lin's equations, the
-win counting of R8.3 (a shared win counts half), the solo ladder of R9.1 and the rule
+win counting of R8.3 (a shared win is split between the winners), the solo ladder of R9.1 and the rule
 of R9.2 that the ladder counts only when Dale is beaten.
 """
 
@@ -34,6 +34,13 @@ def test_wilson_interval_of_0_out_of_10():
     assert low == 0.0
     assert high == pytest.approx(2 * (Z * Z / 20) / (1 + Z * Z / 10), abs=1e-9)
     assert high == pytest.approx(0.27753, abs=1e-5)
+
+
+@pytest.mark.parametrize("trials", [1, 2, 3, 7, 9, 1000])
+def test_wilson_interval_holds_the_proportion_at_0_and_1(trials):
+    """Rounding made the upper end of k out of k 0.9999999999999999 for some k."""
+    assert wilson_interval(trials, trials)[1] == 1.0
+    assert wilson_interval(0, trials)[0] == 0.0
 
 
 def test_wilson_interval_of_5_out_of_10():
@@ -165,9 +172,9 @@ def test_standard_games_rotate_seats_and_count_wins():
             assert row["best_other_population"] == other
             assert row["margin"] == row["population"] - other
         winners = [r for r in seats if r["winner"]]
-        # one winner scores 1, two tied winners 0.5 each: a game hands out 1 in all
+        # one winner scores 1, w tied winners 1/w each: a game hands out 1 in all
         assert sum(r["win"] for r in seats) == pytest.approx(1.0)
-        assert all(r["win"] == (1.0 if len(winners) == 1 else 0.5) for r in winners)
+        assert all(r["win"] == 1.0 / len(winners) for r in winners)
         # the winner has the highest final population (R8.3)
         assert all(r["population"] == max(populations) for r in winners)
     assert all(r["ladder_rank"] is None for r in result.rows)

@@ -1,0 +1,250 @@
+"""A league: agents against each other at tables of 2, 3 and 4 players (R3.1).
+
+Design, for each player count k:
+
+- The tables are the k-agent subsets of the agents, so every agent meets every other at
+  every player count (with fewer than k agents, one table fills the seats in turn).
+- Each table is dealt once per round and played k times on that same deal (same seed),
+  the agents rotated one seat each time: every agent of the table sits in every seat,
+  and the one the seed makes first player (R3.6) differs each time. Luck of the deal
+  and of the turn order cancels within a table.
+- `rounds` repeats the whole design with new deals; `games` instead stops after that
+  many games per player count, taking whole tables in a seeded shuffled order.
+
+Results, from the same per-seat rows as a tournament (agents/tournament.py): OpenSkill
+Plackett-Luce ratings over every game ranked by final population; per player count and
+agent the win share (a shared win counts 1/winners, R8.3) with its 95% Wilson interval,
+mean population and mean margin; the win share of each turn position (1st player, 2nd,
+...) with its interval, which measures the seat advantage; CSV, JSON and plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from .registry import AGENT_SPECS
+from .statistics import wilson_interval
+from .tournament import (DEFAULT_WORKERS, GameTask, TournamentError, agent_labels,
+                         openskill_ratings, play_tasks, write_csv)
+
+PLAYER_COUNTS = (2, 3, 4)
+SEEDS_PER_PLAYER_COUNT = 1_000_000
+"""Deals of player count k use seeds seed + (k - 2) * 1,000,000 + deal number."""
+
+
+def table_lineups(num_agents: int, players: int) -> list[tuple[int, ...]]:
+    """The agent indices of each table of `players` seats (module docstring)."""
+    if num_agents >= players:
+        return list(itertools.combinations(range(num_agents), players))
+    return [tuple(seat % num_agents for seat in range(players))]
+
+
+def rotations(lineup: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The lineup with its agents moved one seat on, k times: each sits in every seat."""
+    return [lineup[shift:] + lineup[:shift] for shift in range(len(lineup))]
+
+
+def make_league_tasks(specs: list[str], player_counts=PLAYER_COUNTS, rounds: int = 1,
+                      games: int | None = None, seed: int = 0, edition: str = "2nd",
+                      keep_records: bool = False) -> list[GameTask]:
+    """Every game of the league, checked before anything is played."""
+    if len(specs) < 2:
+        raise TournamentError("a league needs at least two agent specs")
+    counts = sorted(set(player_counts))
+    if not counts or any(count not in PLAYER_COUNTS for count in counts):
+        raise TournamentError(f"player counts must be among 2, 3, 4 (R3.1), not {player_counts}")
+    if rounds < 1 or (games is not None and games < 1):
+        raise TournamentError("rounds and games must be at least 1")
+    if seed < 0:
+        raise TournamentError(f"seed must be a whole number >= 0, not {seed}")
+    pairs = list(zip(agent_labels(list(specs)), specs))
+    tasks: list[GameTask] = []
+    for players in counts:
+        lineups = table_lineups(len(pairs), players)
+        order = np.random.default_rng([seed, players]).permutation(len(lineups))
+        wanted = games if games is not None else rounds * len(lineups) * players
+        deal = 0
+        played = 0
+        while played < wanted:
+            lineup = lineups[order[deal % len(lineups)]]
+            deal_seed = seed + (players - 2) * SEEDS_PER_PLAYER_COUNT + deal
+            for seating in rotations(lineup)[:wanted - played]:
+                tasks.append(GameTask(len(tasks), deal, deal_seed, "standard", players, edition,
+                                      tuple(pairs[agent] for agent in seating), keep_records))
+                played += 1
+            deal += 1
+    return tasks
+
+
+def _win_share(rows: list[dict]) -> dict:
+    wins = sum(row["win"] for row in rows)
+    low, high = wilson_interval(wins, len(rows))
+    return {"games": len(rows), "wins": wins, "win_share": wins / len(rows) if rows else None,
+            "low": low, "high": high}
+
+
+def turn_position(row: dict) -> int:
+    """0 for the first player (R3.6), 1 for the next in turn order, ..."""
+    return (row["seat"] - row["first_player"]) % row["seats"]
+
+
+def summarise_league(rows: list[dict], labels: list[str]) -> dict:
+    """Ratings, per-count results and the turn-position effect (module docstring)."""
+    counts = sorted({row["seats"] for row in rows})
+    by_count = {}
+    for players in counts:
+        here = [row for row in rows if row["seats"] == players]
+        agents = {}
+        for label in labels:
+            own = [row for row in here if row["agent"] == label]
+            if not own:
+                continue
+            agents[label] = {**_win_share(own), "fair_share": 1 / players,
+                             "mean_population": float(np.mean([r["population"] for r in own])),
+                             "mean_margin": float(np.mean([r["margin"] for r in own]))}
+        positions = {position + 1: _win_share([r for r in here if turn_position(r) == position])
+                     for position in range(players)}
+        by_count[players] = {"games": len(here) // players, "agents": agents,
+                             "turn_positions": positions}
+    return {"ratings": openskill_ratings(rows, labels), "player_counts": by_count}
+
+
+def format_league(summary: dict) -> str:
+    """The league as text: ratings, then one block per player count."""
+    ratings = summary["ratings"]["ratings"]
+    ordered = sorted(ratings, key=lambda label: -ratings[label]["ordinal"])
+    width = max(len(label) for label in ordered)
+    lines = ["OpenSkill (Plackett-Luce, ranked by final population), best first:"]
+    for label in ordered:
+        rating = ratings[label]
+        lines.append(f"  {label.ljust(width)}  mu {rating['mu']:6.2f}  sigma {rating['sigma']:5.2f}"
+                     f"  ordinal {rating['ordinal']:6.2f}  ({rating['rated_games']} games)")
+    for players, block in summary["player_counts"].items():
+        lines.append(f"{players} players, {block['games']} games (fair share "
+                     f"{1 / int(players):.3f}):")
+        for label in ordered:
+            entry = block["agents"].get(label)
+            if entry:
+                lines.append(f"  {label.ljust(width)}  win share {entry['win_share']:.3f} "
+                             f"[{entry['low']:.3f}, {entry['high']:.3f}]  mean pop "
+                             f"{entry['mean_population']:6.1f}  mean margin "
+                             f"{entry['mean_margin']:+6.1f}  ({entry['games']} seats)")
+        positions = ", ".join(f"{position}: {entry['win_share']:.3f} [{entry['low']:.3f}, "
+                              f"{entry['high']:.3f}]"
+                              for position, entry in block["turn_positions"].items())
+        lines.append(f"  win share by turn position: {positions}")
+    return "\n".join(lines)
+
+
+def plot_league(summary: dict, path: Path | None = None):
+    """Ratings (mu with +-2 sigma), win share per player count and per turn position."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    ratings = summary["ratings"]["ratings"]
+    labels = sorted(ratings, key=lambda label: -ratings[label]["ordinal"])
+    counts = list(summary["player_counts"])
+    figure = Figure(figsize=(max(9.0, 1.2 * len(labels) + 6), 4.5), dpi=100)
+    FigureCanvasAgg(figure)
+    left, middle, right = (figure.add_subplot(1, 3, index) for index in (1, 2, 3))
+    left.errorbar(range(len(labels)), [ratings[l]["mu"] for l in labels],
+                  yerr=[2 * ratings[l]["sigma"] for l in labels], fmt="o")
+    left.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
+    left.set_title("OpenSkill mu ± 2 sigma")
+    width = 0.8 / max(1, len(counts))
+    for offset, players in enumerate(counts):
+        agents = summary["player_counts"][players]["agents"]
+        shares = [agents[l]["win_share"] if l in agents else np.nan for l in labels]
+        errors = np.array([[agents[l]["win_share"] - agents[l]["low"],
+                            agents[l]["high"] - agents[l]["win_share"]] if l in agents
+                           else [np.nan, np.nan] for l in labels]).T
+        middle.bar(np.arange(len(labels)) + offset * width, shares, width, yerr=errors,
+                   label=f"{players} players")
+        positions = summary["player_counts"][players]["turn_positions"]
+        right.errorbar(list(positions), [e["win_share"] for e in positions.values()],
+                       yerr=[[e["win_share"] - e["low"] for e in positions.values()],
+                             [e["high"] - e["win_share"] for e in positions.values()]],
+                       fmt="o-", label=f"{players} players")
+    middle.set_xticks(np.arange(len(labels)) + width * (len(counts) - 1) / 2, labels,
+                      rotation=30, ha="right", fontsize=8)
+    middle.set_title("win share [95% Wilson]")
+    middle.legend(fontsize=8)
+    right.set_xlabel("turn position (1 = first player)")
+    right.set_title("win share by turn position")
+    right.legend(fontsize=8)
+    figure.tight_layout()
+    if path is not None:
+        figure.savefig(path, format="png")
+    return figure
+
+
+def run_league(specs: list[str], player_counts=PLAYER_COUNTS, rounds: int = 1,
+               games: int | None = None, seed: int = 0, edition: str = "2nd",
+               workers: int = DEFAULT_WORKERS, progress: bool = True,
+               keep_records: bool = False) -> tuple[list[dict], list[dict], dict, dict]:
+    """Play the league; returns (rows, records, summary, config)."""
+    tasks = make_league_tasks(specs, player_counts, rounds, games, seed, edition, keep_records)
+    rows, records, seconds = play_tasks(tasks, specs, "standard", workers, progress,
+                                        description="league games")
+    labels = agent_labels(list(specs))
+    config = {"agents": list(specs), "player_counts": sorted(set(player_counts)),
+              "rounds": rounds, "games": games, "seed": seed, "edition": edition,
+              "workers": workers, "games_played": len(tasks), "seconds": seconds}
+    return rows, records, summarise_league(rows, labels), config
+
+
+def write_league(rows, records, summary, config, output_dir: Path) -> dict:
+    """results.csv, summary.json, league.png and, when kept, records/ (one JSON per game,
+    named by the table column of results.csv; the dataset format of serialization.py)."""
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"csv": output_dir / "results.csv", "summary": output_dir / "summary.json",
+             "plot": output_dir / "league.png"}
+    write_csv(rows, paths["csv"])
+    paths["summary"].write_text(json.dumps({"config": config, **summary}, indent=2) + "\n")
+    plot_league(summary, paths["plot"])
+    if records:
+        directory = output_dir / "records"
+        directory.mkdir(exist_ok=True)
+        for table, record in records:
+            (directory / f"table_{table:05d}.json").write_text(json.dumps(record) + "\n")
+        paths["records"] = directory
+    return paths
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
+                        help=f"two or more agent specs: {', '.join(AGENT_SPECS)}")
+    parser.add_argument("--players", nargs="+", type=int, default=list(PLAYER_COUNTS),
+                        metavar="K", help="player counts to play, among 2 3 4 (default: all)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="full rounds of the design per player count (default 1)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="instead of --rounds: this many games per player count")
+    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd")
+    parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS,
+                        help=f"parallel processes (default {DEFAULT_WORKERS})")
+    parser.add_argument("--output-dir", type=Path, default=Path("runs/league"),
+                        help="where results.csv, summary.json, league.png go (default runs/league)")
+    parser.add_argument("--records", action="store_true",
+                        help="also write every game's record (the dataset of the strategy notebook)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return parser
+
+
+def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
+    out = out or sys.stdout
+    rows, records, summary, config = run_league(
+        arguments.agents, arguments.players, arguments.rounds, arguments.games, arguments.seed,
+        arguments.edition, arguments.workers, not arguments.no_progress, arguments.records)
+    print(format_league(summary), file=out)
+    paths = write_league(rows, records, summary, config, arguments.output_dir)
+    print(f"{config['games_played']} games in {config['seconds']:.1f} s; wrote "
+          + ", ".join(str(path) for path in paths.values()), file=out)
+    return summary

@@ -26,6 +26,8 @@ import inspect
 import math
 from pathlib import Path
 
+from suburbia_env.errors import ConfigError, shown
+
 from .base import Agent
 from .dale_agent import DaleAgent
 from .greedy import GreedyAgent
@@ -42,8 +44,14 @@ AGENT_SPECS = ("random", "dale", "greedy", "greedy:WEIGHTS", "ppo:PATH", "ppo-sa
                "ppo-search:PATH[,K,S,W]", "ppo-rollout:PATH[,K,S,W]")
 
 
-class AgentSpecError(ValueError):
-    """An agent spec that names no agent, or names it with unusable arguments."""
+MAX_SEARCH_TRIALS = 4096
+"""At most K x S trials per decision for the search agents (each trial holds a state, an
+observation and a mask, about 46 kB)."""
+
+
+class AgentSpecError(ConfigError):
+    """An agent spec that names no agent, or names it with unusable arguments (a
+    SuburbiaError and a ValueError)."""
 
 
 def _known() -> str:
@@ -60,15 +68,15 @@ def _greedy(spec: str, arguments: str) -> GreedyAgent:
     names = greedy_weight_names()
     parts = [part.strip() for part in arguments.split(",")]
     if not 1 <= len(parts) <= len(names):
-        raise AgentSpecError(f"agent spec {spec!r}: greedy takes up to {len(names)} weight(s) "
+        raise AgentSpecError(f"agent spec {shown(spec)}: greedy takes up to {len(names)} weight(s) "
                              f"'greedy:{','.join(names)}', got {len(parts)} value(s)")
     try:
         weights = [float(part) for part in parts]
     except ValueError:
-        raise AgentSpecError(f"agent spec {spec!r}: the greedy weights "
+        raise AgentSpecError(f"agent spec {shown(spec)}: the greedy weights "
                              f"({', '.join(names)}) must be numbers") from None
     if not all(math.isfinite(weight) for weight in weights):
-        raise AgentSpecError(f"agent spec {spec!r}: the greedy weights must be finite")
+        raise AgentSpecError(f"agent spec {shown(spec)}: the greedy weights must be finite")
     agent = GreedyAgent(*weights)
     agent.name = spec
     return agent
@@ -76,11 +84,11 @@ def _greedy(spec: str, arguments: str) -> GreedyAgent:
 
 def _ppo(spec: str, path_text: str, deterministic: bool, seed: int | None) -> Agent:
     if not path_text:
-        raise AgentSpecError(f"agent spec {spec!r}: give the model file, e.g. "
+        raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
                              f"'ppo:models/baseline.zip'")
     path = Path(path_text).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(f"agent spec {spec!r}: no model file at {path}")
+        raise FileNotFoundError(f"agent spec {shown(spec)}: no model file at {path}")
     from .ppo_agent import PPOAgent
     agent = PPOAgent(path, deterministic=deterministic, seed=seed)
     agent.name = spec
@@ -91,22 +99,25 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
                 evaluation: str) -> Agent:
     path_text, *values = [part.strip() for part in arguments.split(",")]
     if not path_text:
-        raise AgentSpecError(f"agent spec {spec!r}: give the model file, e.g. "
+        raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
                              f"'{kind}:models/baseline.zip'")
     if len(values) > 3:
-        raise AgentSpecError(f"agent spec {spec!r}: the search agents take PATH and up to three "
-                             f"settings '{kind}:PATH,K,S,W', got {len(values)}")
+        raise AgentSpecError(f"agent spec {shown(spec)}: the search agents take PATH and up to "
+                             f"three settings '{kind}:PATH,K,S,W', got {len(values)}")
     try:
         counts = [int(text) for text in values[:2]]
         prior = [float(text) for text in values[2:]]
     except ValueError:
-        raise AgentSpecError(f"agent spec {spec!r}: K and S must be whole numbers and W "
+        raise AgentSpecError(f"agent spec {shown(spec)}: K and S must be whole numbers and W "
                              f"a number") from None
     if any(count < 1 for count in counts) or not all(math.isfinite(w) for w in prior):
-        raise AgentSpecError(f"agent spec {spec!r}: K and S must be at least 1, W finite")
+        raise AgentSpecError(f"agent spec {shown(spec)}: K and S must be at least 1, W finite")
+    if math.prod(min(count, MAX_SEARCH_TRIALS + 1) for count in counts) > MAX_SEARCH_TRIALS:
+        raise AgentSpecError(f"agent spec {shown(spec)}: K x S must be at most {MAX_SEARCH_TRIALS} "
+                             f"trials per decision")
     path = Path(path_text).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(f"agent spec {spec!r}: no model file at {path}")
+        raise FileNotFoundError(f"agent spec {shown(spec)}: no model file at {path}")
     from .value_search import ValueSearchAgent
     settings = dict(SEARCH_DEFAULTS[evaluation])
     settings.update(zip(("candidates", "samples"), counts))
@@ -124,7 +135,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
     model file that does not exist.
     """
     if not isinstance(spec, str):
-        raise AgentSpecError(f"an agent spec is text such as 'greedy', not {spec!r}")
+        raise AgentSpecError(f"an agent spec is text such as 'greedy', not {shown(spec)}")
     text = spec.strip()
     kind, separator, arguments = text.partition(":")
     kind = kind.lower()
@@ -139,4 +150,4 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         return _ppo_search(text, kind, arguments, seed, evaluation)
     if kind in ("ppo", "ppo-sample") and separator:
         return _ppo(text, arguments.strip(), kind == "ppo", seed)
-    raise AgentSpecError(f"unknown agent spec {spec!r}: use one of {_known()}")
+    raise AgentSpecError(f"unknown agent spec {shown(spec)}: use one of {_known()}")

@@ -15,7 +15,8 @@ from . import action_space as a
 from . import constants as c
 from . import event_log as ev
 from . import state_layout as s
-from .errors import ConfigError, GameOverError, IllegalActionError, NotationError
+from .errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
+                     NotationError, StateFormatError, SuburbiaError, shown)
 from .hex_grid import cell_coordinates
 from .legal_actions import is_legal_action, legal_action_mask
 from .notation import format_action, parse_action
@@ -44,16 +45,18 @@ class GameConfig:
     random_private_goals: bool = False
 
     def __post_init__(self):
-        if self.mode not in c.MODE_NAMES:
-            raise ConfigError(f"mode must be one of {', '.join(c.MODE_NAMES)}, not {self.mode!r}")
-        if self.edition not in c.EDITION_NAMES:
-            raise ConfigError(f"edition must be '2nd' or '1st', not {self.edition!r}")
-        if not isinstance(self.players, (int, np.integer)) or isinstance(self.players, bool):
-            raise ConfigError(f"players must be a whole number, not {self.players!r}")
+        if not isinstance(self.mode, str) or self.mode not in c.MODE_NAMES:
+            raise ConfigError(f"mode must be one of {', '.join(c.MODE_NAMES)}, "
+                              f"not {shown(self.mode)}")
+        if not isinstance(self.edition, str) or self.edition not in c.EDITION_NAMES:
+            raise ConfigError(f"edition must be '2nd' or '1st', not {shown(self.edition)}")
+        if (not isinstance(self.players, (int, np.integer))
+                or isinstance(self.players, (bool, np.bool_))):
+            raise ConfigError(f"players must be a whole number, not {shown(self.players)}")
         allowed = "2 to 4 players" if self.mode == "standard" else "1 player"
         if self.players not in ((2, 3, 4) if self.mode == "standard" else (1,)):
             raise ConfigError(f"wrong player count: mode {self.mode!r} is played by {allowed}, "
-                              f"not {self.players} (R3.1, R9)")
+                              f"not {shown(self.players)} (R3.1, R9)")
 
     @property
     def mode_id(self) -> int:
@@ -85,6 +88,7 @@ class Game:
                  seed: int = 0, random_private_goals: bool = False,
                  log_capacity: int = DEFAULT_LOG_CAPACITY):
         self.config = GameConfig(players, mode, edition, bool(random_private_goals))
+        _check_log_capacity(log_capacity)
         self.seed = seed
         self.state = np.zeros(s.STATE_SIZE, dtype=np.int32)
         new_game(self.state, TILES.table, GOALS.table, TILES.basic_kinds, self.config.seats,
@@ -104,6 +108,7 @@ class Game:
     def from_state(cls, config: GameConfig, state: np.ndarray, seed: int | None = None,
                    history: list[str] | None = None) -> "Game":
         """A game around an existing state vector (copied); used by serialization."""
+        state = _state_array(config, state)
         game = cls.__new__(cls)
         game.config = config
         game.seed = seed
@@ -115,8 +120,12 @@ class Game:
     @classmethod
     def view(cls, config: GameConfig, state: np.ndarray) -> "Game":
         """A game sharing `state` without copying it (the environments' live view)."""
-        game = cls.from_state(config, state[:0])
-        game.state = state
+        if _state_array(config, state) is not state or state.dtype != np.int32:
+            raise StateFormatError(f"a game view needs an int32 state array, "
+                                   f"not {type(state).__name__} of {np.asarray(state).dtype}")
+        game = cls.__new__(cls)
+        game.config, game.seed, game.state, game.history = config, None, state, []
+        game._attach_buffers(DEFAULT_LOG_CAPACITY)
         return game
 
     def copy(self) -> "Game":
@@ -170,9 +179,13 @@ class Game:
         return parse_action(text, self.state)
 
     def is_legal(self, action: int | str) -> bool:
+        """Whether `action` (a number or a line of notation) may be applied now; False for
+        anything that is not a legal action, whatever its type or size."""
         try:
             number = self.action_number(action)
-        except NotationError:
+        except SuburbiaError:
+            return False
+        if not 0 <= number < a.NUM_ACTIONS:  # the compiled check takes an int64
             return False
         return bool(is_legal_action(self.state, TILES.table, TILES.basic_kinds, number))
 
@@ -181,7 +194,8 @@ class Game:
         if isinstance(action, str):
             return parse_action(action, self.state)
         if not a.is_action_integer(action):
-            raise NotationError(f"an action is an integer or a line of notation, not {action!r}")
+            raise NotationError(f"an action is an integer or a line of notation, "
+                                f"not {shown(action)}")
         return int(action)
 
     def apply(self, action: int | str) -> list[str]:
@@ -194,7 +208,7 @@ class Game:
             raise GameOverError("the game is over: no action can be applied")
         number = self.action_number(action)
         if not 0 <= number < a.NUM_ACTIONS:
-            raise IllegalActionError(f"action {number} is outside 0..{a.NUM_ACTIONS - 1}")
+            raise IllegalActionError(f"action {shown(number)} is outside 0..{a.NUM_ACTIONS - 1}")
         text = format_action(number, self.state)
         self._log[0, :] = 0
         if apply_action(self.state, TILES.table, GOALS.table, TILES.basic_kinds, number,
@@ -209,9 +223,9 @@ class Game:
         text = format_action(number, self.state)
         decision = self.pending_decision
         legal = self.legal_actions_text()
-        shown = ", ".join(legal[:6]) + (f", ... ({len(legal)} in all)" if len(legal) > 6 else "")
+        listed = ", ".join(legal[:6]) + (f", ... ({len(legal)} in all)" if len(legal) > 6 else "")
         return (f"illegal action {text!r} (number {number}) for player {self.current_player}: "
-                f"the pending decision is {decision!r}; legal now: {shown}")
+                f"the pending decision is {decision!r}; legal now: {listed}")
 
     # Public state ------------------------------------------------------------------
 
@@ -328,8 +342,10 @@ class Game:
         return ladder_rank(int(self.state[s.player_base(player) + s.SCORE_FINAL_POPULATION]))
 
     def _check_seat(self, player: int) -> None:
-        if not isinstance(player, (int, np.integer)) or not 0 <= player < self.num_seats:
-            raise ValueError(f"player must be a seat 0..{self.num_seats - 1}, not {player!r}")
+        if (not isinstance(player, (int, np.integer)) or isinstance(player, (bool, np.bool_))
+                or not 0 <= player < self.num_seats):
+            raise ArgumentError(f"player must be a seat 0..{self.num_seats - 1}, "
+                                f"not {shown(player)}")
 
     # Saving, records, rendering ---------------------------------------------------------
 
@@ -360,3 +376,32 @@ class Game:
         return (f"Game(players={self.config.players}, mode={self.config.mode!r}, "
                 f"edition={self.config.edition!r}, round={self.round}, "
                 f"pending={self.pending_decision!r}, player={self.current_player})")
+
+
+def _check_log_capacity(log_capacity) -> None:
+    if (not isinstance(log_capacity, (int, np.integer)) or isinstance(log_capacity, bool)
+            or not 0 <= log_capacity <= 1_000_000):
+        raise ConfigError(f"log_capacity must be a whole number 0..1000000 (events kept per "
+                          f"decision), not {shown(log_capacity)}")
+
+
+def _state_array(config, state) -> np.ndarray:
+    """`state` as an integer array of the state's shape and int32 values, checked before
+    `from_state` or `view` wraps it (what the values mean is serialization's to check)."""
+    if not isinstance(config, GameConfig):
+        raise ConfigError(f"config must be a GameConfig, not {shown(config)}")
+    try:
+        array = np.asarray(state)
+    except (ValueError, TypeError, OverflowError):
+        array = None
+    if array is None or array.shape != (s.STATE_SIZE,) or array.dtype.kind not in "iu":
+        described = (f"an array of shape {array.shape} and dtype {array.dtype}"
+                     if array is not None else shown(state))
+        raise StateFormatError(f"a game state is an integer array of shape ({s.STATE_SIZE},), "
+                               f"not {described}")
+    if array.dtype.itemsize > 4 or array.dtype.kind == "u":
+        limits = np.iinfo(np.int32)
+        if array.min() < limits.min or array.max() > limits.max:
+            raise StateFormatError("a game state holds int32 values; this one has values "
+                                   "beyond them")
+    return array

@@ -39,24 +39,63 @@ from .env_core import (OPPONENT_EXTERNAL, OPPONENT_NAMES, REWARD_NAMES, STEP_GAM
                        STEP_ILLEGAL, STEP_TERMINATED, env_reset, env_step, finish_learner_step,
                        play_opponents)
 from .compiled_call import compiled_entry_point
-from .errors import ConfigError, GameOverError, IllegalActionError
+from .errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
+                     NotationError, shown)
 from .game import Game, GameConfig
 from .observation import OBSERVATION_SIZE, new_encoding_cache
 from .tile_data import GOALS, TILES
 from .turn import apply_legal_action
-from .legal_actions import is_legal_action
 
 OBSERVATION_LOW = -1.0
 OBSERVATION_HIGH = 100.0
 
 
+def check_choice(option: str, value, choices, wanted: str | None = None) -> str:
+    """`value` if it is one of the names `choices`, else ConfigError naming the option and
+    what it must be (`wanted`, default "one of a, b")."""
+    if not isinstance(value, str) or value not in choices:
+        raise ConfigError(f"{option} must be {wanted or 'one of ' + ', '.join(choices)}, "
+                          f"not {shown(value)}")
+    return value
+
+
+def check_number(option: str, value) -> float:
+    """A finite real number given for `option`, as a float."""
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
+                                                                      np.floating))
+            or not np.isfinite(float(value))):
+        raise ConfigError(f"{option} must be a finite number, not {shown(value)}")
+    return float(value)
+
+
+def check_learner_seat(learner_seat, seats: int, mode: str) -> int | str:
+    """The learner_seat option: 'random' or a seat number (always 0 with Dale, R9.2)."""
+    if isinstance(learner_seat, str) and learner_seat == "random":
+        return 0 if mode == "dale" else "random"
+    if (not isinstance(learner_seat, (int, np.integer))
+            or isinstance(learner_seat, (bool, np.bool_)) or not 0 <= learner_seat < seats):
+        raise ConfigError(f"learner_seat must be 'random' or a seat 0..{seats - 1}, "
+                          f"not {shown(learner_seat)}")
+    if mode == "dale" and learner_seat != 0:
+        raise ConfigError("with Dale the player always takes seat 0 (R9.2)")
+    return int(learner_seat)
+
+
+def check_seed(seed) -> int | None:
+    """A reset seed: None or a non-negative integer (numpy integers become ints)."""
+    if seed is None:
+        return None
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)) or seed < 0:
+        raise ArgumentError(f"seed must be None or a non-negative integer, not {shown(seed)}")
+    return int(seed)
+
+
 def observation_spaces(observation_format: str) -> gym.spaces.Space:
     """The observation space shared by all three environments."""
     box = gym.spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, (OBSERVATION_SIZE,), np.float32)
+    check_choice("observation_format", observation_format, ("dict", "flat"), "'dict' or 'flat'")
     if observation_format == "flat":
         return box
-    if observation_format != "dict":
-        raise ConfigError(f"observation_format must be 'dict' or 'flat', not {observation_format!r}")
     return gym.spaces.Dict({"observation": box,
                             "action_mask": gym.spaces.Box(0, 1, (a.NUM_ACTIONS,), np.int8)})
 
@@ -65,7 +104,11 @@ def resolve_opponents(opponents: Any, seats: int) -> tuple[np.ndarray, dict[int,
     """Per-seat compiled opponent codes and the Python policies of external seats."""
     if isinstance(opponents, (str, bytes)) or callable(opponents) or hasattr(opponents, "act"):
         opponents = [opponents] * seats
-    opponents = list(opponents)
+    try:
+        opponents = list(opponents)
+    except TypeError:
+        raise ConfigError(f"opponents must be a name, an agent, a callable or a list of them "
+                          f"per seat, not {shown(opponents)}") from None
     if not opponents:
         raise ConfigError("opponents is an empty list: give a name, an agent, a callable or "
                           "a list of them per seat")
@@ -76,7 +119,7 @@ def resolve_opponents(opponents: Any, seats: int) -> tuple[np.ndarray, dict[int,
     for seat, opponent in enumerate(opponents[:seats]):
         if isinstance(opponent, str):
             if opponent not in OPPONENT_NAMES:
-                raise ConfigError(f"unknown opponent {opponent!r}: use one of "
+                raise ConfigError(f"unknown opponent {shown(opponent)}: use one of "
                                   f"{', '.join(OPPONENT_NAMES)}, an agent or a callable")
             kinds[seat] = OPPONENT_NAMES.index(opponent)
         elif getattr(opponent, "compiled_opponent", None) in OPPONENT_NAMES:
@@ -85,7 +128,8 @@ def resolve_opponents(opponents: Any, seats: int) -> tuple[np.ndarray, dict[int,
             kinds[seat] = OPPONENT_EXTERNAL
             external[seat] = opponent
         else:
-            raise ConfigError(f"opponent {opponent!r} is neither a name, an agent nor a callable")
+            raise ConfigError(f"opponent {shown(opponent)} is neither a name, an agent nor a "
+                              f"callable")
     return kinds, external
 
 
@@ -100,19 +144,14 @@ class SuburbiaEnv(gym.Env):
                  observation_format: str = "dict", render_mode: str | None = None):
         self.config = GameConfig(players, mode, edition, bool(random_private_goals))
         self.seats = self.config.seats
-        if reward not in REWARD_NAMES:
-            raise ConfigError(f"reward must be one of {', '.join(REWARD_NAMES)}, not {reward!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise ConfigError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
-        if learner_seat != "random" and learner_seat not in range(self.seats):
-            raise ConfigError(f"learner_seat must be 'random' or a seat 0..{self.seats - 1}")
-        if mode == "dale" and learner_seat not in (0, "random"):
-            raise ConfigError("with Dale the player always takes seat 0 (R9.2)")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}")
+        check_choice("reward", reward, REWARD_NAMES)
+        check_choice("illegal_action", illegal_action, ("raise", "lose"), "'raise' or 'lose'")
+        learner_seat = check_learner_seat(learner_seat, self.seats, mode)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.reward_scheme = REWARD_NAMES.index(reward)
-        self.population_shaping = float(population_shaping)
-        self.learner_seat_option = learner_seat if mode != "dale" else 0
+        self.population_shaping = check_number("population_shaping", population_shaping)
+        self.learner_seat_option = learner_seat
         self.illegal_action = illegal_action
         self.observation_format = observation_format
         self.render_mode = render_mode
@@ -144,7 +183,7 @@ class SuburbiaEnv(gym.Env):
     # Gymnasium API ---------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))
         words = self.np_random.bit_generator.random_raw(4).view(np.int32)
         self._opponent_words[:] = words[4:]
         if self.learner_seat_option == "random":
@@ -175,11 +214,13 @@ class SuburbiaEnv(gym.Env):
                                 else "call reset() before step()")
         if type(action) is not int:
             action = self._check_action_type(action)
+            if type(action) is not int:
+                return self._illegal(action)
         try:
             reward, result = self._step_kernel(*self._arguments_before_action, action,
                                                *self._arguments_after_action)
-        except OverflowError:
-            raise IllegalActionError(f"action {action} is outside 0..{a.NUM_ACTIONS - 1}") from None
+        except OverflowError:  # beyond int64: illegal like any other action
+            return self._illegal(action)
         if result == STEP_GAME_OVER:
             raise GameOverError("the game is over: call reset() before step()")
         if result == STEP_ILLEGAL:
@@ -235,23 +276,26 @@ class SuburbiaEnv(gym.Env):
         """A live facade over the current game (shares the state; do not apply actions)."""
         return self._game_view
 
-    def _check_action_type(self, action) -> int:
+    def _check_action_type(self, action):
+        """The action as an int, or unchanged if it is not an integer (then illegal)."""
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
-        if not a.is_action_integer(action):
-            raise IllegalActionError(f"an action is an integer 0..{a.NUM_ACTIONS - 1}, "
-                                     f"not {action!r}")
-        return int(action)
+        return int(action) if a.is_action_integer(action) else action
 
-    def _illegal(self, action: int):
+    def _illegal(self, action):
+        """An illegal action (of any type): the episode is lost or IllegalActionError."""
         if self.illegal_action == "lose":
             self._episode_over = True
             info = self._info(False)
             info["illegal_action"] = True
             return self._current_observation(), -1.0, True, False, info
+        if type(action) is not int:
+            raise IllegalActionError(f"an action is an integer 0..{a.NUM_ACTIONS - 1}, "
+                                     f"not {shown(action)}")
         game = self.game
         raise IllegalActionError(game._illegal_reason(action) if 0 <= action < a.NUM_ACTIONS
-                                 else f"action {action} is outside 0..{a.NUM_ACTIONS - 1}")
+                                 else f"action {shown(action)} is outside "
+                                      f"0..{a.NUM_ACTIONS - 1}")
 
     def _play_external_opponents(self, population_before: int):
         """Python opponents (and compiled ones between them) play up to the learner."""
@@ -260,10 +304,16 @@ class SuburbiaEnv(gym.Env):
             policy = self.external_opponents[seat]
             view = Game.from_state(self.config, self.state)
             choice = policy.act(view) if hasattr(policy, "act") else policy(view)
-            number = view.action_number(choice)
-            if not is_legal_action(self.state, TILES.table, TILES.basic_kinds, number):
+            try:
+                number = view.action_number(choice)
+            except NotationError as error:
                 raise IllegalActionError(f"opponent in seat {seat} chose an illegal action: "
-                                         f"{view._illegal_reason(number)}")
+                                         f"{error}") from None
+            if not view.is_legal(number):
+                reason = (view._illegal_reason(number) if 0 <= number < a.NUM_ACTIONS
+                          else f"action {shown(number)} is outside 0..{a.NUM_ACTIONS - 1}")
+                raise IllegalActionError(f"opponent in seat {seat} chose an illegal action: "
+                                         f"{reason}")
             apply_legal_action(self.state, TILES.table, GOALS.table, TILES.basic_kinds, number,
                                self._log)
             play_opponents(self.state, TILES.table, GOALS.table, TILES.basic_kinds, self.learner,

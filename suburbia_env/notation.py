@@ -17,35 +17,46 @@ import numpy as np
 from . import action_space as a
 from . import constants as c
 from . import state_layout as s
-from .errors import NotationError
+from .errors import NotationError, shown
 from .hex_grid import NUM_CELLS, cell_coordinates, cell_index
 from .tile_data import GOALS
 
+# ASCII digits only (re.ASCII): `\d` would also take other scripts' digits.
 _CELL = r"(-?\d+)\s*,\s*(-?\d+)"
-_PATTERNS = (
-    ("buy", re.compile(rf"^buy\s+(\d+)\s*@\s*{_CELL}$")),
-    ("lake", re.compile(rf"^lake\s+(\d+)\s*@\s*{_CELL}$")),
-    ("basic", re.compile(rf"^basic\s+([a-z]+)\s*@\s*{_CELL}$")),
-    ("invest", re.compile(rf"^invest\s+{_CELL}$")),
-    ("discard", re.compile(r"^discard\s+(\d+)$")),
-    ("remove", re.compile(r"^remove\s+(\d+)$")),
-    ("keep", re.compile(r"^keep\s+(.+)$")),
-    ("pass", re.compile(r"^pass$")),
-)
+_PATTERNS = tuple((verb, re.compile(pattern, re.ASCII)) for verb, pattern in (
+    ("buy", rf"^buy\s+(\d+)\s*@\s*{_CELL}$"),
+    ("lake", rf"^lake\s+(\d+)\s*@\s*{_CELL}$"),
+    ("basic", rf"^basic\s+([a-z]+)\s*@\s*{_CELL}$"),
+    ("invest", rf"^invest\s+{_CELL}$"),
+    ("discard", r"^discard\s+(\d+)$"),
+    ("remove", r"^remove\s+(\d+)$"),
+    ("keep", r"^keep\s+(.+)$"),
+    ("pass", r"^pass$"),
+))
+MAX_NUMBER_DIGITS = 6
+"""Numbers in notation longer than this are refused before conversion: no slot or
+coordinate needs more, and int() of a very long digit string is slow or refused."""
+
+
+def _number(digits: str, what: str, text: str) -> int:
+    if len(digits.lstrip("-").lstrip("0")) > MAX_NUMBER_DIGITS:
+        raise NotationError(f"{shown(text)}: {what} {shown(digits)} is far too large")
+    return int(digits)
 
 
 def _cell(column_text: str, row_text: str, text: str) -> int:
-    cell = cell_index(int(column_text), int(row_text))
+    cell = cell_index(_number(column_text, "column", text), _number(row_text, "row", text))
     if cell < 0:
-        raise NotationError(f"{text!r}: cell {column_text},{row_text} is off the borough "
+        raise NotationError(f"{shown(text)}: cell {column_text},{row_text} is off the borough "
                             f"(columns -6..6, rows 0..8)")
     return cell
 
 
 def _slot(slot_text: str, text: str) -> int:
-    slot = int(slot_text)
+    slot = _number(slot_text, "market slot", text)
     if not 0 <= slot < c.NUM_SLOTS:
-        raise NotationError(f"{text!r}: market slot {slot} is outside 0..{c.NUM_SLOTS - 1}")
+        raise NotationError(f"{shown(text)}: market slot {slot} is outside "
+                            f"0..{c.NUM_SLOTS - 1}")
     return slot
 
 
@@ -66,8 +77,8 @@ def parse_action(text: str, state: np.ndarray | None = None) -> int:
         if verb == "basic":
             name = match.group(1)
             if name not in c.BASIC_NOTATION_NAMES:
-                raise NotationError(f"{text!r}: basic tile must be one of "
-                                    f"{', '.join(c.BASIC_NOTATION_NAMES)}, not {name!r}")
+                raise NotationError(f"{shown(text)}: basic tile must be one of "
+                                    f"{', '.join(c.BASIC_NOTATION_NAMES)}, not {shown(name)}")
             basic = c.BASIC_NOTATION_NAMES.index(name)
             return a.BASIC + basic * NUM_CELLS + _cell(match.group(2), match.group(3), text)
         if verb == "invest":
@@ -79,8 +90,9 @@ def parse_action(text: str, state: np.ndarray | None = None) -> int:
         if verb == "keep":
             return a.KEEP_GOAL + _goal_option(line[len("keep"):].strip(), state, text)
         return a.PASS
-    raise NotationError(f"{text!r} is not an action; expected one of: buy <slot> @ <col>,<row> | "
-                        f"lake <slot> @ <col>,<row> | basic <suburbs|park|factory> @ <col>,<row> | "
+    raise NotationError(f"{shown(text)} is not an action; expected one of: "
+                        f"buy <slot> @ <col>,<row> | lake <slot> @ <col>,<row> | "
+                        f"basic <suburbs|park|factory> @ <col>,<row> | "
                         f"invest <col>,<row> | discard <slot> | remove <slot> | "
                         f"keep <goal name> | pass")
 
@@ -89,17 +101,18 @@ def _goal_option(name: str, state: np.ndarray | None, text: str) -> int:
     try:
         goal = GOALS.goal(name)
     except KeyError:
-        raise NotationError(f"{text!r}: unknown goal {name!r}") from None
+        raise NotationError(f"{shown(text)}: unknown goal {shown(name)}") from None
     if state is None:
-        raise NotationError(f"{text!r}: `keep` needs the game state to know the drawn goals")
+        raise NotationError(f"{shown(text)}: `keep` needs the game state to know the drawn "
+                            f"goals")
     player = state[s.CURRENT_PLAYER]
     if player < 0:
-        raise NotationError(f"{text!r}: nobody is choosing a goal")
+        raise NotationError(f"{shown(text)}: nobody is choosing a goal")
     base = s.PLAYERS + player * s.PLAYER_STRIDE
     options = [int(state[base + s.GOAL_OPTIONS + option]) for option in range(2)]
     if goal not in options:
         drawn = ", ".join(GOALS.names[g] for g in options if g >= 0) or "none"
-        raise NotationError(f"{text!r}: {GOALS.names[goal]} is not one of the goals drawn "
+        raise NotationError(f"{shown(text)}: {GOALS.names[goal]} is not one of the goals drawn "
                             f"by player {player} ({drawn})")
     return options.index(goal)
 
@@ -111,9 +124,12 @@ def _cell_text(cell: int) -> str:
 
 def format_action(action: int, state: np.ndarray | None = None) -> str:
     """The notation of an action number. `keep` shows the goal name when a state is given."""
+    if not a.is_action_integer(action):
+        raise NotationError(f"an action number is an integer 0..{a.NUM_ACTIONS - 1}, "
+                            f"not {shown(action)}")
     action = int(action)
     if not 0 <= action < a.NUM_ACTIONS:
-        raise NotationError(f"action {action} is outside 0..{a.NUM_ACTIONS - 1}")
+        raise NotationError(f"action {shown(action)} is outside 0..{a.NUM_ACTIONS - 1}")
     if action == a.PASS:
         return "pass"
     if action >= a.KEEP_GOAL:

@@ -30,23 +30,44 @@ from pettingzoo.utils import wrappers
 
 from . import action_space as a
 from .env_core import REWARD_NAMES, final_reward, write_outputs
-from .errors import ConfigError, IllegalActionError
-from .game import Game
-from .gym_env import observation_spaces
+from .errors import ArgumentError, ConfigError, GameOverError, IllegalActionError, shown
+from .game import Game, GameConfig
+from .gym_env import check_choice, check_seed, observation_spaces
 from .observation import OBSERVATION_SIZE, new_encoding_cache, update_observation
 from .tile_data import TILES
 from .versions import PETTINGZOO_NAME
 
 
 def _integer_action(agent: str, action) -> int:
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action.item()
     if not a.is_action_integer(action):
-        raise IllegalActionError(f"{agent} chose {action!r}, not a legal action")
+        raise IllegalActionError(f"{agent} chose {shown(action)}, not a legal action (an "
+                                 f"integer 0..{a.NUM_ACTIONS - 1})")
     return int(action)
+
+
+class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's wrapper, refusing a step or an observation before reset with the
+    environment's GameOverError (as raw_env does) instead of an AssertionError."""
+
+    def step(self, action) -> None:
+        if not self._has_reset:
+            raise GameOverError("call reset() before step()")
+        super().step(action)
+
+    def observe(self, agent: str):
+        if not self._has_reset:
+            raise GameOverError("call reset() before observe()")
+        return super().observe(agent)
+
+    def __str__(self) -> str:
+        return str(self.env)
 
 
 def env(**kwargs) -> AECEnv:
     """The AEC environment with PettingZoo's order-enforcing wrapper."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return _OrderEnforcingWrapper(raw_env(**kwargs))
 
 
 class raw_env(AECEnv):
@@ -58,15 +79,21 @@ class raw_env(AECEnv):
                  illegal_action: str = "raise", random_private_goals: bool = False,
                  max_cycles: int | None = None, render_mode: str | None = None):
         super().__init__()
-        if players not in (2, 3, 4):
+        if (not isinstance(players, (int, np.integer)) or isinstance(players, (bool, np.bool_))
+                or players not in (2, 3, 4)):
             raise ConfigError(f"wrong player count: the PettingZoo environment seats 2 to 4 "
-                              f"players, not {players!r}")
-        if reward not in REWARD_NAMES:
-            raise ConfigError(f"reward must be one of {', '.join(REWARD_NAMES)}, not {reward!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise ConfigError(f"illegal_action must be 'raise' or 'lose', not {illegal_action!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']}")
+                              f"players, not {shown(players)}")
+        players = int(players)
+        GameConfig(players, "standard", edition)  # the edition is checked now, not at reset
+        check_choice("reward", reward, REWARD_NAMES)
+        check_choice("illegal_action", illegal_action, ("raise", "lose"), "'raise' or 'lose'")
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, self.metadata["render_modes"])
+        if max_cycles is not None and (not isinstance(max_cycles, (int, np.integer))
+                                       or isinstance(max_cycles, (bool, np.bool_))
+                                       or max_cycles < 1):
+            raise ConfigError(f"max_cycles must be None or a positive integer, "
+                              f"not {shown(max_cycles)}")
         self.players = players
         self.edition = edition
         self.reward_scheme = REWARD_NAMES.index(reward)
@@ -91,6 +118,7 @@ class raw_env(AECEnv):
         return self._action_space
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        seed = check_seed(seed)
         if seed is not None:
             self._seed_generator = np.random.default_rng(seed)
         game_seed = int(self._seed_generator.integers(2**63))
@@ -106,6 +134,11 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[self.game.current_player]
 
     def observe(self, agent: str) -> dict:
+        if self.game is None:
+            raise GameOverError("call reset() before observe()")
+        if not isinstance(agent, str) or agent not in self.possible_agents:
+            raise ArgumentError(f"no agent {shown(agent)}: the agents are "
+                                f"{', '.join(self.possible_agents)}")
         seat = self.possible_agents.index(agent)
         observation = self._observations[seat]
         if self.game.current_player == seat:
@@ -120,8 +153,15 @@ class raw_env(AECEnv):
         return {"observation": observation.copy(), "action_mask": mask}
 
     def step(self, action) -> None:
+        if self.game is None:
+            raise GameOverError("call reset() before step()")
+        if not self.agents:
+            raise GameOverError("every agent is done: call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise IllegalActionError(f"{agent} is done (terminated or truncated): its only "
+                                         f"step is step(None), not {shown(action)}")
             self._was_dead_step(action)
             return
         self._clear_rewards()
@@ -154,6 +194,8 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
 
     def render(self):
+        if self.render_mode is not None and self.game is None:
+            raise GameOverError("call reset() before render()")
         if self.render_mode == "ansi":
             return self.game.render()
         if self.render_mode == "rgb_array":

@@ -8,6 +8,7 @@ All arithmetic is int64 masked to 32 bits, identical compiled and under NUMBA_DI
 
 import numpy as np
 
+from .errors import ConfigError, shown
 from .refcount_free import njit_without_refcounts
 
 
@@ -17,7 +18,7 @@ _MASK32 = 0xFFFFFFFF
 def seed_words(seed: int, count: int = 1) -> np.ndarray:
     """`count` independent generator states (int32[count, 4]) derived from an integer seed."""
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
+        raise ConfigError(f"seed must be a non-negative integer, not {shown(seed)}")
     words = np.random.SeedSequence(int(seed)).generate_state(4 * count, dtype=np.uint32)
     words = words.view(np.int32).reshape(count, 4)
     for state in words:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
+from .errors import ConfigError, IllegalActionError, shown
 from .vector_env import SuburbiaVectorEnv
 
 
@@ -21,7 +22,8 @@ class SB3VectorEnv(VecEnv):
             vector_env_options.setdefault("observation_format", "flat")
             vector_env = SuburbiaVectorEnv(**vector_env_options)
         if vector_env.observation_format != "flat":
-            raise ValueError("SB3VectorEnv needs a SuburbiaVectorEnv with observation_format='flat'")
+            raise ConfigError("SB3VectorEnv needs a SuburbiaVectorEnv with "
+                              "observation_format='flat'")
         self.vector_env = vector_env
         super().__init__(vector_env.num_envs, vector_env.single_observation_space,
                          vector_env.single_action_space)
@@ -34,7 +36,11 @@ class SB3VectorEnv(VecEnv):
         return observations
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        try:
+            self._actions = np.asarray(actions).reshape(self.num_envs)
+        except (ValueError, TypeError, OverflowError):  # checked again by the vector env
+            raise IllegalActionError(f"actions must be {self.num_envs} integers, not "
+                                     f"{shown(actions)}") from None
 
     def step_wait(self):
         observations, rewards, terminated, truncated, infos = self.vector_env.step(self._actions)

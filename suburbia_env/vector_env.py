@@ -30,9 +30,10 @@ from . import state_layout as s
 from .compiled_call import compiled_entry_point
 from .env_core import (REWARD_NAMES, vector_reset, vector_reset_serial, vector_step,
                        vector_step_serial)
-from .errors import ConfigError, IllegalActionError
+from .errors import ArgumentError, ConfigError, IllegalActionError, shown
 from .game import Game, GameConfig
-from .gym_env import observation_spaces, resolve_opponents
+from .gym_env import (check_choice, check_learner_seat, check_number, check_seed,
+                      observation_spaces, resolve_opponents)
 from .observation import OBSERVATION_SIZE, new_encoding_cache
 from .rng import seed_words
 from .tile_data import GOALS, TILES
@@ -53,23 +54,23 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
                  population_shaping: float = 0.0, learner_seat: int | str = 0,
                  random_private_goals: bool = False, observation_format: str = "dict",
                  num_threads: int | None = None, copy: bool = True):
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise ConfigError(f"num_envs must be a positive integer, not {num_envs!r}")
+        if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ConfigError(f"num_envs must be a positive integer, not {shown(num_envs)}")
+        if num_threads is not None and (not isinstance(num_threads, int)
+                                        or isinstance(num_threads, bool) or num_threads < 1):
+            raise ConfigError(f"num_threads must be None or a positive integer, "
+                              f"not {shown(num_threads)}")
         self.config = GameConfig(players, mode, edition, bool(random_private_goals))
         self.seats = self.config.seats
-        if reward not in REWARD_NAMES:
-            raise ConfigError(f"reward must be one of {', '.join(REWARD_NAMES)}, not {reward!r}")
-        if learner_seat != "random" and learner_seat not in range(self.seats):
-            raise ConfigError(f"learner_seat must be 'random' or a seat 0..{self.seats - 1}")
-        if mode == "dale":
-            learner_seat = 0
+        check_choice("reward", reward, REWARD_NAMES)
+        learner_seat = check_learner_seat(learner_seat, self.seats, mode)
         kinds, external = resolve_opponents(opponents, self.seats)
         if external:
             raise ConfigError("the vector environment plays compiled opponents only "
                               "('dale' or 'random'); use SuburbiaEnv for Python policies")
         self.num_envs = num_envs
         self.reward_scheme = REWARD_NAMES.index(reward)
-        self.population_shaping = float(population_shaping)
+        self.population_shaping = check_number("population_shaping", population_shaping)
         self.random_seats = learner_seat == "random"
         self.observation_format = observation_format
         self.single_observation_space = observation_spaces(observation_format)
@@ -96,6 +97,7 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         self._entry_points: dict = {}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = check_seed(seed)
         if seed is not None:
             self.rng_words = seed_words(seed, self.num_envs)
         elif not self._started:
@@ -113,11 +115,20 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
     def step(self, actions):
         if not self._started:
             raise IllegalActionError("call reset() before step()")
-        actions = np.asarray(actions)
+        given = actions
+        try:
+            actions = np.asarray(actions)
+        except (ValueError, TypeError, OverflowError):  # ragged lists, unconvertible items
+            raise IllegalActionError(f"actions must be {self.num_envs} integers, not "
+                                     f"{shown(given)}") from None
         if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
             raise IllegalActionError(f"actions must be {self.num_envs} integers, not an array of "
                                      f"shape {actions.shape} and dtype {actions.dtype}")
-        actions = actions.astype(np.int64)
+        if actions.dtype == np.uint64 and actions.max() > np.iinfo(np.int64).max:
+            # beyond int64: -1 reaches the compiled check as illegal, at its own index
+            actions = np.where(actions > np.iinfo(np.int64).max, np.int64(-1),
+                               actions.astype(np.int64, casting="unsafe"))
+        original_actions, actions = given, actions.astype(np.int64)
         learners_before_step = self.learners.copy() if self.random_seats else None
         illegal, finished = self._run_compiled(
             vector_step, vector_step_serial, self.states, TILES.table, GOALS.table,
@@ -132,7 +143,8 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
             if 0 <= action < a.NUM_ACTIONS:
                 reason = Game.view(self.config, self.states[illegal])._illegal_reason(action)
             else:
-                reason = f"action {action} is outside 0..{a.NUM_ACTIONS - 1}"
+                reason = (f"action {shown(int(np.asarray(original_actions)[illegal]))} is "
+                          f"outside 0..{a.NUM_ACTIONS - 1}")
             raise IllegalActionError(f"environment {illegal}: {reason} (no game was stepped)")
         infos = {}
         if finished:
@@ -222,4 +234,8 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
 
     def game(self, index: int) -> Game:
         """A live facade over game `index` (shares the state; do not apply actions)."""
+        if (not isinstance(index, (int, np.integer)) or isinstance(index, (bool, np.bool_))
+                or not 0 <= index < self.num_envs):
+            raise ArgumentError(f"index must be an environment 0..{self.num_envs - 1}, "
+                                f"not {shown(index)}")
         return Game.view(self.config, self.states[index])

@@ -8,7 +8,8 @@ replay game records and render saved games.
     suburbia train --total-timesteps 100000 --output-dir runs/try
     suburbia bench --quick
     suburbia replay game.json [--boards]
-    suburbia render state.json --png board.png [--text]
+    suburbia render state.json --png board.png [--svg board.svg] [--text]
+    suburbia serve [--port 8000]                       play, watch and replay in a browser
 
 `suburbia <command> --help` lists each command's options.
 """
@@ -384,24 +385,39 @@ def _load_game(path: Path) -> Game:
         raise CliError(f"{path}: {error}") from None
 
 
-def write_png(image, path: Path) -> None:
-    """Write an RGB uint8 array as a PNG file (matplotlib's image writer, no display)."""
-    from matplotlib import image as matplotlib_image
+def write_bytes(data: bytes, path: Path) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    matplotlib_image.imsave(str(path), image, format="png")
+    Path(path).write_bytes(data)
 
 
 def command_render(args, extra, stdin, stdout) -> int:
-    from .picture import render_picture
+    """The drawing of drawing.py (the web page's, the rgb_array mode's) as SVG and/or PNG;
+    public information only, the private goals once the game is over (R10.2)."""
+    from .drawing import table_svg
+    from .picture import svg_to_png
     game = _load_game(args.file)
+    svg = table_svg(game) if (args.png or args.svg) else None
+    if args.svg:
+        write_bytes(svg.encode("utf-8"), args.svg)
+        print(f"Drawing (SVG) written to {args.svg}", file=stdout)
     if args.png:
-        picture = render_picture(game.state)
-        write_png(picture, args.png)
-        print(f"Picture ({picture.shape[1]} x {picture.shape[0]} pixels) written to {args.png}",
-              file=stdout)
-    if args.text or not args.png:
+        png = svg_to_png(svg)
+        write_bytes(png, args.png)
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        print(f"Picture ({width} x {height} pixels) written to {args.png}", file=stdout)
+    if args.text or not (args.png or args.svg):
         print(game.render(), file=stdout)
     return 0
+
+
+def command_serve(args, extra, stdin, stdout) -> int:
+    """`suburbia serve`: the web application (suburbia_env/web), on 127.0.0.1 by default."""
+    try:
+        from .web.server import run_server
+    except ImportError as error:
+        raise CliError(f"the web application needs its extra: pip install -e \".[web]\" "
+                       f"({error})") from None
+    return run_server(args, stdout)
 
 
 # Parser -------------------------------------------------------------------------------------
@@ -457,13 +473,35 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--boards", action="store_true", help="draw the game after every step")
     replay.set_defaults(handler=command_replay)
 
-    render = commands.add_parser("render", help="picture (PNG) and/or text of a saved game")
+    render = commands.add_parser("render", help="picture (PNG, SVG) and/or text of a saved game")
     render.add_argument("file", type=Path,
                         help="saved state JSON (suburbia-state) or a game record")
-    render.add_argument("--png", type=Path, help="write the picture here")
+    render.add_argument("--png", type=Path, help="write the picture (PNG) here")
+    render.add_argument("--svg", type=Path, help="write the drawing (SVG) here")
     render.add_argument("--text", action="store_true",
-                        help="print the text rendering (the default without --png)")
+                        help="print the text rendering (the default without --png/--svg)")
     render.set_defaults(handler=command_render)
+
+    serve = commands.add_parser("serve", help="play, watch and replay games in a browser",
+                                description="The web application: start a game against "
+                                            "agents, watch bots, replay records. Needs "
+                                            "pip install -e \".[web]\".")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (default 127.0.0.1, this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    serve.add_argument("--models", type=Path, action="append", metavar="DIR",
+                       help="folder of trained models offered as ppo:PATH agents (default: "
+                            "./models); only files under these folders can be loaded")
+    serve.add_argument("--max-games", type=int, default=200,
+                       help="games and replays held at once, in all (default 200)")
+    serve.add_argument("--max-games-per-client", type=int, default=20,
+                       help="games and replays one client address may hold (default 20)")
+    serve.add_argument("--idle-minutes", type=float, default=120,
+                       help="a game nobody looked at for this long is dropped (default 120)")
+    serve.add_argument("--secret-file", type=Path,
+                       help="key that seals saved games (default: suburbia/web-secret.key "
+                            "under the user's config folder, made on first use)")
+    serve.set_defaults(handler=command_serve)
     return parser
 
 

@@ -30,7 +30,8 @@ from suburbia_env.errors import ConfigError, GameOverError, IllegalActionError
 from suburbia_env.gym_env import SuburbiaEnv
 from suburbia_env.hex_grid import cell_index
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation, unpack_observation
-from suburbia_env.picture import _CELL_MAP, MARKET_HEIGHT, TYPE_COLOURS
+from suburbia_env.drawing import HEX_RADIUS, TYPE_FILLS
+from suburbia_env.picture import picture_layout
 from suburbia_env.tile_data import COLUMN_TYPE, GOALS, TILES
 
 CHECKED_CONFIGS = [
@@ -435,17 +436,23 @@ def test_rgb_render_changes_where_the_learner_placed_a_tile():
     env.step(env.game.text_to_action(choice))
     after = env.render()
     assert after.shape == before.shape
-    # Player 0's panel is the top-left one under the market strip (picture.py).
-    height, width = _CELL_MAP.shape
-    panel_before = before[MARKET_HEIGHT:MARKET_HEIGHT + height, :width]
-    panel_after = after[MARKET_HEIGHT:MARKET_HEIGHT + height, :width]
-    placed = _CELL_MAP == cell_index(1, 0)
-    far = _CELL_MAP == cell_index(-6, 8)
-    assert placed.sum() > 50 and far.sum() > 50
-    assert (panel_before[placed] != panel_after[placed]).any(axis=1).mean() > 0.5
-    colour = TYPE_COLOURS[TILES.table[kind, COLUMN_TYPE]]
-    assert (panel_after[placed] == colour).all(axis=1).mean() > 0.5
-    np.testing.assert_array_equal(panel_before[far], panel_after[far])
+    # The picture is the drawing of drawing.py: cells are found by the layout's centres.
+    layout = picture_layout(env.state)
+
+    def hexagon(cell):
+        x, y = layout.cell_centre(0, cell)
+        ys, xs = np.mgrid[0:after.shape[0], 0:after.shape[1]]
+        dx, dy = np.abs(xs - x), np.abs(ys - y)
+        inner = HEX_RADIUS - 4
+        return (dy <= np.sqrt(3) / 2 * inner) & (np.sqrt(3) * dx + dy <= np.sqrt(3) * inner)
+
+    placed, far = hexagon(cell_index(1, 0)), hexagon(cell_index(-6, 8))
+    assert placed.sum() > 1000 and far.sum() > 1000
+    assert (before[placed] != after[placed]).any(axis=1).mean() > 0.5
+    fill = TYPE_FILLS[TILES.table[kind, COLUMN_TYPE]]
+    colour = tuple(int(fill[i:i + 2], 16) for i in (1, 3, 5))
+    assert (after[placed] == colour).all(axis=1).mean() > 0.5  # the type colour, under the name
+    np.testing.assert_array_equal(before[far], after[far])
 
 
 def test_render_without_mode_returns_none():

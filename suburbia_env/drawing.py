@@ -1,0 +1,513 @@
+"""The table as a picture a Suburbia player can read: one SVG drawing for every place.
+
+`table_svg` draws the market (slots, premiums, costs and prices), the basic supply, the
+stacks, the goals and one panel per seat: the player's label, money, income,
+reputation, population, the next red line and the markers left, then the whole borough
+grid (R2.1, flat-top hexes, odd columns half a cell lower) with every tile named and
+coloured by type, its icon, lakes and investment markers. The web page (suburbia serve)
+shows this very SVG, `suburbia render --svg/--png` writes it, and the `rgb_array` render
+mode of the environments rasterises it (picture.py), so all three agree.
+
+Hidden information (R10.2) is the caller's to choose and the drawing's to respect:
+by default nothing private is drawn; `viewer=seat` adds that seat's own private goal
+(or its two drawn goals while it chooses); `reveal=True` draws every seat's private goal
+and is meant for finished games, replays and games with no person at the table.
+
+The drawing carries data attributes for the web page: `data-slot` on market cards,
+`data-basic` on the supply cards, `data-seat`/`data-cell`/`data-kind` on borough
+cells, and a `<title>` tooltip with each tile's effects in words (tile_text.py).
+Colours: residential green, commercial blue, civic slate, industrial yellow, lake cyan.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+
+from . import constants as c
+from . import state_layout as s
+from .hex_grid import MIN_COLUMN, NUM_CELLS, NUM_COLUMNS, NUM_ROWS, cell_coordinates
+from .resolution import red_line_value, red_lines_at_or_below
+from .tile_data import COLUMN_COST, COLUMN_ICON, COLUMN_TYPE, GOALS, TILES
+from .tile_text import ICON_WORDS, goal_info, tile_summary
+
+HEX_RADIUS = 36
+SQRT3 = math.sqrt(3)
+GAP = 12
+PAD = 8
+PANEL_HEAD = 62
+GRID_WIDTH = HEX_RADIUS * (1.5 * (NUM_COLUMNS - 1) + 2)
+GRID_HEIGHT = SQRT3 * HEX_RADIUS * (NUM_ROWS + 0.5)
+PANEL_WIDTH = int(round(GRID_WIDTH + 2 * PAD))
+PANEL_HEIGHT = int(round(PANEL_HEAD + GRID_HEIGHT + PAD))
+WIDTH = 2 * PANEL_WIDTH + 3 * GAP
+TITLE_HEIGHT = 40
+MARKET_TOP = TITLE_HEIGHT + 8
+CARD_WIDTH, CARD_HEIGHT = 128, 124
+BASIC_WIDTH = 100
+GOALS_TOP = MARKET_TOP + 22 + CARD_HEIGHT + 12
+GOALS_HEIGHT = 52
+BOROUGHS_TOP = GOALS_TOP + 22 + GOALS_HEIGHT + 12
+FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
+
+BACKGROUND = "#f7f5ef"
+INK = "#1f2328"
+MUTED = "#6b6f76"
+TYPE_FILLS = ("#3f9b45", "#1e7fd8", "#6f8796", "#f2bd1d")
+"""TYPE_FILLS[type]: residential, commercial, civic, industrial (R1.4)."""
+TYPE_INK = ("#ffffff", "#ffffff", "#ffffff", "#2b2100")
+LAKE_FILL, LAKE_INK = "#5cc8ef", "#063b52"
+EMPTY_FILL, EMPTY_STROKE = "#ecebe4", "#dcdad0"
+PLACEABLE_FILL, PLACEABLE_STROKE = "#fffef8", "#a9a593"
+MARKER_FILL = "#2a2a2a"
+CURRENT = "#e8770e"
+SEAT_COLOURS = ("#d84315", "#6a1b9a", "#00838f", "#558b2f")
+ICON_LABELS = ("FOOD", "AIRPORT", "OFFICE", "SCHOOL", "SKY", "CARS")
+"""The icon badge text of each icon (R1.4): restaurant, airport, office, school,
+skyscraper, car dealership."""
+
+_NAME_LINES = {
+    "Business Supply Store": ("Business", "Supply", "Store"),
+    "Convenience Store": ("Conveni-", "ence Store"),
+    "Fancy Restaurant": ("Fancy", "Restaur-", "ant"),
+    "Fast Food Restaurant": ("Fast Food", "Restaur-", "ant"),
+    "Homeowners Association": ("Home-", "owners", "Assoc."),
+    "Mobile Home Community": ("Mobile", "Home", "Comm."),
+    "Municipal Airport": ("Munici-", "pal", "Airport"),
+    "Slaughterhouse": ("Slaugh-", "ter-", "house"),
+    "Waterfront Realty": ("Water-", "front", "Realty"),
+    "Domestic Airport": ("Dome-", "stic", "Airport"),
+    "Elementary School": ("Elemen-", "tary", "School"),
+    "Office of Bureaucracy": ("Office of", "Bureau-", "cracy"),
+    "Retirement Village": ("Retire-", "ment", "Village"),
+    "Shipping Center": ("Ship-", "ping", "Center"),
+    "Skyscraper": ("Sky-", "scraper"),
+    "Warehouse": ("Ware-", "house"),
+    "Apartments": ("Apart-", "ments"),
+    "Bed & Breakfast": ("Bed &", "Break-", "fast"),
+    "Chip Fabrication Plant": ("Chip", "Fabricat.", "Plant"),
+    "Condominium": ("Condo-", "minium"),
+    "International Airport": ("Inter-", "national", "Airport"),
+    "Community Park": ("Commu-", "nity", "Park"),
+    "Recycling Plant": ("Recyc-", "ling", "Plant"),
+    "University": ("Univer-", "sity"),
+    "Burg von Alspach": ("Burg von", "Alspach"),
+    "New Car Dealership": ("New Car", "Dealer-", "ship"),
+    "Local EPA Office": ("Local", "EPA", "Office"),
+    "Housing Projects": ("Housing", "Projects"),
+    "Retirement": ("Retire-", "ment"),
+}
+
+
+def name_lines(name: str, width: int = 9) -> tuple[str, ...]:
+    """A tile name in at most three short lines for a hex (full words where they fit)."""
+    if name in _NAME_LINES:
+        return _NAME_LINES[name]
+    lines: list[str] = []
+    for word in name.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return tuple(lines[:3])
+
+
+def _text_width(text: str, size: float) -> float:
+    """About how wide DejaVu Sans sets `text` (a 0.62 em average advance)."""
+    return len(text) * size * 0.62
+
+
+def _fit(text: str, size: float, width: float) -> float:
+    """The font size, at most `size`, at which `text` fits in `width` pixels."""
+    return round(min(size, width / max(1.0, len(text) * 0.62)), 1)
+
+
+class _Svg:
+    """A list of SVG fragments with small helpers; text is escaped here, once."""
+
+    def __init__(self):
+        self.parts: list[str] = []
+
+    def add(self, fragment: str) -> None:
+        self.parts.append(fragment)
+
+    def text(self, x: float, y: float, text: str, size: float = 13, fill: str = INK,
+             weight: str = "normal", anchor: str = "start", extra: str = "") -> None:
+        self.parts.append(
+            f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{fill}" '
+            f'font-weight="{weight}" text-anchor="{anchor}"{extra}>{escape(text)}</text>')
+
+    def rect(self, x: float, y: float, width: float, height: float, fill: str,
+             stroke: str = "none", radius: float = 0, extra: str = "") -> None:
+        self.parts.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" '
+            f'rx="{radius}" fill="{fill}" stroke="{stroke}"{extra}/>')
+
+
+# Table ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Layout:
+    """Where things are drawn: the size of the picture and the origin of each seat's
+    borough grid. Panels go two by two, seats in the order given."""
+
+    seats: tuple[int, ...]
+
+    @property
+    def height(self) -> int:
+        rows = (len(self.seats) + 1) // 2
+        return int(BOROUGHS_TOP + rows * (PANEL_HEIGHT + GAP))
+
+    @property
+    def width(self) -> int:
+        return WIDTH
+
+    def panel_origin(self, seat: int) -> tuple[int, int]:
+        index = self.seats.index(seat)
+        return (GAP + (index % 2) * (PANEL_WIDTH + GAP),
+                BOROUGHS_TOP + (index // 2) * (PANEL_HEIGHT + GAP))
+
+    def cell_centre(self, seat: int, cell: int) -> tuple[float, float]:
+        """Pixel centre of a borough cell (R2.1: odd columns half a cell lower)."""
+        x0, y0 = self.panel_origin(seat)
+        column, row = cell_coordinates(cell)
+        x = x0 + PAD + HEX_RADIUS + 1.5 * HEX_RADIUS * (column - MIN_COLUMN)
+        y = y0 + PANEL_HEAD + SQRT3 * HEX_RADIUS * (row + 0.5 + 0.5 * (column % 2))
+        return x, y
+
+
+def _hex_points(x: float, y: float, radius: float) -> str:
+    half = SQRT3 / 2 * radius
+    points = ((x - radius, y), (x - radius / 2, y - half), (x + radius / 2, y - half),
+              (x + radius, y), (x + radius / 2, y + half), (x - radius / 2, y + half))
+    return " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+
+
+def seat_name(mode: str, seat: int) -> str:
+    """`Player 0`, ... and `Dale` for seat 1 of the Dale game (R9.2)."""
+    return "Dale" if mode == "dale" and seat == 1 else f"Player {seat}"
+
+
+def next_red_line(population: int) -> int:
+    """The next red line above a population (R8.1)."""
+    return int(red_line_value(red_lines_at_or_below(population)))
+
+
+_DECISION_WORDS = {"keep_goal": "keep one of two goals", "turn": "take a turn",
+                   "discard": "discard a market tile", "remove": "remove a market tile"}
+
+
+def _title(svg: _Svg, game, labels: dict[int, str], seed_shown: int | None) -> None:
+    config = game.config
+    mode = {"standard": f"{config.players} players", "solitary": "Solitary Architect",
+            "dale": "against Dale"}[config.mode]
+    final_round = int(game.state[s.FINAL_ROUND])
+    if config.mode == "dale":
+        final = " · One More Round drawn" if final_round >= 0 else ""
+    else:
+        final = (f" · final round {final_round + 1}" if final_round >= 0 else "")
+    if game.is_over:
+        winners = ", ".join(labels.get(p, seat_name(config.mode, p)) for p in game.winners)
+        status = f"Game over · winner: {winners}"
+    else:
+        seat = game.current_player
+        who = labels.get(seat, seat_name(config.mode, seat))
+        status = f"{who} to play: {_DECISION_WORDS.get(game.pending_decision, '')}"
+    svg.rect(0, 0, WIDTH, TITLE_HEIGHT, "#26323a")
+    svg.text(GAP, 27, f"Suburbia · {mode} · edition {config.edition} · "
+             f"round {game.round + 1}{final}", 17, "#ffffff", "bold")
+    svg.text(WIDTH - GAP - (90 if seed_shown is not None else 0), 27, status, 16, "#ffe0b2",
+             "bold", "end")
+    if seed_shown is not None:
+        svg.text(WIDTH - GAP, 27, f"seed {seed_shown}", 13, "#b0bec5", anchor="end")
+
+
+def _tile_face(svg: _Svg, kind: int, x: float, y: float, width: float, height: float,
+               size: float) -> None:
+    """A tile's type colour, name and icon badge in a box (market and supply cards)."""
+    tile_type = int(TILES.table[kind, COLUMN_TYPE])
+    svg.rect(x, y, width, height, TYPE_FILLS[tile_type], radius=5)
+    ink = TYPE_INK[tile_type]
+    lines = name_lines(TILES.names[kind], 12)
+    icon = int(TILES.table[kind, COLUMN_ICON])
+    top = y + height / 2 - (len(lines) - 1) * size * 0.58 + size * 0.35 - (7 if icon >= 0 else 0)
+    for index, line in enumerate(lines):
+        svg.text(x + width / 2, top + index * size * 1.16, line,
+                 _fit(line, size, width - 10), ink, "bold", "middle")
+    if icon >= 0:
+        _icon_badge(svg, icon, x + width / 2, y + height - 11, 9)
+
+
+def _icon_badge(svg: _Svg, icon: int, x: float, y: float, size: float) -> None:
+    label = ICON_LABELS[icon]
+    width = _text_width(label, size) + 6
+    svg.rect(x - width / 2, y - size * 0.8, width, size * 1.45, "#ffffff", MARKER_FILL,
+             radius=3, extra=' stroke-width="0.8"')
+    svg.text(x, y + size * 0.38, label, size, MARKER_FILL, "bold", "middle")
+
+
+def _market(svg: _Svg, game) -> None:
+    dale = game.config.mode == "dale"
+    slots = range(c.DALE_FIRST_SLOT, c.DALE_LAST_SLOT + 1) if dale else range(c.NUM_SLOTS)
+    note = " (slots 2-5 only, R9.2)" if dale else ""
+    svg.text(GAP, MARKET_TOP + 15, f"Market: price = cost + slot premium{note}", 14, INK, "bold")
+    top = MARKET_TOP + 22
+    for index, slot in enumerate(slots):
+        x = GAP + index * (CARD_WIDTH + 8)
+        kind = int(game.state[s.MARKET + slot])
+        premium = c.SLOT_PREMIUMS[slot]
+        svg.add(f'<g class="slot" data-slot="{slot}" data-kind="{kind}">')
+        if kind < 0:
+            svg.rect(x, top, CARD_WIDTH, CARD_HEIGHT, "none", "#b8b4a6", 8,
+                     ' stroke-dasharray="5 4" class="card"')
+            svg.text(x + CARD_WIDTH / 2, top + 16, f"slot {slot} · +${premium}", 12, MUTED,
+                     anchor="middle")
+            svg.text(x + CARD_WIDTH / 2, top + CARD_HEIGHT / 2 + 5, "(empty)", 13, MUTED,
+                     anchor="middle")
+            svg.add("</g>")
+            continue
+        cost = int(TILES.table[kind, COLUMN_COST])
+        svg.add(f"<title>{escape(tile_summary(kind))}</title>")
+        svg.rect(x, top, CARD_WIDTH, CARD_HEIGHT, "#ffffff", "#8d8878", 8, ' class="card"')
+        svg.text(x + CARD_WIDTH / 2, top + 16, f"slot {slot} · +${premium}", 12,
+                 MUTED, anchor="middle")
+        _tile_face(svg, kind, x + 5, top + 22, CARD_WIDTH - 10, 66, 13)
+        svg.text(x + 8, top + CARD_HEIGHT - 11, f"${cost}+{premium}", 12, MUTED)
+        svg.text(x + CARD_WIDTH - 8, top + CARD_HEIGHT - 9, f"${cost + premium}", 21, INK,
+                 "bold", "end")
+        svg.add("</g>")
+    x = GAP + len(slots) * (CARD_WIDTH + 8) + 10
+    svg.text(x, MARKET_TOP + 15, "Basic supply", 14, INK, "bold")
+    supply = game.supply()
+    for basic, count in enumerate(supply.values()):
+        kind = int(TILES.basic_kinds[basic])
+        left = x + basic * (BASIC_WIDTH + 6)
+        svg.add(f'<g class="basic" data-basic="{basic}" data-kind="{kind}">'
+                f"<title>{escape(tile_summary(kind))}</title>")
+        svg.rect(left, top, BASIC_WIDTH, CARD_HEIGHT, "#ffffff", "#8d8878", 8,
+                 ' class="card"')
+        svg.text(left + BASIC_WIDTH / 2, top + 16, f"{count} left", 12,
+                 INK if count else "#c62828", "bold" if not count else "normal", "middle")
+        if count:
+            _tile_face(svg, kind, left + 5, top + 22, BASIC_WIDTH - 10, 66, 12)
+        else:
+            svg.rect(left + 5, top + 22, BASIC_WIDTH - 10, 66, EMPTY_FILL, radius=5)
+            svg.text(left + BASIC_WIDTH / 2, top + 60, TILES.names[kind], 10, MUTED,
+                     anchor="middle")
+        svg.text(left + BASIC_WIDTH - 8, top + CARD_HEIGHT - 9,
+                 f"${int(TILES.table[kind, COLUMN_COST])}", 21, INK, "bold", "end")
+        svg.add("</g>")
+    x = x + 3 * (BASIC_WIDTH + 6) + 4
+    width = WIDTH - GAP - x
+    if width > 60:
+        svg.text(x, MARKET_TOP + 15, "Stacks", 14, INK, "bold")
+        svg.rect(x, top, width, CARD_HEIGHT, "#ffffff", "#8d8878", 8)
+        for index, (name, count) in enumerate(game.stack_sizes().items()):
+            svg.text(x + 12, top + 30 + index * 28, f"{name}", 18, MUTED, "bold")
+            svg.text(x + width - 12, top + 30 + index * 28, f"{count}", 20, INK, "bold", "end")
+        svg.text(x + 12, top + CARD_HEIGHT - 10, "tiles left", 11, MUTED)
+
+
+def _goals(svg: _Svg, game, viewer: int | None, reveal: bool) -> None:
+    chips: list[tuple[str, str, str, bool]] = []
+    for goal in game.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS]:
+        if goal >= 0:
+            info = goal_info(int(goal))
+            chips.append((info["name"], info["criterion"], f"+{info['public_bonus']}", False))
+    if viewer is not None and not reveal and game.config.mode != "solitary":
+        base = s.player_base(viewer)
+        private = int(game.state[base + s.PRIVATE_GOAL])
+        if private >= 0:
+            info = goal_info(private)
+            chips.append((f"Your goal: {info['name']}", info["criterion"],
+                          f"+{info['private_bonus']}", True))
+        else:
+            options = [int(g) for g in game.state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2]
+                       if g >= 0]
+            if options:
+                chips.append(("Your goal: choose one",
+                              " or ".join(GOALS.names[g] for g in options), "", True))
+    title = "Public goals (R8.2)" if chips else "No goals in Solitary Architect (R9.1)"
+    svg.text(GAP, GOALS_TOP + 15, title, 14, INK, "bold")
+    if not chips:
+        return
+    width = min(340, (WIDTH - 2 * GAP - 8 * (len(chips) - 1)) / len(chips))
+    top = GOALS_TOP + 22
+    for index, (name, criterion, bonus, private) in enumerate(chips):
+        x = GAP + index * (width + 8)
+        svg.rect(x, top, width, GOALS_HEIGHT, "#fff8e1" if private else "#ffffff",
+                 "#c77800" if private else "#8d8878", 8,
+                 ' stroke-dasharray="6 3"' if private else "")
+        svg.text(x + 10, top + 21, name, _fit(name, 14, width - 60), INK, "bold")
+        svg.text(x + 10, top + 41, criterion, _fit(criterion, 12, width - 20), MUTED)
+        if bonus:
+            svg.text(x + width - 10, top + 22, bonus, 16, "#2e7d32", "bold", "end")
+
+
+def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: int | None,
+                reveal: bool) -> None:
+    x0, y0 = layout.panel_origin(seat)
+    state = game.state
+    base = s.player_base(seat)
+    current = not game.is_over and seat == game.current_player
+    svg.add(f'<g class="seat" data-seat="{seat}">')
+    svg.rect(x0, y0, PANEL_WIDTH, PANEL_HEIGHT, "#ffffff", CURRENT if current else "#c9c5b8",
+             10, f' stroke-width="{4 if current else 1.2}"')
+    colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+    svg.add(f'<circle cx="{x0 + 20}" cy="{y0 + 20}" r="8" fill="{colour}"/>')
+    title = label + (" (you)" if viewer == seat and "you" not in label.lower() else "")
+    svg.text(x0 + 36, y0 + 26, title, _fit(title, 19, 330), INK, "bold")
+    right = x0 + PANEL_WIDTH - 14
+    if game.is_over:
+        score = int(state[base + s.SCORE_FINAL_POPULATION])
+        winner = bool(state[base + s.SCORE_WINNER])
+        svg.text(right, y0 + 26, f"{'★ winner · ' if winner else ''}final {score}", 19,
+                 "#2e7d32" if winner else INK, "bold", "end")
+    elif current:
+        svg.text(right, y0 + 26, "▶ to play", 17, CURRENT, "bold", "end")
+    private = int(state[base + s.PRIVATE_GOAL])
+    if (reveal or game.is_over) and private >= 0:
+        svg.text(right - (190 if (game.is_over or current) else 0), y0 + 26,
+                 f"goal: {GOALS.names[private]}", 13, "#c77800", "bold", "end")
+    population = int(state[base + s.POPULATION])
+    line = next_red_line(population)
+    money = int(state[base + s.MONEY])
+    income = int(state[base + s.INCOME])
+    reputation = int(state[base + s.REPUTATION])
+    markers = int(state[base + s.MARKERS_LEFT])
+    if game.is_over:
+        goals = (int(state[base + s.SCORE_PUBLIC_GOALS:base + s.SCORE_PUBLIC_GOALS
+                           + c.MAX_PLAYERS].sum()) + int(state[base + s.SCORE_PRIVATE_GOAL]))
+        stats = (f"population {int(state[base + s.SCORE_POPULATION_BEFORE_GOALS])} + goals "
+                 f"{goals} + money {int(state[base + s.SCORE_MONEY_CONVERTED])} = "
+                 f"{int(state[base + s.SCORE_FINAL_POPULATION])} · ${money} · income {income:+d}"
+                 f" · reputation {reputation:+d}")
+    else:
+        stats = (f"${money} · income {income:+d} · reputation {reputation:+d} · population "
+                 f"{population} · red line {line} ({line - population} away) · "
+                 f"markers {markers}")
+    svg.text(x0 + 14, y0 + 50, stats, _fit(stats, 14.5, PANEL_WIDTH - 28), INK)
+    _empty_cells(svg, game, layout, seat)
+    for cell in range(NUM_CELLS):
+        kind = int(state[base + s.CELL_KIND + cell])
+        if kind >= 0 or int(state[base + s.CELL_FLAGS + cell]) & s.FLAG_PLACEABLE:
+            _cell(svg, game, layout, seat, cell)
+    svg.add("</g>")
+
+
+def _empty_cells(svg: _Svg, game, layout: Layout, seat: int) -> None:
+    """The empty cells no tile can go to yet (R2.4), as one path: the rest of the grid."""
+    base = s.player_base(seat)
+    paths = []
+    for cell in range(NUM_CELLS):
+        if (int(game.state[base + s.CELL_KIND + cell]) < 0
+                and not int(game.state[base + s.CELL_FLAGS + cell]) & s.FLAG_PLACEABLE):
+            x, y = layout.cell_centre(seat, cell)
+            paths.append("M" + _hex_points(x, y, HEX_RADIUS - 1.5).replace(" ", " L") + "Z")
+    if paths:
+        svg.add(f'<path d="{"".join(paths)}" fill="{EMPTY_FILL}" stroke="{EMPTY_STROKE}" '
+                f'stroke-width="1"/>')
+
+
+def _cell(svg: _Svg, game, layout: Layout, seat: int, cell: int) -> None:
+    base = s.player_base(seat)
+    kind = int(game.state[base + s.CELL_KIND + cell])
+    flags = int(game.state[base + s.CELL_FLAGS + cell])
+    x, y = layout.cell_centre(seat, cell)
+    points = _hex_points(x, y, HEX_RADIUS - 1.5)
+    column, row = cell_coordinates(cell)
+    if kind < 0:  # only placeable cells: the others are one path (_empty_cells)
+        svg.add(f'<g class="cell empty placeable" data-seat="{seat}" data-cell="{cell}" '
+                f'data-col="{column}" data-row="{row}">')
+        svg.add(f'<polygon points="{points}" fill="{PLACEABLE_FILL}" '
+                f'stroke="{PLACEABLE_STROKE}" stroke-width="1.2" stroke-dasharray="4 3"/>')
+        svg.text(x, y + 4, f"{column},{row}", 10, "#9b9684", anchor="middle")
+        svg.add("</g>")
+        return
+    lake = bool(flags & s.FLAG_LAKE)
+    invested = bool(flags & s.FLAG_INVESTED)
+    shown = TILES.lake if lake else kind
+    classes = "cell tile" + (" lake" if lake else "") + (" invested" if invested else "")
+    svg.add(f'<g class="{classes}" data-seat="{seat}" data-cell="{cell}" data-col="{column}" '
+            f'data-row="{row}" data-kind="{shown}">')
+    summary = tile_summary(shown) + (" Investment marker: its effects count twice (R7.3)."
+                                     if invested else "")
+    svg.add(f"<title>{escape(summary)} [{column},{row}]</title>")
+    if lake:
+        svg.add(f'<polygon points="{points}" fill="{LAKE_FILL}" stroke="#2b8fb8" '
+                f'stroke-width="1.5"/>')
+        for offset in (-9, 11):
+            svg.add(f'<path d="M{x - 18:.1f},{y + offset:.1f} q4.5,-5 9,0 t9,0 t9,0 t9,0" '
+                    f'fill="none" stroke="#ffffff" stroke-width="1.6" opacity="0.8"/>')
+        svg.text(x, y + 5, "Lake", 12, LAKE_INK, "bold", "middle")
+    else:
+        tile_type = int(TILES.table[kind, COLUMN_TYPE])
+        svg.add(f'<polygon points="{points}" fill="{TYPE_FILLS[tile_type]}" stroke="#ffffff" '
+                f'stroke-width="1.5"/>')
+        icon = int(TILES.table[kind, COLUMN_ICON])
+        lines = name_lines(TILES.names[kind])
+        spacing = 11.5
+        top = y - (len(lines) - 1) * spacing / 2 + 4 - (6 if icon >= 0 else 0)
+        for index, line in enumerate(lines):
+            line_y = top + index * spacing
+            half_width = HEX_RADIUS - 2 - abs(line_y - 4 - y) / SQRT3
+            svg.text(x, line_y, line, _fit(line, 11, 2 * half_width - 8),
+                     TYPE_INK[tile_type], "bold", "middle")
+        if icon >= 0:
+            _icon_badge(svg, icon, x, y + 21, 7.5)
+    if invested:
+        svg.add(f'<circle cx="{x + 15:.1f}" cy="{y - 20:.1f}" r="7.5" fill="{MARKER_FILL}" '
+                f'stroke="#ffffff" stroke-width="1.2"/>')
+        svg.text(x + 15, y - 16.5, "$", 10, "#ffd54f", "bold", "middle")
+    svg.add("</g>")
+
+
+def table_svg(game, viewer: int | None = None, labels: dict[int, str] | None = None,
+              reveal: bool = False, seats: tuple[int, ...] | None = None,
+              seed_shown: int | None = None) -> str:
+    """The whole table as an SVG document (see the module docstring).
+
+    viewer: the seat looking at the table; its own private goal (or drawn goals) is
+    shown, nobody else's (R10.2). reveal: show every seat's private goal (finished
+    games, replays, games without people). labels: a name per seat (default `Player n`
+    and `Dale`). seats: the order of the panels (default 0, 1, ...). seed_shown: a
+    seed to print in the title bar (only when it can no longer reveal anything).
+    """
+    mode = game.config.mode
+    order = tuple(seats) if seats is not None else tuple(range(game.num_seats))
+    layout = Layout(order)
+    names = {seat: (labels or {}).get(seat) or seat_name(mode, seat)
+             for seat in range(game.num_seats)}
+    svg = _Svg()
+    svg.add(f'<svg xmlns="http://www.w3.org/2000/svg" width="{layout.width}" '
+            f'height="{layout.height}" viewBox="0 0 {layout.width} {layout.height}" '
+            f'font-family="{FONT}" class="suburbia-table">')
+    svg.rect(0, 0, layout.width, layout.height, BACKGROUND)
+    _title(svg, game, names, seed_shown)
+    _market(svg, game)
+    _goals(svg, game, viewer, reveal)
+    for seat in order:
+        _seat_panel(svg, game, layout, seat, names[seat], viewer, reveal)
+    svg.add("</svg>")
+    return "\n".join(svg.parts)
+
+
+def game_of_state(state: np.ndarray):
+    """A `Game` view of a bare state vector (the environments' pictures)."""
+    from .game import Game, GameConfig
+    mode = c.MODE_NAMES[int(state[s.MODE])]
+    seats = int(state[s.NUM_PLAYERS])
+    config = GameConfig(seats if mode == "standard" else 1, mode,
+                        c.EDITION_NAMES[int(state[s.EDITION])],
+                        bool(state[s.RANDOM_PRIVATE_GOALS]))
+    if state.dtype != np.int32:
+        state = np.asarray(state, dtype=np.int32)
+    return Game.view(config, state)
+
+
+def state_svg(state: np.ndarray) -> str:
+    """The public drawing (no private goal) of a bare state vector."""
+    return table_svg(game_of_state(state))

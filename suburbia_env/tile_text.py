@@ -1,0 +1,175 @@
+"""Tile effects and goals in words, read from the engine's own tables (tile_data.py).
+
+The effect notation of tiles.csv (R6: `inc+3 rep-2`, `adjacent(Residential):pop+3`,
+`after_every(#Restaurant):inc-1`, ...) is turned into sentences once, here, so that every
+place that shows a tile (the web page's hover, the SVG drawing's tooltips, the terminal
+game) says the same thing. The words come from `TILES.table`, the very numbers the
+compiled core resolves, never from a second reading of the CSV.
+
+    >>> tile_effects(TILES.kind("Fast Food Restaurant"))[0]
+    'When placed: +1 income.'
+    >>> tile_effects(TILES.kind("Fast Food Restaurant"))[1][:50]
+    '+3 population for each adjacent residential tile, '
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import constants as c
+from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
+                        COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
+                        COLUMN_CONDITIONAL_TARGET, COLUMN_COPIES, COLUMN_FEATURES, COLUMN_COST, COLUMN_ICON,
+                        COLUMN_IMMEDIATE_AMOUNT, COLUMN_IMMEDIATE_ATTRIBUTE,
+                        COLUMN_IMMEDIATE_COUNT, COLUMN_STACK, COLUMN_TYPE,
+                        GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
+
+ICON_WORDS = ("restaurant", "airport", "office", "school", "skyscraper", "car dealership")
+"""ICON_WORDS[icon]: the icon (R1.4) as a reader says it."""
+
+_ATTRIBUTE_WORDS = {c.INCOME: "income", c.REPUTATION: "reputation", c.POPULATION: "population"}
+
+
+def amount_words(attribute: int, amount: int) -> str:
+    """`+3 population`, `-1 income`, `+$2`, `-$4` (R6.1, R6.8)."""
+    if attribute == c.MONEY:
+        return f"{'+' if amount >= 0 else '-'}${abs(amount)}"
+    return f"{amount:+d} {_ATTRIBUTE_WORDS[attribute]}"
+
+
+def target_words(target: int) -> str:
+    """The tiles a conditional term counts (R6.4), as the noun phrase after "each":
+    `residential tile`, `civic or commercial tile`, `tile with an office icon`,
+    `non-lake tile` (all four types); types in the order of the rules (R1.4)."""
+    types = [c.TYPE_NAMES[t] for t in range(c.NUM_TYPES) if target & (1 << t)]
+    icons = [ICON_WORDS[i] for i in range(c.NUM_ICONS) if target & (1 << (c.NUM_TYPES + i))]
+    if len(types) == c.NUM_TYPES:
+        return "non-lake tile"
+    if icons:
+        article = "an" if icons[0][0] in "aeiou" else "a"
+        return f"tile with {article} {_either(icons)} icon"
+    return f"{_either(types)} tile"
+
+
+def _either(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _conditional_sentence(kind: int, scope: int, target: int, attribute: int,
+                          amount: int) -> str:
+    effect = amount_words(attribute, amount)
+    what = target_words(target) if target else ""
+    itself = " (this one included)" if int(TILES.table[kind, COLUMN_FEATURES]) & target else ""
+    if scope == c.SCOPE_ADJACENT:
+        return f"{effect} for each adjacent {what}, now and whenever one is placed later."
+    if scope == c.SCOPE_OWN:
+        return f"{effect} for each {what} in your borough{itself}, now and later."
+    if scope == c.SCOPE_EVERY:
+        return f"{effect} for each {what} in every borough{itself}, now and later."
+    if scope == c.SCOPE_OTHERS:
+        return f"{effect} for each {what} in the other players' boroughs, now and later."
+    if scope == c.SCOPE_AFTER_EVERY:
+        return f"{effect} for each {what} placed after this one, in any borough."
+    if scope == c.SCOPE_REDLINE_OWN:
+        return f"{effect} each time you cross a red line upward from now on."
+    if scope == c.SCOPE_LAKE_ADJACENT_OWN:
+        return f"{effect} more on every lake payment you receive from now on."
+    raise ValueError(f"unknown scope {scope}")
+
+
+def tile_effects(kind: int) -> list[str]:
+    """The effects of a tile kind as sentences: the immediate effect (R6.1) first, then
+    one sentence per conditional term (R6.2-R6.7), in the order of the data."""
+    row = TILES.table[kind]
+    sentences = []
+    immediate = [amount_words(int(row[COLUMN_IMMEDIATE_ATTRIBUTE + term]),
+                              int(row[COLUMN_IMMEDIATE_AMOUNT + term]))
+                 for term in range(int(row[COLUMN_IMMEDIATE_COUNT]))]
+    if immediate:
+        sentences.append("When placed: " + ", ".join(immediate) + ".")
+    for term in range(int(row[COLUMN_CONDITIONAL_COUNT])):
+        sentences.append(_conditional_sentence(kind, int(row[COLUMN_CONDITIONAL_SCOPE + term]),
+                                               int(row[COLUMN_CONDITIONAL_TARGET + term]),
+                                               int(row[COLUMN_CONDITIONAL_ATTRIBUTE + term]),
+                                               int(row[COLUMN_CONDITIONAL_AMOUNT + term])))
+    if kind == TILES.lake:
+        sentences = ["A tile placed face down: +$2 for each adjacent non-lake tile, now and "
+                     "whenever one is placed next to it later; nothing for lakes (R6.7)."]
+    if not sentences:
+        sentences.append("No effect.")
+    return sentences
+
+
+def tile_type_words(kind: int) -> str:
+    tile_type = int(TILES.table[kind, COLUMN_TYPE])
+    return c.TYPE_NAMES[tile_type] if tile_type >= 0 else "lake"
+
+
+def tile_icon_words(kind: int) -> str | None:
+    icon = int(TILES.table[kind, COLUMN_ICON])
+    return ICON_WORDS[icon] if icon >= 0 else None
+
+
+@lru_cache(maxsize=None)
+def tile_info(kind: int) -> dict:
+    """Everything a player reads on a tile: name, type, icon, cost, stack, copies and the
+    effects in words (plus the rules note of tiles.csv when there is one)."""
+    row = TILES.table[kind]
+    return {
+        "kind": int(kind),
+        "name": TILES.names[kind],
+        "type": tile_type_words(kind),
+        "icon": tile_icon_words(kind),
+        "cost": int(row[COLUMN_COST]),
+        "stack": c.STACK_NAMES[int(row[COLUMN_STACK])],
+        "copies": int(row[COLUMN_COPIES]),
+        "effects": tile_effects(kind),
+        "note": TILES.special_rules[kind],
+    }
+
+
+def tile_summary(kind: int) -> str:
+    """One paragraph: `Fast Food Restaurant (commercial, restaurant icon, $7). When placed:
+    +1 income. +3 population for each adjacent residential tile, ...`."""
+    info = tile_info(kind)
+    if kind == TILES.lake:
+        return "Lake. " + " ".join(info["effects"])
+    icon = f", {info['icon']} icon" if info["icon"] else ""
+    return f"{info['name']} ({info['type']}{icon}, ${info['cost']}). " + " ".join(info["effects"])
+
+
+def tile_catalog() -> list[dict]:
+    """`tile_info` of every tile kind a borough can hold (the lettered and basic tiles and
+    the lake), indexed by kind; One More Round is left out."""
+    return [tile_info(kind) for kind in range(TILES.num_kinds) if kind != TILES.one_more_round]
+
+
+def criterion_words(goal: int) -> str:
+    """What a goal rewards (R8.2): `Most lakes in own borough`, `Lowest income level`,
+    `Largest group of connected civic tiles`, `Fewest investment markers placed`."""
+    direction, counts = GOALS.criteria[goal].split(" ", 1)
+    if counts.startswith("size of largest group of connected "):
+        return "Largest group of connected " + counts[len("size of largest group of connected "):]
+    if counts.startswith("money"):
+        return ("Most " if direction == "most" else "Least ") + counts
+    if counts.endswith(" level"):
+        return ("Highest " if direction == "most" else "Lowest ") + counts
+    return direction.capitalize() + " " + counts
+
+
+@lru_cache(maxsize=None)
+def goal_info(goal: int) -> dict:
+    """A goal tile (R8.2): name, criterion in words and the two bonuses."""
+    return {
+        "goal": int(goal),
+        "name": GOALS.names[goal],
+        "criterion": criterion_words(goal),
+        "public_bonus": int(GOALS.table[goal, GOAL_COLUMN_PUBLIC_BONUS]),
+        "private_bonus": int(GOALS.table[goal, GOAL_COLUMN_PRIVATE_BONUS]),
+    }
+
+
+def goal_summary(goal: int, private: bool = False) -> str:
+    info = goal_info(goal)
+    bonus = info["private_bonus"] if private else info["public_bonus"]
+    return f"{info['name']}: {info['criterion']} (+{bonus} population)"

@@ -1,11 +1,14 @@
 """Self-play: 2 to 4 player games where the other seats are played by a pool of earlier
-snapshots of the learner (plus Dale's procedure, compiled), as an SB3 VecEnv.
+snapshots of the learner, the greedy player and Dale's procedure, as an SB3 VecEnv.
 
-Each game gives the learner a random seat and draws every other seat's player from the
-pool at reset: with probability `dale_share` Dale's procedure (agents.DaleAgent),
-otherwise a uniformly chosen snapshot (Dale alone while the pool is empty). Snapshots
-play stochastically from their masked policy. Opponents of all games that wait on the
-same snapshot are batched into one forward pass.
+Each game draws its player count from `players` (one count or several, so one model
+learns 2, 3 and 4 players), gives the learner a random seat and draws every other
+seat's player at reset: Dale's procedure (compiled, agents.DaleAgent) with probability
+`dale_share`, the greedy player (agents.greedy) with probability `greedy_share`,
+otherwise a uniformly chosen snapshot (greedy or Dale while the pool is empty).
+Snapshots play stochastically from their masked policy; opponents of all games that
+wait on the same snapshot are batched into one forward pass. Every seat keeps its own
+private goal (R3.6): the learner learns that decision too.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
+from agents.greedy import DEFAULT_MONEY_WEIGHT, greedy_action
 from suburbia_env import action_space as a
 from suburbia_env import state_layout as s
 from suburbia_env.constants import MODE_STANDARD
@@ -31,16 +35,27 @@ from suburbia_env.rng import seed_words
 from suburbia_env.tile_data import GOALS, TILES
 from suburbia_env.turn import apply_legal_action
 
+DALE_SEAT_POLICY = -1
+GREEDY_SEAT_POLICY = -2
+"""seat_policies entries that are not pool snapshots (those are indices >= 0)."""
+
 
 class SelfPlayVecEnv(VecEnv):
-    def __init__(self, num_envs: int = 64, players: int = 2, edition: str = "2nd",
-                 reward: str = "margin", population_shaping: float = 0.0, pool_size: int = 5,
-                 dale_share: float = 0.2, seed: int = 0):
-        if players not in (2, 3, 4):
+    def __init__(self, num_envs: int = 64, players: int | tuple[int, ...] = 2,
+                 edition: str = "2nd", reward: str = "margin", population_shaping: float = 0.0,
+                 pool_size: int = 5, dale_share: float = 0.2, greedy_share: float = 0.0,
+                 seed: int = 0):
+        counts = (players,) if isinstance(players, (int, np.integer)) else tuple(players)
+        if not counts or any(count not in (2, 3, 4) for count in counts):
             raise ValueError(f"self-play seats 2 to 4 players, not {players}")
+        if not (0 <= dale_share and 0 <= greedy_share and dale_share + greedy_share <= 1):
+            raise ValueError(f"dale_share and greedy_share must be shares adding up to at "
+                             f"most 1, not {dale_share} and {greedy_share}")
         super().__init__(num_envs, observation_spaces("flat"), gym.spaces.Discrete(a.NUM_ACTIONS))
-        self.players = players
-        self.edition = GameConfig(players, "standard", edition).edition_id
+        self.player_counts = tuple(int(count) for count in counts)
+        self.players = np.full(num_envs, self.player_counts[0], dtype=np.int32)
+        self.edition = GameConfig(self.player_counts[0], "standard", edition).edition_id
+        self.greedy_share = greedy_share
         self.reward_scheme = REWARD_NAMES.index(reward)
         self.population_shaping = population_shaping
         self.pool_size = pool_size
@@ -87,20 +102,32 @@ class SelfPlayVecEnv(VecEnv):
 
     # Games ----------------------------------------------------------------------------------
 
+    def _seat_policy(self) -> int:
+        """Who plays an opponent seat: a pool index, or DALE/GREEDY_SEAT_POLICY."""
+        draw = self.generator.random()
+        if draw < self.dale_share:
+            return DALE_SEAT_POLICY
+        if draw < self.dale_share + self.greedy_share:
+            return GREEDY_SEAT_POLICY
+        if self.pool:
+            return int(self.generator.integers(len(self.pool)))
+        return GREEDY_SEAT_POLICY if self.greedy_share > 0 else DALE_SEAT_POLICY
+
     def _new_game(self, index: int) -> None:
-        self.learners[index] = self.generator.integers(self.players)
-        for seat in range(self.players):
+        players = int(self.generator.choice(self.player_counts))
+        self.players[index] = players
+        self.learners[index] = self.generator.integers(players)
+        self.seat_policies[index] = -1
+        for seat in range(players):
             if seat == self.learners[index]:
                 continue
-            if not self.pool or self.generator.random() < self.dale_share:
-                self.opponent_kinds[index, seat] = OPPONENT_DALE
-                self.seat_policies[index, seat] = -1
-            else:
-                self.opponent_kinds[index, seat] = OPPONENT_EXTERNAL
-                self.seat_policies[index, seat] = self.generator.integers(len(self.pool))
+            policy = self._seat_policy()
+            self.seat_policies[index, seat] = policy
+            self.opponent_kinds[index, seat] = (OPPONENT_DALE if policy == DALE_SEAT_POLICY
+                                                else OPPONENT_EXTERNAL)
         game_seed = seed_words(int(self.generator.integers(2**62)))[0]
-        env_reset(self.states[index], TILES.table, GOALS.table, TILES.basic_kinds, self.players,
-                  MODE_STANDARD, self.edition, 1, game_seed, self.learners[index],
+        env_reset(self.states[index], TILES.table, GOALS.table, TILES.basic_kinds, players,
+                  MODE_STANDARD, self.edition, 0, game_seed, self.learners[index],
                   self.opponent_kinds[index], self.rng_words[index], self.observations[index],
                   self.encoded[index], self.masks[index], self._actions_buffer, self._log)
 
@@ -114,15 +141,8 @@ class SelfPlayVecEnv(VecEnv):
                 seat = self.states[index, s.CURRENT_PLAYER]
                 groups.setdefault(int(self.seat_policies[index, seat]), []).append(index)
             for policy_index, members in groups.items():
-                observations = np.zeros((len(members), OBSERVATION_SIZE), dtype=np.float32)
-                masks = np.zeros((len(members), a.NUM_ACTIONS), dtype=np.bool_)
-                for row, index in enumerate(members):
-                    seat = self.states[index, s.CURRENT_PLAYER]
-                    encode_observation(self.states[index], TILES.table, seat, observations[row])
-                    legal_action_mask(self.states[index], TILES.table, TILES.basic_kinds,
-                                      masks[row], self._actions_buffer)
-                actions, _ = self.pool[policy_index].predict(observations, action_masks=masks,
-                                                             deterministic=False)
+                actions = (self._greedy_actions(members) if policy_index == GREEDY_SEAT_POLICY
+                           else self._snapshot_actions(policy_index, members))
                 for row, index in enumerate(members):
                     apply_legal_action(self.states[index], TILES.table, GOALS.table,
                                        TILES.basic_kinds, int(actions[row]), self._log)
@@ -132,6 +152,24 @@ class SelfPlayVecEnv(VecEnv):
                                    self.masks[index], self._actions_buffer, self._log)
             waiting = [index for index in waiting if not self.states[index, s.GAME_OVER]
                        and self.states[index, s.CURRENT_PLAYER] != self.learners[index]]
+
+    def _snapshot_actions(self, policy_index: int, members: list[int]) -> np.ndarray:
+        observations = np.zeros((len(members), OBSERVATION_SIZE), dtype=np.float32)
+        masks = np.zeros((len(members), a.NUM_ACTIONS), dtype=np.bool_)
+        for row, index in enumerate(members):
+            seat = self.states[index, s.CURRENT_PLAYER]
+            encode_observation(self.states[index], TILES.table, seat, observations[row])
+            legal_action_mask(self.states[index], TILES.table, TILES.basic_kinds, masks[row],
+                              self._actions_buffer)
+        actions, _ = self.pool[policy_index].predict(observations, action_masks=masks,
+                                                     deterministic=False)
+        return actions
+
+    def _greedy_actions(self, members: list[int]) -> list[int]:
+        mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+        return [int(greedy_action(self.states[index], TILES.table, GOALS.table,
+                                  TILES.basic_kinds, DEFAULT_MONEY_WEIGHT, mask,
+                                  self._actions_buffer)) for index in members]
 
     def _finish(self, index: int, population_before: int) -> tuple[float, int]:
         return finish_learner_step(self.states[index], TILES.table, TILES.basic_kinds,

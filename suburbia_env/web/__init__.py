@@ -1,0 +1,44 @@
+"""Play, watch and replay Suburbia in a browser: `suburbia serve` (extra `[web]`).
+
+Design
+======
+
+- **Thin server, rules in the engine.** The server turns `Game` calls into JSON views:
+  `Game.legal_action_mask()` (through `legal_actions`) says which market tiles, basic
+  tiles, cells, investments, discards and goals the page lights up; `Game.apply` plays;
+  `describe_events` words the log; `Game.final_scores` breaks the scoring down. Neither
+  the server nor the page's script knows a rule.
+- **One drawing.** The board is `drawing.table_svg`, the same SVG that `suburbia render
+  --svg/--png` writes and the `rgb_array` render mode rasterises. Its elements carry
+  data attributes (`data-slot`, `data-basic`, `data-cell`) that the page's script makes
+  clickable; tile effects on hover come from `tile_text` (words made once, in Python).
+- **Hidden information (R10.2).** A person's seat is bound to a secret token handed only
+  to the browser that created or joined it (header `X-Seat-Token`). A view is built for
+  one viewer: the viewer's own drawn goals and private goal, nobody else's; the log says
+  "keep a private goal" for the others; the seed (which would tell the stacks) is shown
+  only when the game is over or when the creator typed it; the stack order is never
+  sent. Only when the game is over, or when nobody at the table is a person (a watched
+  all-bot game), is everything shown and the plain state and record offered.
+- **Saving.** The state JSON (`Game.to_json()`) holds the stack order and every goal,
+  so "save" gives the browser a *sealed* file (sealing.py): the state, how the game was
+  set up and the decisions taken, encrypted and authenticated (Fernet) with a key kept
+  in the user's configuration folder, in a JSON envelope naming its format and version.
+  Only this server opens it again; a changed or foreign file is refused. A game of
+  several people is saved once it is over (a sealed file loaded by one of them would
+  show him the others' goals). Plain states (`suburbia-state`) and records
+  (`suburbia-record`, opened as replays) load too.
+- **Bots off the request path.** Each game with an agent has a worker thread; the agent
+  thinks on a copy of the game and its answer is applied only if nothing changed
+  meanwhile. The page follows by long polling and shows a bot's waiting (the chosen
+  pace), loading and thinking time as such. Clicks answer within 100 ms.
+- **Undo** (one person against bots) sets the game up again from its seed, or from the
+  loaded state, and replays the decisions before the person's last one.
+- **Bounds.** Unguessable ids and tokens; pydantic bodies (unknown fields refused,
+  strict types); request bodies of at most 1 MiB; at most 20 games and replays per client
+  address and 200 in all (429 beyond); 5,000 decisions per record; idle games dropped
+  after 2 hours; model files only from the served model folders.
+"""
+
+from .app import Settings, create_app
+
+__all__ = ["Settings", "create_app"]

@@ -1,0 +1,503 @@
+"""The FastAPI application of `suburbia serve`: JSON API, page and static files.
+
+Every request body is a pydantic model that forbids unknown fields and takes strict
+types; a malformed request gets a 4xx answer `{"error": "...", ...}` naming the field
+at fault, never a 500 and never a change to a game. A person's seat is bound to a secret
+token (header `X-Seat-Token`) handed only to the browser that created or joined it; a
+request without it sees what a watcher sees. See `suburbia_env/web/__init__.py` for the
+design and `sessions.py` for the games themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Annotated, Literal
+
+from fastapi import FastAPI, Header, Path as PathParam, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from starlette.concurrency import run_in_threadpool
+
+from .. import action_space as a
+from ..errors import SuburbiaError
+from ..game import GameConfig
+from ..serialization import game_from_dict
+from ..tile_text import tile_catalog
+from .sealing import SealError, Sealer, default_secret_file, load_or_create_key
+from .sessions import (MAX_DECISIONS, GameSession, Limits, ReplaySession, Seat, Store,
+                       WebError, check_model_path)
+
+MAX_SEED = 2**63 - 1
+POLL_SECONDS = 20.0
+SessionId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
+Token = Annotated[str | None, Header(alias="X-Seat-Token", max_length=128)]
+MODEL_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
+SEARCH_KINDS = ("ppo-search", "ppo-rollout")
+
+
+@dataclass
+class Settings:
+    """What `create_app` is configured with (the options of `suburbia serve`)."""
+
+    limits: Limits = field(default_factory=Limits)
+    model_dirs: list[Path] = field(default_factory=lambda: [Path("models")])
+    secret_file: Path | None = None
+    default_delay_ms: int = 700
+
+
+# Request bodies ----------------------------------------------------------------------------
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SeatIn(_Body):
+    kind: Literal["person", "agent"]
+    agent: str | None = Field(None, min_length=1, max_length=300,
+                              description="agent spec (agents.registry), for kind 'agent'")
+
+
+class NewGameIn(_Body):
+    mode: Literal["standard", "solitary", "dale"] = "dale"
+    players: StrictInt = Field(1, ge=1, le=4)
+    edition: Literal["2nd", "1st"] = "2nd"
+    seed: StrictInt | None = Field(None, ge=0, le=MAX_SEED, description="null: random")
+    seats: list[SeatIn] = Field(min_length=1, max_length=4)
+    delay_ms: StrictInt | None = Field(None, ge=0, le=10_000)
+
+
+class ActionIn(_Body):
+    action: StrictInt = Field(ge=0, le=a.NUM_ACTIONS - 1)
+    version: StrictInt | None = Field(None, ge=0)
+
+
+class BotsIn(_Body):
+    delay_ms: StrictInt | None = Field(None, ge=0, le=10_000)
+    paused: StrictBool | None = None
+    skip: StrictBool = False
+    step: StrictBool = False
+
+
+class LoadIn(_Body):
+    file: dict
+    seats: list[SeatIn] | None = Field(None, min_length=1, max_length=4)
+
+
+class ReplayIn(_Body):
+    record: dict
+
+
+# The application ---------------------------------------------------------------------------
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _error(status: int, message: str, **extra) -> JSONResponse:
+    return JSONResponse({"error": message, **extra}, status_code=status)
+
+
+class BodyLimit:
+    """ASGI middleware: 413 for a request body larger than `max_bytes` (declared or sent)."""
+
+    def __init__(self, app, max_bytes: int):
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length")
+        message = (f"the request body is larger than {self.max_bytes} bytes, the most this "
+                   f"server reads")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            return await _send_error(send, 413, message)
+        received = 0
+        started = False
+
+        async def limited_receive():
+            nonlocal received
+            event = await receive()
+            if event["type"] == "http.request":
+                received += len(event.get("body", b""))
+                if received > self.max_bytes:
+                    raise _TooLarge()
+            return event
+
+        async def tracking_send(event):
+            nonlocal started
+            if event["type"] == "http.response.start":
+                started = True
+            await send(event)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await _send_error(send, 413, message)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _send_error(send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _validation_message(errors: list) -> str:
+    parts = []
+    for error in errors[:5]:
+        where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
+        parts.append(f"{where or 'body'}: {error.get('msg', 'invalid')}")
+    return "; ".join(parts) or "malformed request"
+
+
+def warm_up() -> None:
+    """Play a little of each mode once, so that the engine's compiled kernels are loaded
+    (or compiled) before the first click rather than during it."""
+    from ..game import Game
+    from ..serialization import game_from_json, replay_record
+    from .sessions import legal_choices
+    for players, mode in ((1, "dale"), (2, "standard"), (1, "solitary")):
+        game = Game(players, mode, "2nd", 0)
+        for _ in range(6):
+            if game.is_over:
+                break
+            legal_choices(game)
+            number = int(game.legal_actions()[-1])
+            game.is_legal(number)
+            game.apply(number)
+        replay_record(game.record())
+        game_from_json(game.to_json())
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    secret_file = settings.secret_file or default_secret_file()
+    sealer = Sealer(load_or_create_key(secret_file))
+    store = Store(settings.limits)
+    model_dirs = [Path(d) for d in settings.model_dirs]
+
+    @asynccontextmanager
+    async def lifespan(app):
+        await run_in_threadpool(warm_up)  # before the first request, not during it
+        yield
+        store.close_all()
+
+    app = FastAPI(title="Suburbia", version="1", docs_url="/api/docs", redoc_url=None,
+                  lifespan=lifespan)
+    app.state.store = store
+    app.state.settings = settings
+    app.add_middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes)
+    static = resources.files("suburbia_env").joinpath("web", "static")
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+
+    @app.exception_handler(WebError)
+    async def web_error(request, error: WebError):
+        return _error(error.status, str(error))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request, error: RequestValidationError):
+        details = [{"loc": list(e.get("loc", ())), "msg": e.get("msg"), "type": e.get("type")}
+                   for e in error.errors()[:20]]
+        return _error(422, _validation_message(error.errors()), detail=details)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request, error: Exception):  # a bug: say so, keep the game
+        return _error(500, f"internal error ({type(error).__name__}); the game is unchanged")
+
+    # Agents --------------------------------------------------------------------------------
+
+    def models() -> list[str]:
+        found = []
+        for folder in model_dirs:
+            if folder.is_dir():
+                for path in sorted(folder.rglob("*.zip")):
+                    try:
+                        found.append(str(path.relative_to(Path.cwd())))
+                    except ValueError:
+                        found.append(str(path))
+        return found[:50]
+
+    def check_agent(spec: str, mode: str) -> str:
+        """The spec as the worker will build it; 422 when it names no usable agent."""
+        from agents.registry import make_agent
+        text = spec.strip()
+        kind, separator, arguments = text.partition(":")
+        kind = kind.lower()
+        if kind in MODEL_KINDS and separator:
+            path_text, *rest = arguments.split(",")
+            path = check_model_path(path_text.strip(), model_dirs)
+            if kind in SEARCH_KINDS and mode == "standard":
+                raise WebError(422, f"agent {text!r}: the search agents play Dale and Solitary "
+                                    f"games only, not {mode!r}")
+            return ":".join([kind, ",".join([str(path)] + [r.strip() for r in rest])])
+        try:
+            agent = make_agent(text, seed=0)
+            agent.check_mode(mode)
+        except (SuburbiaError, ValueError, FileNotFoundError) as error:
+            raise WebError(422, f"agent {text!r}: {error}") from None
+        return text
+
+    def agent_factory(spec: str, seed: int, seat: int, mode: str):
+        from agents.registry import make_agent
+        from agents.tournament import agent_seed
+        agent = make_agent(spec, seed=agent_seed(seed, seat))
+        agent.check_mode(mode)
+        return agent
+
+    def build_seats(mode: str, players: int, seats_in: list[SeatIn]) -> list[Seat]:
+        if len(seats_in) != players:
+            raise WebError(422, f"seats: {len(seats_in)} seat(s) given for {players} player(s); "
+                                f"give one per player")
+        seats = []
+        for number, seat in enumerate(seats_in):
+            if seat.kind == "person":
+                if seat.agent is not None:
+                    raise WebError(422, f"seats.{number}: a person's seat takes no agent")
+                seats.append(Seat(number, None, f"Player {number}"))
+            else:
+                if seat.agent is None:
+                    raise WebError(422, f"seats.{number}: an agent seat needs an agent spec, "
+                                        f"e.g. 'greedy'")
+                spec = check_agent(seat.agent, mode)
+                short = seat.agent.strip()
+                seats.append(Seat(number, spec, f"Player {number} · {short}"[:60]))
+        return seats
+
+    def tokens_answer(session: GameSession) -> dict:
+        by_seat = {seat: token for token, seat in session.tokens.items()}
+        humans = sorted(by_seat)
+        answer = {"kind": "game", "id": session.id, "owner_token": session.owner_token,
+                  "seat": humans[0] if humans else None,
+                  "token": by_seat[humans[0]] if humans else session.owner_token,
+                  "join": {str(seat): by_seat[seat] for seat in humans[1:]}}
+        return answer
+
+    def new_session(client: str, **kwargs) -> GameSession:
+        store.check_room(client)
+        try:
+            session = GameSession(client=client, agent_factory=agent_factory, **kwargs)
+        except (SuburbiaError, ValueError) as error:
+            raise WebError(422, str(error)) from None
+        store.add(session)
+        return session
+
+    # Routes ----------------------------------------------------------------------------------
+
+    @app.get("/", include_in_schema=False)
+    def index():
+        return FileResponse(str(static.joinpath("index.html")), media_type="text/html")
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon():
+        return Response(status_code=204)
+
+    @app.get("/api/options")
+    def options():
+        found = models()
+        specs = ["greedy", "dale", "random"] + [f"ppo:{m}" for m in found] + \
+            [f"ppo-sample:{m}" for m in found] + [f"ppo-rollout:{m}" for m in found] + \
+            [f"ppo-search:{m}" for m in found]
+        return {"modes": {"dale": {"players": [1]}, "solitary": {"players": [1]},
+                          "standard": {"players": [2, 3, 4]}},
+                "editions": ["2nd", "1st"], "agents": specs, "models": found,
+                "search_kinds": list(SEARCH_KINDS), "default_delay_ms": settings.default_delay_ms,
+                "limits": {"max_per_client": settings.limits.max_per_client,
+                           "max_body_bytes": settings.limits.max_body_bytes,
+                           "idle_minutes": settings.limits.idle_seconds / 60}}
+
+    @app.get("/api/tiles")
+    def tiles():
+        return {"tiles": tile_catalog()}
+
+    @app.post("/api/games", status_code=201)
+    def create_game(body: NewGameIn, request: Request):
+        players = body.players
+        try:
+            GameConfig(players, body.mode, body.edition)
+        except SuburbiaError as error:
+            raise WebError(422, f"players: {error}") from None
+        seats = build_seats(body.mode, players, body.seats)
+        seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
+        session = new_session(_client(request), mode=body.mode, players=players,
+                              edition=body.edition, seed=seed, seed_chosen=body.seed is not None,
+                              seats=seats, delay_ms=body.delay_ms if body.delay_ms is not None
+                              else settings.default_delay_ms)
+        return tokens_answer(session)
+
+    @app.get("/api/games/{game_id}")
+    async def game_view(game_id: SessionId, token: Token = None,
+                        since_version: Annotated[int | None, Query(ge=0)] = None,
+                        log_since: Annotated[int, Query(ge=0, le=MAX_DECISIONS)] = 0):
+        """The game as the token's seat sees it. With `since_version` equal to the current
+        version the answer waits (up to 20 s) for a change: the page's long poll."""
+        session: GameSession = store.get(game_id, "game")
+        viewer = session.seat_of(token)
+        if since_version is not None:
+            await session.notifier.wait(POLL_SECONDS, lambda: session.version == since_version)
+            store.get(game_id, "game")  # still there, and seen
+        return await run_in_threadpool(session.view, viewer, log_since)
+
+    @app.post("/api/games/{game_id}/actions")
+    def play(game_id: SessionId, body: ActionIn, token: Token = None,
+             log_since: Annotated[int, Query(ge=0, le=MAX_DECISIONS)] = 0):
+        session: GameSession = store.get(game_id, "game")
+        viewer = session.seat_of(token)
+        session.play(viewer, body.action, body.version)
+        return session.view(viewer, log_since)
+
+    @app.post("/api/games/{game_id}/undo")
+    def undo(game_id: SessionId, token: Token = None):
+        session: GameSession = store.get(game_id, "game")
+        viewer = session.seat_of(token)
+        session.undo(viewer)
+        return session.view(viewer, 0)
+
+    @app.post("/api/games/{game_id}/bots")
+    def bots(game_id: SessionId, body: BotsIn, token: Token = None):
+        session: GameSession = store.get(game_id, "game")
+        if not session.is_member(token):
+            raise WebError(403, "only a seat of this game (or its creator) sets the bots")
+        session.set_bots(body.delay_ms, body.paused, body.skip, body.step)
+        return {"ok": True, "version": session.version}
+
+    @app.post("/api/games/{game_id}/save")
+    def save(game_id: SessionId, token: Token = None):
+        session: GameSession = store.get(game_id, "game")
+        viewer = session.seat_of(token)
+        if not session.is_member(token):
+            raise WebError(403, "only a seat of this game (or its creator) can save it")
+        if viewer is None and session.humans:
+            raise WebError(403, "save from a person's seat")
+        if len(session.humans) > 1 and not session.game.is_over:
+            raise WebError(409, "a game of several people is saved when it is over: a sealed "
+                                "file loaded by one of them would show him the others' goals")
+        payload = session.save_payload()
+        payload["saved_by"] = viewer
+        envelope = sealer.seal(payload)
+        return Response(json.dumps(envelope), media_type="application/json",
+                        headers={"Content-Disposition":
+                                 'attachment; filename="suburbia-game.sealed.json"'})
+
+    def plain(session: GameSession) -> None:
+        if not session.reveal_for(None):
+            raise WebError(403, "the plain state and record tell the hidden stacks and goals "
+                                "(R10.2): they are offered once the game is over (save a "
+                                "sealed game meanwhile)")
+
+    @app.get("/api/games/{game_id}/record")
+    def record(game_id: SessionId):
+        session: GameSession = store.get(game_id, "game")
+        plain(session)
+        return session.record()
+
+    @app.get("/api/games/{game_id}/state")
+    def state(game_id: SessionId):
+        session: GameSession = store.get(game_id, "game")
+        plain(session)
+        with session.lock:
+            text = session.game.to_json()
+        return Response(text, media_type="application/json")
+
+    @app.post("/api/games/{game_id}/replay", status_code=201)
+    def replay_game(game_id: SessionId, request: Request):
+        session: GameSession = store.get(game_id, "game")
+        plain(session)
+        store.check_room(_client(request))
+        replay = ReplaySession(session.record(), _client(request))
+        store.add(replay)
+        return {"kind": "replay", "id": replay.id, "total": replay.total}
+
+    @app.delete("/api/games/{game_id}")
+    def delete_game(game_id: SessionId, token: Token = None):
+        session: GameSession = store.get(game_id, "game")
+        if not session.is_member(token):
+            raise WebError(403, "only a seat of this game (or its creator) can delete it")
+        store.remove(game_id)
+        return {"ok": True}
+
+    @app.post("/api/load", status_code=201)
+    def load(body: LoadIn, request: Request):
+        """A sealed game (continued with its seats), a plain state (continued with the
+        seats given) or a game record (opened as a replay)."""
+        data = body.file
+        client = _client(request)
+        kind = data.get("format")
+        if kind == "suburbia-record":
+            store.check_room(client)
+            replay = ReplaySession(data, client)
+            store.add(replay)
+            return {"kind": "replay", "id": replay.id, "total": replay.total}
+        if kind == "suburbia-sealed-game":
+            try:
+                payload = sealer.open(data)
+            except SealError as error:
+                raise WebError(422, f"cannot open this sealed game: {error}") from None
+            seats = [Seat(int(s["seat"]), s["agent"], str(s["label"])) for s in payload["seats"]]
+            session = new_session(client, mode=payload["mode"], players=payload["players"],
+                                  edition=payload["edition"], seed=payload["seed"],
+                                  seed_chosen=payload["seed_chosen"], seats=seats,
+                                  base_state=payload["base_state"], actions=payload["actions"],
+                                  deciders=payload["deciders"], delay_ms=payload["delay_ms"])
+            if session.game.to_json() != payload["state"]:
+                store.remove(session.id)
+                raise WebError(422, "the sealed game does not replay to its saved state")
+            return tokens_answer(session)
+        if kind == "suburbia-state":
+            try:
+                game = game_from_dict(data)
+            except SuburbiaError as error:
+                raise WebError(422, f"not a loadable state: {error}") from None
+            if game.is_over:
+                raise WebError(422, "this state is of a finished game: nothing to play (open "
+                                    "its record to replay it)")
+            config = game.config
+            seats_in = body.seats or [SeatIn(kind="person")] + [
+                SeatIn(kind="agent", agent="greedy") for _ in range(config.players - 1)]
+            seats = build_seats(config.mode, config.players, seats_in)
+            session = new_session(client, mode=config.mode, players=config.players,
+                                  edition=config.edition,
+                                  seed=game.seed if game.seed is not None else 0,
+                                  seed_chosen=True, seats=seats, base_state=game.to_json(),
+                                  delay_ms=settings.default_delay_ms)
+            return tokens_answer(session)
+        raise WebError(422, "file.format: expected 'suburbia-sealed-game' (a saved game), "
+                            "'suburbia-state' or 'suburbia-record'")
+
+    @app.post("/api/replays", status_code=201)
+    def new_replay(body: ReplayIn, request: Request):
+        client = _client(request)
+        store.check_room(client)
+        replay = ReplaySession(body.record, client)
+        store.add(replay)
+        return {"kind": "replay", "id": replay.id, "total": replay.total}
+
+    @app.get("/api/replays/{replay_id}")
+    def replay_view(replay_id: SessionId,
+                    step: Annotated[int, Query(ge=0, le=MAX_DECISIONS)] = 0):
+        replay: ReplaySession = store.get(replay_id, "replay")
+        return replay.view(step)
+
+    @app.get("/api/replays/{replay_id}/record")
+    def replay_record_download(replay_id: SessionId):
+        return store.get(replay_id, "replay").record
+
+    @app.delete("/api/replays/{replay_id}")
+    def delete_replay(replay_id: SessionId):
+        store.get(replay_id, "replay")
+        store.remove(replay_id)
+        return {"ok": True}
+
+    return app

@@ -1,0 +1,59 @@
+"""`suburbia serve`: the web application under uvicorn, on 127.0.0.1 by default."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from pathlib import Path
+
+from .app import Settings, create_app
+from .sessions import Limits
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def settings_from_arguments(args) -> Settings:
+    for name in ("max_games", "max_games_per_client"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
+    if not args.idle_minutes > 0:
+        raise ValueError("--idle-minutes must be positive")
+    return Settings(limits=Limits(max_sessions=args.max_games,
+                                  max_per_client=args.max_games_per_client,
+                                  idle_seconds=args.idle_minutes * 60),
+                    model_dirs=list(args.models or [Path("models")]),
+                    secret_file=args.secret_file)
+
+
+def run_server(args, stdout=sys.stdout) -> int:
+    import uvicorn
+    from ..cli import CliError
+    try:
+        settings = settings_from_arguments(args)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    if not 0 <= args.port <= 65535:
+        raise CliError("--port must be 0..65535")
+    port = args.port or free_port(args.host if _is_loopback(args.host) else "127.0.0.1")
+    if not _is_loopback(args.host):
+        print(f"warning: listening on {args.host}, not only this machine: anyone who can "
+              f"reach it can start games", file=sys.stderr)
+    app = create_app(settings)
+    print(f"Suburbia is served at http://{args.host}:{port}/  (Ctrl-C stops it)", file=stdout,
+          flush=True)
+    uvicorn.run(app, host=args.host, port=port, log_level="warning", access_log=False)
+    return 0

@@ -1,0 +1,715 @@
+"""Games and replays held by the web server, each behind an unguessable id.
+
+A `GameSession` wraps one `Game` with who sits where (a person or an agent spec per
+deciding seat), the secret seat tokens, the decisions taken (action numbers and the seat
+that took each), the event log in words and the bots' worker thread. It holds no rule:
+legality, effects and scoring are the engine's (`Game.apply`, `Game.legal_action_mask`,
+`Game.final_scores`); this module only calls it and turns the answers into JSON views
+for one viewer at a time, leaving out what R10.2 hides from that viewer.
+
+Bots move on their own thread, never on a request's: the worker copies the game, lets the
+agent think on the copy outside the lock, and applies the answer only if nothing changed
+meanwhile (an undo, say). The page learns of each change by a long poll (`Notifier`).
+
+`Store` keeps the sessions apart by id and bounds what they hold: games and replays in
+all and per client address, idle expiry, decisions per game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import action_space as a
+from .. import state_layout as s
+from ..drawing import seat_name, table_svg
+from ..errors import SuburbiaError
+from ..game import Game
+from ..hex_grid import NUM_CELLS
+from ..render import describe_events
+from ..serialization import game_from_json, replay_record
+from ..tile_text import goal_info
+
+DALE_SEAT = 1
+MAX_DECISIONS = 5000
+"""Decisions one game or replay may hold (a 4-player game takes about 150)."""
+MAX_LOG_SENT = 400
+"""Log entries sent in one view at most (the page asks for the ones it has not seen)."""
+
+
+class WebError(Exception):
+    """A request the server refuses; `status` is the HTTP status, the message says why."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def new_id() -> str:
+    return secrets.token_urlsafe(16)
+
+
+# Seats ------------------------------------------------------------------------------------
+
+@dataclass
+class Seat:
+    """A deciding seat: a person (agent is None) or an agent spec."""
+
+    seat: int
+    agent: str | None
+    label: str
+
+    @property
+    def human(self) -> bool:
+        return self.agent is None
+
+    def to_dict(self) -> dict:
+        return {"seat": self.seat, "agent": self.agent, "label": self.label}
+
+
+def seat_labels(mode: str, seats: list[Seat]) -> dict[int, str]:
+    labels = {seat.seat: seat.label for seat in seats}
+    if mode == "dale":
+        labels[DALE_SEAT] = "Dale"
+    return labels
+
+
+# Decoding action numbers (the layout of action_space.py, not rules) -------------------------
+
+def decode_action(number: int) -> tuple[str, dict]:
+    """(verb, fields) of an action number: slot, cell, basic or option."""
+    if number < a.LAKE:
+        slot, cell = divmod(number - a.BUY, NUM_CELLS)
+        return "buy", {"slot": slot, "cell": cell}
+    if number < a.BASIC:
+        slot, cell = divmod(number - a.LAKE, NUM_CELLS)
+        return "lake", {"slot": slot, "cell": cell}
+    if number < a.INVEST:
+        basic, cell = divmod(number - a.BASIC, NUM_CELLS)
+        return "basic", {"basic": basic, "cell": cell}
+    if number < a.DISCARD:
+        return "invest", {"cell": number - a.INVEST}
+    if number < a.REMOVE:
+        return "discard", {"slot": number - a.DISCARD}
+    if number < a.KEEP_GOAL:
+        return "remove", {"slot": number - a.REMOVE}
+    if number < a.PASS:
+        return "keep", {"option": number - a.KEEP_GOAL}
+    return "pass", {}
+
+
+def legal_choices(game: Game) -> dict:
+    """The engine's legal actions, grouped for clicking: buy/lake by slot and basic by
+    tile, each a map cell -> action number; invest cell -> number; discard/remove slot ->
+    number; keep option -> number; pass -> number or null."""
+    choices = {"buy": {}, "lake": {}, "basic": {}, "invest": {}, "discard": {}, "remove": {},
+               "keep": {}, "pass": None}
+    for number in game.legal_actions():
+        number = int(number)
+        verb, fields = decode_action(number)
+        if verb in ("buy", "lake"):
+            choices[verb].setdefault(str(fields["slot"]), {})[str(fields["cell"])] = number
+        elif verb == "basic":
+            choices[verb].setdefault(str(fields["basic"]), {})[str(fields["cell"])] = number
+        elif verb == "invest":
+            choices[verb][str(fields["cell"])] = number
+        elif verb in ("discard", "remove"):
+            choices[verb][str(fields["slot"])] = number
+        elif verb == "keep":
+            choices[verb][str(fields["option"])] = number
+        else:
+            choices["pass"] = number
+    return choices
+
+
+# Long polling -------------------------------------------------------------------------------
+
+class Notifier:
+    """Wakes the requests waiting for a change (asyncio futures, set from any thread)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = []
+
+    async def wait(self, timeout: float, unchanged) -> None:
+        """Wait up to `timeout` seconds for `notify`, if `unchanged()` still holds once this
+        waiter is registered (so that a change in between is never missed)."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        with self._lock:
+            self._waiters.append((loop, future))
+        try:
+            if unchanged():
+                await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            with self._lock:
+                if (loop, future) in self._waiters:
+                    self._waiters.remove((loop, future))
+
+    def notify(self) -> None:
+        with self._lock:
+            waiters, self._waiters = self._waiters, []
+        for loop, future in waiters:
+            loop.call_soon_threadsafe(_resolve, future)
+
+    @property
+    def waiting(self) -> int:
+        with self._lock:
+            return len(self._waiters)
+
+
+def _resolve(future: asyncio.Future) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+# Games -------------------------------------------------------------------------------------
+
+@dataclass
+class LogEntry:
+    number: int
+    round: int
+    seat: int
+    public: str
+    private: str
+    lines: list[str]
+
+    def for_viewer(self, viewer: int | None, reveal: bool, label: str) -> dict:
+        action = self.private if (reveal or viewer == self.seat) else self.public
+        return {"n": self.number, "round": self.round + 1, "seat": self.seat, "who": label,
+                "action": action, "lines": self.lines}
+
+
+def _public_action_text(text: str) -> str:
+    """The action as every player may read it: which goal was kept is hidden (R10.2)."""
+    return "keep a private goal" if text.startswith("keep ") else text
+
+
+@dataclass
+class BotStatus:
+    delay_ms: int = 700
+    paused: bool = False
+    fast_forward: bool = False
+    steps: int = 0  # moves allowed while paused ("step")
+    phase: str = "idle"  # idle, waiting (the chosen pace), loading (an agent), thinking
+    seat: int | None = None
+    since: float = 0.0
+    error: str | None = None
+
+
+class GameSession:
+    """One game: seats, tokens, decisions, log, bots (see the module docstring)."""
+
+    def __init__(self, *, mode: str, players: int, edition: str, seed: int,
+                 seed_chosen: bool, seats: list[Seat], client: str, agent_factory,
+                 base_state: str | None = None, actions: list[int] | None = None,
+                 deciders: list[int] | None = None, delay_ms: int = 700):
+        self.id = new_id()
+        self.kind = "game"
+        self.client = client
+        self.mode, self.players, self.edition = mode, players, edition
+        self.seed, self.seed_chosen = seed, seed_chosen
+        self.seats = seats
+        self.labels = seat_labels(mode, seats)
+        self.base_state = base_state  # a loaded state's JSON; None: set up from the seed
+        self.tokens = {new_token(): seat.seat for seat in seats if seat.human}
+        self.owner_token = new_token()
+        self.created = self.last_seen = time.monotonic()
+        self.lock = threading.RLock()
+        self.changed = threading.Condition(self.lock)
+        self.notifier = Notifier()
+        self.version = 0
+        self.bots = BotStatus(delay_ms=delay_ms)
+        self._agent_factory = agent_factory
+        self._agents: dict[int, object] = {}
+        self._svg_cache: dict[tuple, str] = {}
+        self.closed = False
+        self.game = self._base_game()
+        self.actions: list[int] = []
+        self.deciders: list[int] = []
+        self.log: list[LogEntry] = []
+        for number, decider in zip(actions or [], deciders or []):
+            if self.game.current_player != decider:
+                raise WebError(422, "the saved decisions do not replay")
+            self._apply(number)
+        self.version = 1
+        self._worker = None
+        if any(not seat.human for seat in seats):
+            self._worker = threading.Thread(target=self._bot_loop, name=f"bots-{self.id[:6]}",
+                                            daemon=True)
+            self._worker.start()
+
+    # Who is asking -------------------------------------------------------------------------
+
+    @property
+    def humans(self) -> list[int]:
+        return [seat.seat for seat in self.seats if seat.human]
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat of a seat token; None for the owner's token and for no token. Raises
+        403 for a token that is not one of this game's."""
+        if token is None:
+            return None
+        for known, seat in self.tokens.items():
+            if secrets.compare_digest(known, token):
+                return seat
+        if secrets.compare_digest(self.owner_token, token):
+            return None
+        raise WebError(403, "this token is not one of this game's seats")
+
+    def is_member(self, token: str | None) -> bool:
+        if token is None:
+            return False
+        self.seat_of(token)
+        return True
+
+    def reveal_for(self, viewer: int | None) -> bool:
+        """Whether a viewer may see everything: the game is over, or nobody at the table is
+        a person (a watched all-bot game). A seat never sees the others' goals before."""
+        return self.game.is_over or not self.humans
+
+    # Playing --------------------------------------------------------------------------------
+
+    def _base_game(self) -> Game:
+        if self.base_state is not None:
+            return game_from_json(self.base_state)
+        return Game(self.players, self.mode, self.edition, self.seed)
+
+    def _apply(self, number: int) -> None:
+        game = self.game
+        seat, round_number = game.current_player, game.round
+        text = game.action_to_text(number)
+        lines = game.apply(number)
+        self.actions.append(number)
+        self.deciders.append(seat)
+        self.log.append(LogEntry(len(self.actions), round_number, seat,
+                                 _public_action_text(text), text, lines))
+        self.version += 1
+        self._svg_cache.clear()
+
+    def _changed(self) -> None:
+        self.changed.notify_all()
+        self.notifier.notify()
+
+    def play(self, seat: int | None, number: int, expected_version: int | None) -> None:
+        """A person's decision; only the seat whose decision it is may take it."""
+        with self.lock:
+            game = self.game
+            if seat is None:
+                raise WebError(403, "only a person's seat token can play; this request has none")
+            if game.is_over:
+                raise WebError(409, "the game is over")
+            if game.current_player != seat:
+                raise WebError(409, f"it is not your decision: "
+                                    f"{self.labels.get(game.current_player, '?')} decides now")
+            if expected_version is not None and expected_version != self.version:
+                raise WebError(409, f"the game changed meanwhile (version {self.version}, "
+                                    f"you saw {expected_version}); look again and decide")
+            if not 0 <= number < a.NUM_ACTIONS or not game.is_legal(number):
+                raise WebError(422, f"illegal action {number} "
+                                    f"({_safe_text(game, number)}): not among the legal "
+                                    f"actions of this {game.pending_decision} decision")
+            self._apply(number)
+            self.bots.fast_forward = False
+            self._changed()
+
+    def can_undo(self, seat: int | None) -> bool:
+        """Undo is for a person playing against bots only: no other person may lose a move."""
+        return (seat is not None and len(self.humans) == 1 and seat in self.deciders
+                and not self.game.is_over)
+
+    def undo(self, seat: int | None) -> None:
+        """Take back this seat's last decision and everything after it: the game is set up
+        again and the decisions before it replayed (the engine decides nothing new)."""
+        with self.lock:
+            if seat is None or len(self.humans) != 1:
+                raise WebError(409, "undo is for one person playing against bots")
+            if seat not in self.deciders:
+                raise WebError(409, "you have taken no decision to undo")
+            if self.game.is_over:
+                raise WebError(409, "the game is over: no undo after the final scoring")
+            last = max(index for index, decider in enumerate(self.deciders) if decider == seat)
+            actions = self.actions[:last]
+            self.game = self._base_game()
+            self.actions, self.deciders, self.log = [], [], []
+            for number in actions:
+                self._apply(number)
+            self.version += 1
+            self.bots.fast_forward = False
+            self.bots.error = None
+            self._changed()
+
+    def set_bots(self, delay_ms: int | None, paused: bool | None, skip: bool, step: bool) -> None:
+        with self.lock:
+            if delay_ms is not None:
+                self.bots.delay_ms = delay_ms
+            if paused is not None:
+                self.bots.paused = paused
+            if skip:
+                self.bots.fast_forward = True
+            if step:
+                self.bots.steps += 1
+            if skip or step or paused is False:
+                self.bots.error = None
+            self.version += 1
+            self._changed()
+
+    def close(self) -> None:
+        with self.lock:
+            self.closed = True
+            self._changed()
+
+    # The bots' thread ----------------------------------------------------------------------------
+
+    def _bot_to_move(self) -> Seat | None:
+        game = self.game
+        if game.is_over or self.closed or self.bots.error:
+            return None
+        seat = next((seat for seat in self.seats if seat.seat == game.current_player), None)
+        if seat is None or seat.human:
+            return None
+        if self.bots.paused and not self.bots.steps and not self.bots.fast_forward:
+            return None
+        return seat
+
+    def _bot_loop(self) -> None:
+        while True:
+            with self.lock:
+                while not self.closed and self._bot_to_move() is None:
+                    if self.game.is_over:
+                        self.bots.phase = "idle"
+                        return
+                    self.bots.phase, self.bots.seat = "idle", None
+                    self.changed.wait(timeout=30)
+                if self.closed:
+                    return
+                seat = self._bot_to_move()
+                version = self.version
+                self.bots.phase, self.bots.seat, self.bots.since = "waiting", seat.seat, time.time()
+                deadline = time.monotonic() + self.bots.delay_ms / 1000
+                while (not self.closed and self.version == version and not self.bots.fast_forward
+                       and not self.bots.steps and time.monotonic() < deadline):
+                    self.changed.wait(timeout=max(0.0, deadline - time.monotonic()))
+                if self.closed:
+                    return
+                if self.version != version or self._bot_to_move() is not seat:
+                    continue
+                copy = self.game.copy()
+                agent = self._agents.get(seat.seat)
+                self.bots.phase = "loading" if agent is None else "thinking"
+                self.bots.since = time.time()
+                self.version += 1  # the page shows the phase
+                version = self.version
+                self.notifier.notify()
+            try:
+                if agent is None:
+                    agent = self._agent_factory(seat.agent, self.seed, seat.seat, self.mode)
+                    with self.lock:
+                        self._agents[seat.seat] = agent
+                        self.bots.phase, self.bots.since = "thinking", time.time()
+                        self.notifier.notify()
+                number = copy.action_number(agent.act(copy))
+            except Exception as error:  # an agent's failure pauses the bots, never the server
+                with self.lock:
+                    self.bots.error = f"{seat.label} failed: {type(error).__name__}: {error}"
+                    self.bots.phase = "idle"
+                    self.version += 1
+                    self._changed()
+                continue
+            with self.lock:
+                if self.version != version or self.closed:
+                    continue  # undone or changed while thinking: think again
+                if not self.game.is_legal(number):
+                    self.bots.error = (f"{seat.label} answered an illegal action "
+                                       f"({_safe_text(self.game, number)})")
+                    self.version += 1
+                    self._changed()
+                    continue
+                self._apply(number)
+                if self.bots.steps:
+                    self.bots.steps -= 1
+                self.bots.phase = "idle"
+                self._changed()
+
+    # Views ---------------------------------------------------------------------------------
+
+    def svg(self, viewer: int | None, reveal: bool) -> str:
+        key = (self.version, viewer, reveal)
+        cached = self._svg_cache.get(key)
+        if cached is None:
+            order = tuple(range(self.game.num_seats))
+            if viewer is not None:
+                order = (viewer,) + tuple(seat for seat in order if seat != viewer)
+            labels = dict(self.labels)
+            if viewer is not None:
+                labels[viewer] = labels[viewer] + " (you)"
+            cached = table_svg(self.game, viewer=viewer, labels=labels, reveal=reveal,
+                               seats=order, seed_shown=self.seed if reveal else None)
+            self._svg_cache[key] = cached
+        return cached
+
+    def view(self, viewer: int | None, log_since: int = 0) -> dict:
+        """What `viewer` (a seat, or None for a watcher) may see now (R10.1, R10.2)."""
+        with self.lock:
+            game = self.game
+            reveal = self.reveal_for(viewer)
+            own = viewer is not None and not game.is_over and game.current_player == viewer
+            bots = self.bots
+            thinking = None
+            if bots.phase in ("waiting", "loading", "thinking") and bots.seat is not None:
+                thinking = {"seat": bots.seat, "label": self.labels[bots.seat],
+                            "phase": bots.phase,
+                            "elapsed_ms": int((time.time() - bots.since) * 1000)}
+            log_since = max(0, min(log_since, len(self.log)))
+            entries = self.log[log_since:][-MAX_LOG_SENT:]
+            view = {
+                "kind": "game", "id": self.id, "version": self.version,
+                "mode": self.mode, "players": self.players, "edition": self.edition,
+                "seed": self.seed if (reveal or self.seed_chosen) else None,
+                "seed_note": None if (reveal or self.seed_chosen) else
+                "shown when the game is over (the seed would tell the hidden stacks, R10.2)",
+                "you": viewer, "round": game.round + 1, "over": game.is_over,
+                "current": game.current_player, "decision": game.pending_decision,
+                "seats": [{"seat": seat.seat, "label": seat.label,
+                           "kind": "person" if seat.human else "agent",
+                           "agent": seat.agent, "you": seat.seat == viewer}
+                          for seat in self.seats]
+                         + ([{"seat": DALE_SEAT, "label": "Dale", "kind": "dale", "agent": None,
+                              "you": False}] if self.mode == "dale" else []),
+                "svg": self.svg(viewer, reveal),
+                "market": game.market(),
+                "legal": legal_choices(game) if own else None,
+                "goal_options": None, "private_goal": None,
+                "log": [entry.for_viewer(viewer, reveal, self.labels.get(entry.seat, "?"))
+                        for entry in entries],
+                "log_from": len(self.log) - len(entries), "log_total": len(self.log),
+                "bots": {"delay_ms": bots.delay_ms, "paused": bots.paused,
+                         "fast_forward": bots.fast_forward, "thinking": thinking,
+                         "error": bots.error, "present": any(not x.human for x in self.seats)},
+                "scores": final_scores_view(game, self.labels) if game.is_over else None,
+                "can_undo": self.can_undo(viewer),
+                "can_save": viewer is not None and (len(self.humans) <= 1 or game.is_over)
+                or (viewer is None and not self.humans),
+                "can_download": reveal,
+            }
+            if viewer is not None:
+                base = s.player_base(viewer)
+                private = int(game.state[base + s.PRIVATE_GOAL])
+                if private >= 0:
+                    view["private_goal"] = goal_info(private)
+                elif own and game.pending_decision == "keep_goal":
+                    view["goal_options"] = [goal_info(int(goal)) for goal in
+                                            game.state[base + s.GOAL_OPTIONS:
+                                                       base + s.GOAL_OPTIONS + 2]]
+            return view
+
+    def record(self) -> dict:
+        """The game record (seed and actions); only offered when nothing is hidden."""
+        with self.lock:
+            if self.base_state is not None:
+                raise WebError(409, "this game was loaded from a state, not set up from a seed: "
+                                    "download its state instead")
+            return {"format": "suburbia-record", "version": _record_version(),
+                    "config": self.game.config.to_dict(), "seed": int(self.seed),
+                    "actions": [entry.private for entry in self.log]}
+
+    def save_payload(self) -> dict:
+        """Everything needed to continue: the state JSON, how the game was set up, the
+        decisions (for undo) and the seats."""
+        with self.lock:
+            return {"state": self.game.to_json(), "base_state": self.base_state,
+                    "mode": self.mode, "players": self.players, "edition": self.edition,
+                    "seed": self.seed, "seed_chosen": self.seed_chosen,
+                    "actions": list(self.actions), "deciders": list(self.deciders),
+                    "seats": [seat.to_dict() for seat in self.seats],
+                    "delay_ms": self.bots.delay_ms}
+
+
+def _record_version() -> int:
+    from ..serialization import RECORD_VERSION
+    return RECORD_VERSION
+
+
+def _safe_text(game: Game, number: int) -> str:
+    try:
+        text = game.action_to_text(number)
+    except SuburbiaError:
+        return "not an action"
+    return "keep a goal" if text.startswith("keep ") else text
+
+
+def final_scores_view(game: Game, labels: dict[int, str]) -> dict:
+    """The final scoring broken down (R8.2, R8.3) from `Game.final_scores`."""
+    rows = []
+    for score in game.final_scores():
+        rows.append({**score, "label": labels.get(score["player"],
+                                                  seat_name(game.config.mode, score["player"])),
+                     "goals_total": sum(score["public_goals"].values())
+                     + score["private_goal_bonus"]})
+    rank = game.solo_rank()
+    note = None
+    if game.config.mode == "dale" and rank is None:
+        note = "No ladder rank: Dale was not beaten (R9.2)"
+    return {"rows": rows, "public_goals": game.public_goals, "solo_rank": rank, "note": note,
+            "winners": [labels.get(p, seat_name(game.config.mode, p)) for p in game.winners]}
+
+
+# Replays ----------------------------------------------------------------------------------------
+
+class ReplaySession:
+    """A game record replayed once, every position kept, to be stepped both ways."""
+
+    def __init__(self, record: dict, client: str):
+        self.id = new_id()
+        self.kind = "replay"
+        self.client = client
+        self.created = self.last_seen = time.monotonic()
+        actions = record.get("actions") if isinstance(record, dict) else None
+        if isinstance(actions, list) and len(actions) > MAX_DECISIONS:
+            raise WebError(413, f"actions: {len(actions)} decisions; a record holds at most "
+                                f"{MAX_DECISIONS}")
+        try:
+            final = replay_record(record)  # checks everything, naming the first bad field
+        except SuburbiaError as error:
+            raise WebError(422, f"not a replayable game record: {error}") from None
+        config = final.config
+        self.record = record
+        game = Game(config.players, config.mode, config.edition, int(record["seed"]),
+                    config.random_private_goals)
+        self.config = config
+        self.seed = int(record["seed"])
+        self.labels = {seat: seat_name(config.mode, seat) for seat in range(game.num_seats)}
+        self.states = [game.state.copy()]
+        self.steps: list[dict] = []
+        for number, text in enumerate(record["actions"], start=1):
+            seat, round_number = game.current_player, game.round
+            lines = game.apply(text)
+            self.states.append(game.state.copy())
+            self.steps.append({"n": number, "round": round_number + 1, "seat": seat,
+                               "who": self.labels[seat], "action": text, "lines": lines})
+        self._svg_cache: dict[int, str] = {}
+
+    @property
+    def total(self) -> int:
+        return len(self.steps)
+
+    def game_at(self, step: int) -> Game:
+        return Game.from_state(self.config, self.states[step], self.seed)
+
+    def view(self, step: int) -> dict:
+        step = max(0, min(step, self.total))
+        game = self.game_at(step)
+        svg = self._svg_cache.get(step)
+        if svg is None:
+            svg = table_svg(game, labels=self.labels, reveal=True, seed_shown=self.seed)
+            if len(self._svg_cache) > 64:
+                self._svg_cache.clear()
+            self._svg_cache[step] = svg
+        rounds: dict[int, int] = {}
+        for entry in self.steps:
+            rounds.setdefault(entry["round"], entry["n"] - 1)
+        return {"kind": "replay", "id": self.id, "step": step, "total": self.total,
+                "mode": self.config.mode, "players": self.config.players,
+                "edition": self.config.edition, "seed": self.seed, "svg": svg,
+                "round": game.round + 1, "over": game.is_over,
+                "this_step": self.steps[step - 1] if step else None,
+                "next_step": ({k: v for k, v in self.steps[step].items() if k != "lines"}
+                              if step < self.total else None),
+                "rounds": [{"round": r, "step": first} for r, first in sorted(rounds.items())],
+                "scores": final_scores_view(game, self.labels) if game.is_over else None}
+
+
+# The store ---------------------------------------------------------------------------------
+
+@dataclass
+class Limits:
+    max_sessions: int = 200
+    max_per_client: int = 20
+    idle_seconds: float = 7200.0
+    max_body_bytes: int = 1 << 20
+
+
+class Store:
+    """Sessions by id, with the limits of `Limits` and idle expiry."""
+
+    def __init__(self, limits: Limits):
+        self.limits = limits
+        self._lock = threading.Lock()
+        self._sessions: dict[str, GameSession | ReplaySession] = {}
+
+    def expire(self) -> None:
+        now = time.monotonic()
+        with self._lock:
+            stale = [key for key, session in self._sessions.items()
+                     if now - session.last_seen > self.limits.idle_seconds]
+            dropped = [self._sessions.pop(key) for key in stale]
+        for session in dropped:
+            if isinstance(session, GameSession):
+                session.close()
+
+    def check_room(self, client: str) -> None:
+        """429 when the server or this client holds as many sessions as allowed."""
+        self.expire()
+        with self._lock:
+            total = len(self._sessions)
+            mine = sum(1 for session in self._sessions.values() if session.client == client)
+        if mine >= self.limits.max_per_client:
+            raise WebError(429, f"you already hold {mine} games and replays, the most one "
+                                f"client may hold; delete some (or let them expire after "
+                                f"{self.limits.idle_seconds / 60:.0f} idle minutes)")
+        if total >= self.limits.max_sessions:
+            raise WebError(429, f"the server holds {total} games and replays, its limit; "
+                                f"try again later")
+
+    def add(self, session) -> None:
+        with self._lock:
+            self._sessions[session.id] = session
+
+    def get(self, session_id: str, kind: str):
+        with self._lock:
+            session = self._sessions.get(session_id)
+        if session is None or session.kind != kind:
+            raise WebError(404, f"no {kind} with this id (it may have expired)")
+        session.last_seen = time.monotonic()
+        return session
+
+    def remove(self, session_id: str) -> None:
+        with self._lock:
+            session = self._sessions.pop(session_id, None)
+        if isinstance(session, GameSession):
+            session.close()
+
+    def close_all(self) -> None:
+        with self._lock:
+            sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            if isinstance(session, GameSession):
+                session.close()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._sessions)
+
+
+def check_model_path(text: str, model_dirs: list[Path]) -> Path:
+    """A model file named by an agent spec, allowed only under the served model folders."""
+    path = Path(text).expanduser()
+    candidates = [path] if path.is_absolute() else [Path.cwd() / path] + [d / path for d in model_dirs]
+    for candidate in candidates:
+        resolved = candidate.resolve()
+        if resolved.is_file() and any(resolved.is_relative_to(d.resolve()) for d in model_dirs):
+            return resolved
+    raise WebError(422, f"model {text!r} is not one of the models this server offers "
+                        f"(files under {', '.join(str(d) for d in model_dirs) or 'no folder'})")
+
+

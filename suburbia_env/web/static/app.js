@@ -1,0 +1,587 @@
+// The page of `suburbia serve`. It knows no rule: what is legal comes from the server
+// (the engine's mask, grouped by slot / basic tile / cell), the board is the server's SVG
+// (drawing.py) and every effect text comes from /api/tiles (tile_text.py).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const S = {
+  tiles: [], options: null, gen: 0,
+  game: null, token: null, version: -1, log: [], selection: null, view: null,
+  replay: null, step: 0, autoplay: null, clickStart: null, received: 0,
+};
+window.suburbiaTimings = [];
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (ch) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[ch]));
+}
+
+function say(text, error = false) {
+  const box = $("message");
+  box.textContent = text || "";
+  box.className = error ? "error" : "";
+}
+
+async function api(method, url, body) {
+  const headers = {};
+  if (S.token) headers["X-Seat-Token"] = S.token;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(url, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)});
+  const text = await response.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch (e) { data = {error: text}; }
+  if (!response.ok) {
+    const error = new Error((data && data.error) || `${response.status} ${response.statusText}`);
+    error.status = response.status;
+    throw error;
+  }
+  return data;
+}
+
+function download(name, text) {
+  const blob = new Blob([text], {type: "application/json"});
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  setTimeout(() => { URL.revokeObjectURL(link.href); link.remove(); }, 1000);
+}
+
+function tokenKey(id) { return "suburbia.token." + id; }
+
+// Routing ------------------------------------------------------------------------------------
+
+function show(section) {
+  for (const name of ["home", "game", "replay"]) $(name).hidden = name !== section;
+}
+
+async function route() {
+  S.gen += 1;
+  stopAutoplay();
+  const parts = location.hash.replace(/^#\/?/, "").split("/");
+  if (parts[0] === "game" && parts[1]) {
+    if (parts[2] === "join" && parts[3]) {
+      localStorage.setItem(tokenKey(parts[1]), parts[3]);
+      history.replaceState(null, "", "#/game/" + parts[1]);
+    }
+    return openGame(parts[1]);
+  }
+  if (parts[0] === "replay" && parts[1]) return openReplay(parts[1]);
+  show("home");
+}
+
+// New game -----------------------------------------------------------------------------------
+
+function currentMode() { return document.querySelector("input[name=mode]:checked").value; }
+
+function agentOptions(mode) {
+  const specs = (S.options && S.options.agents) || ["greedy", "dale", "random"];
+  return specs.filter((spec) => mode !== "standard" || !S.options.search_kinds.some((k) => spec.startsWith(k + ":")));
+}
+
+function buildSeatRows() {
+  const mode = currentMode();
+  $("players-row").hidden = mode !== "standard";
+  const players = mode === "standard" ? Number($("players").value) : 1;
+  const box = $("seats");
+  const old = [...box.querySelectorAll(".seat-row")].map((row) => ({
+    kind: row.querySelector("select.kind").value, agent: row.querySelector("input.agent").value}));
+  box.innerHTML = "<legend>Seats</legend>";
+  for (let seat = 0; seat < players; seat++) {
+    const previous = old[seat] || {kind: seat === 0 ? "person" : "agent", agent: "greedy"};
+    const row = document.createElement("div");
+    row.className = "seat-row";
+    row.dataset.seat = seat;
+    const list = agentOptions(mode).map((spec) => `<option value="${escapeHtml(spec)}"></option>`).join("");
+    row.innerHTML = `<span>Player ${seat}</span>
+      <select class="kind"><option value="person">a person</option><option value="agent">an agent</option></select>
+      <input class="agent" type="text" list="agents-${seat}" value="${escapeHtml(previous.agent)}" placeholder="agent spec, e.g. greedy">
+      <datalist id="agents-${seat}">${list}</datalist>`;
+    row.querySelector("select.kind").value = previous.kind;
+    const input = row.querySelector("input.agent");
+    input.hidden = previous.kind !== "agent";
+    row.querySelector("select.kind").addEventListener("change", (e) => { input.hidden = e.target.value !== "agent"; });
+    box.appendChild(row);
+  }
+  if (mode === "dale") {
+    const note = document.createElement("p");
+    note.className = "hint";
+    note.textContent = "Dale takes the second seat: the engine plays him (R9.2).";
+    box.appendChild(note);
+  }
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  const form = $("new-game");
+  const mode = currentMode();
+  const players = mode === "standard" ? Number($("players").value) : 1;
+  const seats = [...document.querySelectorAll("#seats .seat-row")].map((row) => {
+    const kind = row.querySelector("select.kind").value;
+    return kind === "person" ? {kind} : {kind, agent: row.querySelector("input.agent").value.trim()};
+  });
+  const seedText = $("seed").value.trim();
+  const body = {mode, players, edition: form.elements.edition.value, seats,
+                delay_ms: Number($("delay").value)};
+  if (seedText) {
+    if (!/^\d{1,18}$/.test(seedText)) { say("The seed is a whole number (or empty for a random one).", true); return; }
+    body.seed = Number(seedText);
+  }
+  try {
+    const answer = await api("POST", "/api/games", body);
+    enterGame(answer);
+  } catch (error) { say(error.message, true); }
+}
+
+function enterGame(answer) {
+  if (answer.kind === "replay") { location.hash = "#/replay/" + answer.id; return; }
+  localStorage.setItem(tokenKey(answer.id), answer.token);
+  sessionStorage.setItem("suburbia.join." + answer.id, JSON.stringify(answer.join || {}));
+  say("");
+  location.hash = "#/game/" + answer.id;
+}
+
+async function openFile(event) {
+  const file = event.target.files[0];
+  event.target.value = "";
+  if (!file) return;
+  let data;
+  try { data = JSON.parse(await file.text()); } catch (e) { say(`${file.name} is not a JSON file.`, true); return; }
+  try {
+    const previous = S.token;
+    S.token = null;
+    const answer = await api("POST", "/api/load", {file: data});
+    S.token = previous;
+    enterGame(answer);
+  } catch (error) { say(error.message, true); }
+}
+
+// Game -----------------------------------------------------------------------------------------
+
+async function openGame(id) {
+  show("game");
+  S.game = id; S.token = localStorage.getItem(tokenKey(id)); S.version = -1; S.log = [];
+  S.selection = null; S.view = null;
+  $("log").innerHTML = "";
+  const gen = S.gen;
+  try {
+    render(await api("GET", `/api/games/${id}`));
+  } catch (error) { say(error.message, true); return; }
+  pollLoop(gen);
+}
+
+async function pollLoop(gen) {
+  while (gen === S.gen) {
+    try {
+      const view = await api("GET", `/api/games/${S.game}?since_version=${S.version}&log_since=${S.log.length}`);
+      if (gen !== S.gen) return;
+      render(view);
+    } catch (error) {
+      if (gen !== S.gen) return;
+      say(error.message, true);
+      if (error.status === 404) return;
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+  }
+}
+
+function tileOf(kind) { return S.tiles[Number(kind)]; }
+
+function render(view) {
+  if (view.version < S.version) return;
+  const changed = view.version !== S.version;
+  S.view = view; S.version = view.version; S.received = performance.now();
+  if (changed) {
+    if (view.log_from < S.log.length || view.log_total < S.log.length) S.log = S.log.slice(0, view.log_from);
+    for (const entry of view.log) if (entry.n > S.log.length) S.log.push(entry);
+    $("board").innerHTML = view.svg;
+    if (!view.legal) S.selection = null;
+    renderLog();
+  }
+  renderStatus();
+  renderDecision();
+  markBoard();
+  renderScores();
+  renderTools();
+  if (S.clickStart !== null) {
+    const ms = performance.now() - S.clickStart;
+    S.clickStart = null;
+    window.suburbiaTimings.push(ms);
+    $("timing").textContent = `last click answered in ${Math.round(ms)} ms`;
+  }
+}
+
+function seatLabel(seat) {
+  const found = S.view.seats.find((s) => s.seat === seat);
+  return found ? found.label + (found.you ? " (you)" : "") : `Player ${seat}`;
+}
+
+function renderStatus() {
+  const v = S.view;
+  const box = $("status");
+  const bots = v.bots;
+  let html;
+  if (v.over) {
+    html = `<span class="who">Game over.</span> Winner: ${escapeHtml(v.scores.winners.join(", "))}`;
+  } else if (v.legal) {
+    html = `<span class="yours">Your decision</span> (round ${v.round})`;
+  } else {
+    html = `Round ${v.round}: <span class="who">${escapeHtml(seatLabel(v.current))}</span> decides`;
+  }
+  if (!v.over && bots.thinking) {
+    const t = bots.thinking;
+    const secs = ((t.elapsed_ms + performance.now() - S.received) / 1000).toFixed(1);
+    const what = {waiting: `moves soon (pace ${bots.delay_ms} ms)`, loading: "is loading its model", thinking: "is thinking"}[t.phase];
+    html += `<div class="thinking" id="thinking">${escapeHtml(t.label)} ${what}… ${secs} s</div>`;
+  }
+  if (bots.error) html += `<div class="error">${escapeHtml(bots.error)}</div>`;
+  box.innerHTML = html;
+}
+
+setInterval(() => { if (S.view && !$("game").hidden && S.view.bots && S.view.bots.thinking) renderStatus(); }, 200);
+
+function marketRow(slot) { return S.view.market.find((row) => row.slot === Number(slot)); }
+
+function renderDecision() {
+  const v = S.view;
+  const box = $("decision");
+  const legal = v.legal;
+  if (!legal) {
+    box.innerHTML = v.over ? "" : `<span class="hint">${v.you === null ? "You are watching." : "Wait for your turn."}</span>`;
+    if (v.private_goal) box.innerHTML += goalLine(v.private_goal);
+    return;
+  }
+  let html = "";
+  if (v.decision === "keep_goal") {
+    html = "<h2>Keep one of your two goals (R3.6)</h2><div class='decision-buttons'>";
+    v.goal_options.forEach((goal, option) => {
+      const number = legal.keep[String(option)];
+      if (number === undefined) return;
+      html += `<button data-action="${number}" class="goal-choice"><b>Keep ${escapeHtml(goal.name)}</b>${escapeHtml(goal.criterion)} (+${goal.private_bonus} population)</button>`;
+    });
+    html += "</div>";
+  } else if (v.decision === "discard" || v.decision === "remove") {
+    const verb = v.decision === "discard" ? "Discard" : "Remove";
+    html = `<h2>${verb} a market tile, paying its slot's premium</h2><div class='decision-buttons'>`;
+    for (const [slot, number] of Object.entries(legal[v.decision])) {
+      const row = marketRow(slot);
+      html += `<button data-action="${number}">${verb} ${escapeHtml(row ? row.tile : "slot " + slot)} (slot ${slot}, pay $${row ? row.premium : "?"})</button>`;
+    }
+    html += "</div><p class='hint'>or click a lit market tile.</p>";
+  } else {
+    const sel = S.selection;
+    if (!sel) {
+      html = "<h2>Your turn</h2><p>Click a lit market tile to buy it (or take it as a lake), or a basic tile of the supply.</p><div class='decision-buttons'>";
+      if (Object.keys(legal.invest).length) html += `<button id="choose-invest">Invest in one of your tiles…</button>`;
+      if (legal.pass !== null) html += `<button data-action="${legal.pass}">Pass (nothing is affordable and placeable)</button>`;
+      html += "</div>";
+    } else {
+      let what = "";
+      if (sel.verb === "buy" || sel.verb === "lake") {
+        const row = marketRow(sel.slot);
+        what = sel.verb === "buy" ? `Buy ${escapeHtml(row.tile)} for $${row.price}` : `Lake from ${escapeHtml(row.tile)}: pay the premium $${row.premium}`;
+      } else if (sel.verb === "basic") {
+        const kind = document.querySelector(`#board g.basic[data-basic="${sel.basic}"]`).dataset.kind;
+        what = `Buy ${escapeHtml(tileOf(kind).name)} for $${tileOf(kind).cost}, then discard a market tile`;
+      } else {
+        what = "Invest: pay a tile's cost again, its effects count twice (R7.3); then discard a market tile";
+      }
+      html = `<h2>${what}</h2><p>Click a lit ${sel.verb === "invest" ? "tile" : "cell"} of your borough.</p><div class='decision-buttons'>`;
+      if (sel.verb === "buy" && legal.lake[String(sel.slot)]) html += `<button id="as-lake">Take it as a lake instead</button>`;
+      if (sel.verb === "lake" && legal.buy[String(sel.slot)]) html += `<button id="as-buy">Buy it instead</button>`;
+      html += `<button id="cancel">Cancel</button></div>`;
+    }
+  }
+  if (v.private_goal) html += goalLine(v.private_goal);
+  box.innerHTML = html;
+}
+
+function goalLine(goal) {
+  return `<p class="hint">Your private goal: <b>${escapeHtml(goal.name)}</b>: ${escapeHtml(goal.criterion)} (+${goal.private_bonus})</p>`;
+}
+
+function cellsOfSelection() {
+  const legal = S.view.legal;
+  const sel = S.selection;
+  if (!legal || !sel) return {};
+  if (sel.verb === "invest") return legal.invest;
+  if (sel.verb === "basic") return legal.basic[String(sel.basic)] || {};
+  return legal[sel.verb][String(sel.slot)] || {};
+}
+
+function markBoard() {
+  const v = S.view;
+  const board = $("board");
+  board.querySelectorAll(".selectable, .selected, .legal").forEach((el) => el.classList.remove("selectable", "selected", "legal"));
+  const legal = v.legal;
+  if (!legal) return;
+  if (v.decision === "turn") {
+    for (const slot of new Set([...Object.keys(legal.buy), ...Object.keys(legal.lake)])) {
+      const el = board.querySelector(`g.slot[data-slot="${slot}"]`);
+      if (el) el.classList.add("selectable");
+    }
+    for (const basic of Object.keys(legal.basic)) {
+      const el = board.querySelector(`g.basic[data-basic="${basic}"]`);
+      if (el) el.classList.add("selectable");
+    }
+  } else if (v.decision === "discard" || v.decision === "remove") {
+    for (const slot of Object.keys(legal[v.decision])) {
+      const el = board.querySelector(`g.slot[data-slot="${slot}"]`);
+      if (el) el.classList.add("selectable");
+    }
+  }
+  const sel = S.selection;
+  if (sel && sel.slot !== undefined) {
+    const el = board.querySelector(`g.slot[data-slot="${sel.slot}"]`);
+    if (el) el.classList.add("selected");
+  }
+  if (sel && sel.basic !== undefined) {
+    const el = board.querySelector(`g.basic[data-basic="${sel.basic}"]`);
+    if (el) el.classList.add("selected");
+  }
+  for (const cell of Object.keys(cellsOfSelection())) {
+    const el = board.querySelector(`g.cell[data-seat="${v.you}"][data-cell="${cell}"]`);
+    if (el) el.classList.add("legal");
+  }
+}
+
+function select(selection) {
+  S.selection = selection;
+  renderDecision();
+  markBoard();
+}
+
+async function play(number) {
+  S.clickStart = performance.now();
+  try {
+    const view = await api("POST", `/api/games/${S.game}/actions?log_since=${S.log.length}`, {action: Number(number), version: S.version});
+    S.selection = null;
+    render(view);
+  } catch (error) {
+    S.clickStart = null;
+    say(error.message, true);
+  }
+}
+
+function onBoardClick(event) {
+  const v = S.view;
+  if (!v || !v.legal) return;
+  const legal = v.legal;
+  const cell = event.target.closest("g.cell.legal");
+  if (cell) {
+    const number = cellsOfSelection()[cell.dataset.cell];
+    if (number !== undefined) play(number);
+    return;
+  }
+  const slot = event.target.closest("g.slot.selectable");
+  if (slot) {
+    const key = slot.dataset.slot;
+    if (v.decision === "discard" || v.decision === "remove") { play(legal[v.decision][key]); return; }
+    select(legal.buy[key] ? {verb: "buy", slot: Number(key)} : {verb: "lake", slot: Number(key)});
+    return;
+  }
+  const basic = event.target.closest("g.basic.selectable");
+  if (basic) select({verb: "basic", basic: Number(basic.dataset.basic)});
+}
+
+function onDecisionClick(event) {
+  const button = event.target.closest("button");
+  if (!button) return;
+  if (button.dataset.action !== undefined) { play(button.dataset.action); return; }
+  if (button.id === "choose-invest") select({verb: "invest"});
+  if (button.id === "cancel") select(null);
+  if (button.id === "as-lake") select({verb: "lake", slot: S.selection.slot});
+  if (button.id === "as-buy") select({verb: "buy", slot: S.selection.slot});
+}
+
+function renderLog() {
+  const list = $("log");
+  list.innerHTML = S.log.map((e) => `<li value="${e.n}"><span class="act">Round ${e.round}, ${escapeHtml(e.who)}: ${escapeHtml(e.action)}</span><ul>${e.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul></li>`).join("");
+  list.scrollTop = list.scrollHeight;
+}
+
+function scoresTable(scores) {
+  let html = `<h2>Final scoring (R8.2)</h2><table class="scores"><tr><th>Seat</th><th>population</th>`;
+  for (const goal of scores.public_goals) html += `<th>${escapeHtml(goal)}</th>`;
+  html += `<th>private goal</th><th>money ÷5</th><th>final</th></tr>`;
+  for (const row of scores.rows) {
+    html += `<tr class="${row.winner ? "winner" : ""}"><td>${escapeHtml(row.label)}${row.winner ? " ★" : ""}</td><td>${row.population_before_goals}</td>`;
+    for (const goal of scores.public_goals) html += `<td>${row.public_goals[goal] ?? 0}</td>`;
+    html += `<td>${row.private_goal ? escapeHtml(row.private_goal) + " " : ""}${row.private_goal_bonus}</td><td>${row.money_converted}</td><td class="final">${row.population}</td></tr>`;
+  }
+  html += "</table>";
+  if (scores.solo_rank) html += `<p>Solo ladder rank (R9.1): <b>${escapeHtml(scores.solo_rank)}</b></p>`;
+  if (scores.note) html += `<p class="hint">${escapeHtml(scores.note)}</p>`;
+  html += `<p class="hint">Ties: reputation, then income, then money (R8.3).</p>`;
+  return html;
+}
+
+function renderScores() {
+  const box = $("scores");
+  box.hidden = !S.view.scores;
+  if (S.view.scores) box.innerHTML = scoresTable(S.view.scores);
+}
+
+function renderTools() {
+  const v = S.view;
+  $("undo").hidden = !v.can_undo;
+  $("save").hidden = !v.can_save || v.over;
+  $("download-record").hidden = !v.can_download;
+  $("download-state").hidden = !v.can_download;
+  $("to-replay").hidden = !v.over;
+  $("bots").hidden = !v.bots.present || v.over;
+  $("bot-pause").textContent = v.bots.paused ? "Resume" : "Pause";
+  $("bot-step").hidden = !v.bots.paused;
+  $("bot-skip").textContent = v.you === null ? "Skip to the end" : "Skip to my turn";
+  $("bot-delay").value = String(v.bots.delay_ms);
+  $("seed-line").textContent = v.seed !== null ? `Seed ${v.seed} · ${v.mode} · edition ${v.edition}` : `Seed: ${v.seed_note}`;
+  const join = JSON.parse(sessionStorage.getItem("suburbia.join." + S.game) || "{}");
+  const links = Object.entries(join);
+  $("join").hidden = !links.length;
+  $("join").innerHTML = links.length ? "<h2>Invite the other people</h2>" + links.map(([seat, token]) =>
+    `<div>Player ${seat}: <input readonly size="34" value="${escapeHtml(location.origin + "/#/game/" + S.game + "/join/" + token)}"></div>`).join("") : "";
+}
+
+async function botControl(body) {
+  try { await api("POST", `/api/games/${S.game}/bots`, body); } catch (error) { say(error.message, true); }
+}
+
+async function undo() {
+  S.clickStart = performance.now();
+  try { S.selection = null; S.version = -1; S.log = []; render(await api("POST", `/api/games/${S.game}/undo`)); say("Your last move was taken back."); }
+  catch (error) { S.clickStart = null; say(error.message, true); }
+}
+
+async function save() {
+  try {
+    const response = await fetch(`/api/games/${S.game}/save`, {method: "POST", headers: {"X-Seat-Token": S.token}});
+    const text = await response.text();
+    if (!response.ok) throw new Error(JSON.parse(text).error);
+    download("suburbia-game.sealed.json", text);
+    say("Saved: a sealed file only this server can open (it hides the stacks and goals).");
+  } catch (error) { say(error.message, true); }
+}
+
+async function downloadPlain(what) {
+  try {
+    const data = await api("GET", `/api/games/${S.game}/${what}`);
+    download(`suburbia-${what}.json`, JSON.stringify(data, null, 1));
+  } catch (error) { say(error.message, true); }
+}
+
+async function toReplay() {
+  try { const answer = await api("POST", `/api/games/${S.game}/replay`); location.hash = "#/replay/" + answer.id; }
+  catch (error) { say(error.message, true); }
+}
+
+// Tiles on hover ---------------------------------------------------------------------------------
+
+function onHover(event, boxId) {
+  const el = event.target.closest("[data-kind]");
+  if (!el || !S.tiles.length) return;
+  const kind = Number(el.dataset.kind);
+  if (kind < 0) return;
+  const tile = tileOf(kind);
+  if (!tile) return;
+  const invested = el.classList.contains("invested") ? "<li>An investment marker: its effects count twice (R7.3).</li>" : "";
+  const where = el.dataset.col !== undefined ? ` at ${el.dataset.col},${el.dataset.row}` : "";
+  const facts = tile.type === "lake" ? "lake" : `${tile.type}${tile.icon ? ", " + tile.icon + " icon" : ""}, cost $${tile.cost}, stack ${tile.stack}`;
+  $(boxId).innerHTML = `<div class="name">${escapeHtml(tile.name)}${escapeHtml(where)}</div><div class="hint">${escapeHtml(facts)}</div><ul>${tile.effects.map((e) => `<li>${escapeHtml(e)}</li>`).join("")}${invested}</ul>`;
+}
+
+// Replay -----------------------------------------------------------------------------------------
+
+async function openReplay(id) {
+  show("replay");
+  S.replay = id;
+  await showStep(0);
+}
+
+async function showStep(step) {
+  const start = performance.now();
+  try {
+    const view = await api("GET", `/api/replays/${S.replay}?step=${step}`);
+    S.step = view.step;
+    $("replay-board").innerHTML = view.svg;
+    $("r-slider").max = view.total;
+    $("r-slider").value = view.step;
+    $("r-position").textContent = `Step ${view.step} of ${view.total} · round ${view.round}`;
+    const rounds = $("r-round");
+    if (rounds.options.length !== view.rounds.length) {
+      rounds.innerHTML = view.rounds.map((r) => `<option value="${r.step}">${r.round}</option>`).join("");
+    }
+    const current = view.rounds.filter((r) => r.step <= Math.max(0, view.step - 1)).pop();
+    if (current) rounds.value = String(current.step);
+    const info = view.this_step;
+    $("r-step").innerHTML = info
+      ? `<h2 id="r-action">Step ${info.n}: round ${info.round}, ${escapeHtml(info.who)}: ${escapeHtml(info.action)}</h2><ul>${info.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul>`
+      : `<h2 id="r-action">The setup (${escapeHtml(view.mode)}, ${view.players} player(s), edition ${escapeHtml(view.edition)}, seed ${view.seed})</h2>` +
+        (view.next_step ? `<p class="hint">Next: ${escapeHtml(view.next_step.who)}: ${escapeHtml(view.next_step.action)}</p>` : "");
+    $("r-scores").hidden = !view.scores;
+    if (view.scores) $("r-scores").innerHTML = scoresTable(view.scores);
+    const ms = performance.now() - start;
+    window.suburbiaTimings.push(ms);
+    $("timing").textContent = `last step answered in ${Math.round(ms)} ms`;
+    if (S.autoplay && view.step >= view.total) stopAutoplay();
+  } catch (error) { say(error.message, true); stopAutoplay(); }
+}
+
+function stopAutoplay() {
+  if (S.autoplay) clearInterval(S.autoplay);
+  S.autoplay = null;
+  $("r-play").textContent = "Autoplay";
+}
+
+function toggleAutoplay() {
+  if (S.autoplay) { stopAutoplay(); return; }
+  $("r-play").textContent = "Stop";
+  S.autoplay = setInterval(() => showStep(S.step + 1), Number($("r-speed").value));
+}
+
+// Wiring -----------------------------------------------------------------------------------------
+
+async function init() {
+  try {
+    S.options = await api("GET", "/api/options");
+    S.tiles = (await api("GET", "/api/tiles")).tiles;
+  } catch (error) { say("The server does not answer: " + error.message, true); }
+  $("delay").value = String((S.options && S.options.default_delay_ms) || 700);
+  document.querySelectorAll("input[name=mode]").forEach((el) => el.addEventListener("change", buildSeatRows));
+  $("players").addEventListener("change", buildSeatRows);
+  buildSeatRows();
+  $("new-game").addEventListener("submit", startGame);
+  $("open-file").addEventListener("change", openFile);
+  $("board").addEventListener("click", onBoardClick);
+  $("board").addEventListener("mouseover", (e) => onHover(e, "tileinfo"));
+  $("replay-board").addEventListener("mouseover", (e) => onHover(e, "r-tileinfo"));
+  $("decision").addEventListener("click", onDecisionClick);
+  $("undo").addEventListener("click", undo);
+  $("save").addEventListener("click", save);
+  $("download-record").addEventListener("click", () => downloadPlain("record"));
+  $("download-state").addEventListener("click", () => downloadPlain("state"));
+  $("to-replay").addEventListener("click", toReplay);
+  $("bot-pause").addEventListener("click", () => botControl({paused: !S.view.bots.paused}));
+  $("bot-step").addEventListener("click", () => botControl({step: true}));
+  $("bot-skip").addEventListener("click", () => botControl({skip: true}));
+  $("bot-delay").addEventListener("change", (e) => botControl({delay_ms: Number(e.target.value)}));
+  $("r-first").addEventListener("click", () => showStep(0));
+  $("r-prev").addEventListener("click", () => showStep(Math.max(0, S.step - 1)));
+  $("r-next").addEventListener("click", () => showStep(S.step + 1));
+  $("r-last").addEventListener("click", () => showStep(Number($("r-slider").max)));
+  $("r-play").addEventListener("click", toggleAutoplay);
+  $("r-slider").addEventListener("change", (e) => showStep(Number(e.target.value)));
+  $("r-round").addEventListener("change", (e) => showStep(Number(e.target.value) + 1));
+  $("r-download").addEventListener("click", async () => {
+    try { download("suburbia-record.json", JSON.stringify(await api("GET", `/api/replays/${S.replay}/record`), null, 1)); }
+    catch (error) { say(error.message, true); }
+  });
+  document.addEventListener("keydown", (e) => {
+    if ($("replay").hidden || e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+    if (e.key === "ArrowLeft") showStep(Math.max(0, S.step - 1));
+    if (e.key === "ArrowRight") showStep(S.step + 1);
+  });
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+init();

@@ -71,7 +71,7 @@ skyscraper, car dealership."""
 
 _NAME_LINES = {
     "Business Supply Store": ("Business", "Supply", "Store"),
-    "Convenience Store": ("Conveni-", "ence Store"),
+    "Convenience Store": ("Conve-", "nience", "Store"),
     "Fancy Restaurant": ("Fancy", "Restaur-", "ant"),
     "Fast Food Restaurant": ("Fast Food", "Restaur-", "ant"),
     "Homeowners Association": ("Home-", "owners", "Assoc."),
@@ -359,7 +359,8 @@ def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: 
     colour = SEAT_COLOURS[seat % len(SEAT_COLOURS)]
     svg.add(f'<circle cx="{x0 + 20}" cy="{y0 + 20}" r="8" fill="{colour}"/>')
     title = label + (" (you)" if viewer == seat and "you" not in label.lower() else "")
-    svg.text(x0 + 36, y0 + 26, title, _fit(title, 19, 330), INK, "bold")
+    title_size = _fit(title, 19, 300)
+    svg.text(x0 + 36, y0 + 26, title, title_size, INK, "bold")
     right = x0 + PANEL_WIDTH - 14
     if game.is_over:
         score = int(state[base + s.SCORE_FINAL_POPULATION])
@@ -369,9 +370,10 @@ def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: 
     elif current:
         svg.text(right, y0 + 26, "▶ to play", 17, CURRENT, "bold", "end")
     private = int(state[base + s.PRIVATE_GOAL])
-    if (reveal or game.is_over) and private >= 0:
-        svg.text(right - (190 if (game.is_over or current) else 0), y0 + 26,
-                 f"goal: {GOALS.names[private]}", 13, "#c77800", "bold", "end")
+    if (reveal or game.is_over) and private >= 0:  # after the title, before the right end
+        goal = f"goal: {GOALS.names[private]}"
+        svg.text(x0 + 36 + _text_width(title, title_size) * 1.08 + 14, y0 + 25, goal,
+                 _fit(goal, 13, 170), "#c77800", "bold")
     population = int(state[base + s.POPULATION])
     line = next_red_line(population)
     money = int(state[base + s.MONEY])

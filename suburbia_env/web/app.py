@@ -163,6 +163,15 @@ def _validation_message(errors: list) -> str:
     return "; ".join(parts) or "malformed request"
 
 
+def short_spec(spec: str) -> str:
+    """An agent spec as a label: a model's folder is left out (`ppo:baseline`)."""
+    kind, separator, arguments = spec.strip().partition(":")
+    if kind.lower() in MODEL_KINDS and separator:
+        path, *rest = arguments.split(",")
+        arguments = ",".join([Path(path.strip()).stem] + rest)
+    return (kind + separator + arguments)[:40]
+
+
 def warm_up() -> None:
     """Play a little of each mode once, so that the engine's compiled kernels are loaded
     (or compiled) before the first click rather than during it."""
@@ -272,8 +281,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     raise WebError(422, f"seats.{number}: an agent seat needs an agent spec, "
                                         f"e.g. 'greedy'")
                 spec = check_agent(seat.agent, mode)
-                short = seat.agent.strip()
-                seats.append(Seat(number, spec, f"Player {number} · {short}"[:60]))
+                seats.append(Seat(number, spec, f"Player {number} · {short_spec(seat.agent)}"))
         return seats
 
     def tokens_answer(session: GameSession) -> dict:

@@ -55,5 +55,6 @@ def run_server(args, stdout=sys.stdout) -> int:
     app = create_app(settings)
     print(f"Suburbia is served at http://{args.host}:{port}/  (Ctrl-C stops it)", file=stdout,
           flush=True)
-    uvicorn.run(app, host=args.host, port=port, log_level="warning", access_log=False)
+    uvicorn.run(app, host=args.host, port=port, log_level="warning", access_log=False,
+                timeout_graceful_shutdown=3)  # long polls do not hold Ctrl-C up
     return 0

@@ -475,8 +475,8 @@ class GameSession:
             view = {
                 "kind": "game", "id": self.id, "version": self.version,
                 "mode": self.mode, "players": self.players, "edition": self.edition,
-                "seed": self.seed if (reveal or self.seed_chosen) else None,
-                "seed_note": None if (reveal or self.seed_chosen) else
+                "seed": self.seed if reveal else None,
+                "seed_note": None if reveal else
                 "shown when the game is over (the seed would tell the hidden stacks, R10.2)",
                 "you": viewer, "round": game.round + 1, "over": game.is_over,
                 "current": game.current_player, "decision": game.pending_decision,

@@ -10,6 +10,7 @@ const S = {
   replay: null, step: 0, autoplay: null, clickStart: null, received: 0,
 };
 window.suburbiaTimings = [];
+window.suburbia = S;  // read by the browser tests
 
 function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (ch) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[ch]));
@@ -401,14 +402,18 @@ function renderLog() {
 }
 
 function scoresTable(scores) {
-  let html = `<h2>Final scoring (R8.2)</h2><table class="scores"><tr><th>Seat</th><th>population</th>`;
-  for (const goal of scores.public_goals) html += `<th>${escapeHtml(goal)}</th>`;
-  html += `<th>private goal</th><th>money ÷5</th><th>final</th></tr>`;
-  for (const row of scores.rows) {
-    html += `<tr class="${row.winner ? "winner" : ""}"><td>${escapeHtml(row.label)}${row.winner ? " ★" : ""}</td><td>${row.population_before_goals}</td>`;
-    for (const goal of scores.public_goals) html += `<td>${row.public_goals[goal] ?? 0}</td>`;
-    html += `<td>${row.private_goal ? escapeHtml(row.private_goal) + " " : ""}${row.private_goal_bonus}</td><td>${row.money_converted}</td><td class="final">${row.population}</td></tr>`;
-  }
+  // one column per seat, one row per part of the score (R8.2)
+  const rows = scores.rows;
+  const head = rows.map((r) => `<th class="${r.winner ? "winner" : ""}">${escapeHtml(r.label)}${r.winner ? " ★" : ""}</th>`).join("");
+  const line = (name, cells, cls = "") => `<tr class="${cls}"><td>${name}</td>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
+  let html = `<h2>Final scoring (R8.2)</h2><table class="scores"><tr><th></th>${head}</tr>`;
+  html += line("population", rows.map((r) => r.population_before_goals));
+  for (const goal of scores.public_goals) html += line(`goal ${escapeHtml(goal)}`, rows.map((r) => `+${r.public_goals[goal] ?? 0}`));
+  if (rows.some((r) => r.private_goal)) html += line("private goal", rows.map((r) => r.private_goal ? `${escapeHtml(r.private_goal)} +${r.private_goal_bonus}` : "—"));
+  html += line("money ÷ 5", rows.map((r) => `+${r.money_converted}`));
+  html += line("<b>final</b>", rows.map((r) => `<b>${r.population}</b>`), "final");
+  html += line("money kept", rows.map((r) => `$${r.money_left}`));
+  html += line("reputation · income", rows.map((r) => `${r.reputation} · ${r.income}`));
   html += "</table>";
   if (scores.solo_rank) html += `<p>Solo ladder rank (R9.1): <b>${escapeHtml(scores.solo_rank)}</b></p>`;
   if (scores.note) html += `<p class="hint">${escapeHtml(scores.note)}</p>`;

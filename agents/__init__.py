@@ -1,7 +1,8 @@
 """Players with one interface (base.Agent): random, Dale, greedy and trained policies.
 
 `make_agent(spec)` builds one from a short text spec (registry.py), e.g. "greedy",
-"greedy:1,0.5,0.25", "ppo:models/baseline.zip" or "ppo-rollout:models/baseline.zip".
+"greedy:1,0.5,0.25", "ppo:models/baseline.safetensors" or
+"ppo-rollout:models/baseline.safetensors".
 """
 
 from .base import Agent

@@ -2,8 +2,10 @@
 
 The agent sees what the environments show a learner: the observation of the seat that
 decides (suburbia_env.observation, public information only, R10) and the legal-action
-mask. Models trained with the compact extractor (training.features.SuburbiaFeatures)
-load as well: the class is imported before the model is unpickled.
+mask. A model is loaded from the safe format of agents/model_format.py (NAME.safetensors
+with NAME.json: tensors and plain data, nothing executed). A pickled stable-baselines3
+zip runs code stored in the file when loaded, so it loads only with `allow_pickle=True`
+(with a PickledModelWarning); without it the error says how to convert the file.
 
 Deterministic play takes the most probable legal action (`model.predict`). Stochastic
 play (`deterministic=False`) samples from the masked policy with the agent's own seeded
@@ -13,6 +15,7 @@ generator (reseeded by `reset(seed)`), never from torch's global random state.
 from __future__ import annotations
 
 import json
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -21,31 +24,58 @@ import numpy as np
 
 from suburbia_env import Game
 from suburbia_env.action_space import NUM_ACTIONS
-from suburbia_env.errors import ConfigError
+from suburbia_env.errors import (ArgumentError, ConfigError, ModelFileNotFoundError,
+                                 ModelFormatError)
 from suburbia_env.gym_env import observation_spaces
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 
 from .base import Agent
+from .model_format import (PickledModelWarning, is_pickled_model, load_safe_model,
+                           model_paths, pickle_refusal)
 
 
-def load_model(path: str | Path):
-    """`MaskablePPO.load(path, device="cpu")` with a clear error for a missing file.
+def load_model(path: str | Path, allow_pickle: bool = False):
+    """The model at `path`: a SafePolicyModel from NAME.safetensors / NAME.json (nothing
+    executed), or, only with `allow_pickle=True`, a MaskablePPO unpickled from a
+    stable-baselines3 zip, with a PickledModelWarning. Every failure is a
+    ModelFormatError naming the file (ModelFileNotFoundError for a missing one).
+    """
+    path = Path(path)
+    if is_pickled_model(path):
+        if not path.is_file():
+            raise ModelFileNotFoundError(f"no saved model at {path}")
+        if not allow_pickle:
+            raise ModelFormatError(pickle_refusal(path))
+        warnings.warn(f"{path}: loading a pickled stable-baselines3 model runs code stored in "
+                      f"the file; load only files you trust, or convert it once with "
+                      f"`suburbia convert-model {path} {path.with_suffix('.safetensors')}`",
+                      PickledModelWarning, stacklevel=2)
+        return load_pickled_model(path)
+    if not any(candidate.is_file() for candidate in (path, *model_paths(path))):
+        raise ModelFileNotFoundError(f"no saved model at {path} (expected NAME.safetensors "
+                                     f"with NAME.json beside it)")
+    return load_safe_model(path)
+
+
+def load_pickled_model(path: Path):
+    """`MaskablePPO.load(path, device="cpu")`: runs the pickles stored in the file.
 
     stable-baselines3 pickles the spaces into the model file, and a space pickled under
     numpy 2 (as `models/baseline.zip` was) does not unpickle under numpy 1.x. The spaces
     are then rebuilt from the readable description beside the pickle
     (`substitute_spaces`); the weights do not depend on numpy.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no saved model at {path} (expected a MaskablePPO .zip file)")
     import training.features  # noqa: F401  (the compact extractor must be importable)
     from sb3_contrib import MaskablePPO
     try:
-        return MaskablePPO.load(path, device="cpu")
-    except (ImportError, ValueError):
-        return MaskablePPO.load(path, device="cpu", custom_objects=substitute_spaces(path))
+        try:
+            return MaskablePPO.load(path, device="cpu")
+        except (ImportError, ValueError):
+            return MaskablePPO.load(path, device="cpu", custom_objects=substitute_spaces(path))
+    except Exception as error:  # a corrupted archive fails anywhere inside SB3 or pickle
+        raise ModelFormatError(f"{path}: not a loadable stable-baselines3 model "
+                               f"({type(error).__name__}: {str(error)[:300]})") from error
 
 
 def substitute_spaces(path: str | Path) -> dict:
@@ -72,9 +102,10 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None):
+    def __init__(self, path: str | Path, deterministic: bool = True, seed: int | None = None,
+                 allow_pickle: bool = False):
         self.path = Path(path)
-        self.model = load_model(self.path)
+        self.model = load_model(self.path, allow_pickle=allow_pickle)
         self.deterministic = bool(deterministic)
         space = self.model.observation_space
         self._dict_observations = isinstance(space, gym.spaces.Dict)
@@ -98,8 +129,12 @@ class PPOAgent(Agent):
 
     def act_on_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
         mask = np.asarray(mask, dtype=bool)
+        if mask.shape != (NUM_ACTIONS,) or np.shape(observation) != (OBSERVATION_SIZE,):
+            raise ArgumentError(f"an observation of shape ({OBSERVATION_SIZE},) and a mask "
+                                f"of shape ({NUM_ACTIONS},) are needed, not "
+                                f"{np.shape(observation)} and {mask.shape}")
         if not mask.any():
-            raise ValueError("the action mask has no legal action")
+            raise ArgumentError("the action mask has no legal action")
         model_input = observation
         if self._dict_observations:
             model_input = {"observation": observation, "action_mask": mask.astype(np.int8)}

@@ -8,7 +8,9 @@ spec                           agent
 ``greedy``                     GreedyAgent with its default weights
 ``greedy:W1,W2,...``           GreedyAgent with these weights, in the order of its
                                constructor's parameters (`greedy_weight_names()`)
-``ppo:PATH``                   PPOAgent, a saved MaskablePPO model, deterministic
+``ppo:PATH``                   PPOAgent, a saved MaskablePPO model, deterministic;
+                               PATH is NAME.safetensors (with NAME.json beside it,
+                               agents/model_format.py)
 ``ppo-sample:PATH``            PPOAgent sampling from its policy (seeded)
 ``ppo-rollout:PATH``           ValueSearchAgent: the model's 4 likeliest actions, each
                                played out to the end by the model itself on 4 redraws
@@ -17,6 +19,9 @@ spec                           agent
                                its critic one decision ahead (same modes)
 ``ppo-rollout:PATH,K,S,W``     either with K candidates, S redraws and prior weight W
 ``ppo-search:PATH,K,S,W``      (SEARCH_DEFAULTS below)
+``ppo:pickle:PATH.zip`` ...    any ppo spec with ``pickle:`` before the path: a pickled
+                               stable-baselines3 zip is allowed, which runs code stored
+                               in the file (trusted files only; a warning is shown)
 =============================  =====================================================
 """
 
@@ -26,7 +31,7 @@ import inspect
 import math
 from pathlib import Path
 
-from suburbia_env.errors import ConfigError, shown
+from suburbia_env.errors import ConfigError, ModelFileNotFoundError, shown
 
 from .base import Agent
 from .dale_agent import DaleAgent
@@ -42,6 +47,9 @@ SEARCH_DEFAULTS = {
 
 AGENT_SPECS = ("random", "dale", "greedy", "greedy:WEIGHTS", "ppo:PATH", "ppo-sample:PATH",
                "ppo-search:PATH[,K,S,W]", "ppo-rollout:PATH[,K,S,W]")
+PPO_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
+PICKLE_PREFIX = "pickle:"
+"""Before a ppo spec's path: permission to load a pickled model (which runs its code)."""
 
 
 MAX_SEARCH_TRIALS = 4096
@@ -82,25 +90,31 @@ def _greedy(spec: str, arguments: str) -> GreedyAgent:
     return agent
 
 
-def _ppo(spec: str, path_text: str, deterministic: bool, seed: int | None) -> Agent:
-    if not path_text:
-        raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
-                             f"'ppo:models/baseline.zip'")
+def _model_path(spec: str, path_text: str) -> Path:
     path = Path(path_text).expanduser()
     if not path.is_file():
-        raise FileNotFoundError(f"agent spec {shown(spec)}: no model file at {path}")
+        raise ModelFileNotFoundError(f"agent spec {shown(spec)}: no model file at {path}")
+    return path
+
+
+def _ppo(spec: str, path_text: str, deterministic: bool, seed: int | None,
+         allow_pickle: bool) -> Agent:
+    if not path_text:
+        raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
+                             f"'ppo:models/baseline.safetensors'")
+    path = _model_path(spec, path_text)
     from .ppo_agent import PPOAgent
-    agent = PPOAgent(path, deterministic=deterministic, seed=seed)
+    agent = PPOAgent(path, deterministic=deterministic, seed=seed, allow_pickle=allow_pickle)
     agent.name = spec
     return agent
 
 
 def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
-                evaluation: str) -> Agent:
+                evaluation: str, allow_pickle: bool) -> Agent:
     path_text, *values = [part.strip() for part in arguments.split(",")]
     if not path_text:
         raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
-                             f"'{kind}:models/baseline.zip'")
+                             f"'{kind}:models/baseline.safetensors'")
     if len(values) > 3:
         raise AgentSpecError(f"agent spec {shown(spec)}: the search agents take PATH and up to "
                              f"three settings '{kind}:PATH,K,S,W', got {len(values)}")
@@ -115,24 +129,38 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
     if math.prod(min(count, MAX_SEARCH_TRIALS + 1) for count in counts) > MAX_SEARCH_TRIALS:
         raise AgentSpecError(f"agent spec {shown(spec)}: K x S must be at most {MAX_SEARCH_TRIALS} "
                              f"trials per decision")
-    path = Path(path_text).expanduser()
-    if not path.is_file():
-        raise FileNotFoundError(f"agent spec {shown(spec)}: no model file at {path}")
+    path = _model_path(spec, path_text)
     from .value_search import ValueSearchAgent
     settings = dict(SEARCH_DEFAULTS[evaluation])
     settings.update(zip(("candidates", "samples"), counts))
     if prior:
         settings["prior_weight"] = prior[0]
-    agent = ValueSearchAgent(path, evaluation=evaluation, seed=seed, **settings)
+    agent = ValueSearchAgent(path, evaluation=evaluation, seed=seed, allow_pickle=allow_pickle,
+                             **settings)
     agent.name = spec
     return agent
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """The agent a spec names (table above); `seed` seeds agents that draw at random.
+def allow_pickle_in_spec(spec: str) -> str:
+    """`spec` with permission to load a pickled model (the ``pickle:`` prefix before its
+    path) if it is a ppo spec, else unchanged: how a command line's --allow-pickle reaches
+    agents built from specs in other processes."""
+    if not isinstance(spec, str):
+        return spec
+    kind, separator, arguments = spec.strip().partition(":")
+    if kind.lower() not in PPO_KINDS or not separator or arguments.startswith(PICKLE_PREFIX):
+        return spec
+    return f"{kind}:{PICKLE_PREFIX}{arguments}"
 
-    Raises AgentSpecError for an unknown or malformed spec and FileNotFoundError for a
-    model file that does not exist.
+
+def make_agent(spec: str, seed: int | None = None, allow_pickle: bool = False) -> Agent:
+    """The agent a spec names (table above); `seed` seeds agents that draw at random.
+    `allow_pickle` (or the spec's ``pickle:`` prefix) lets a ppo spec load a pickled
+    stable-baselines3 zip, which runs code stored in the file.
+
+    Raises AgentSpecError for an unknown or malformed spec, ModelFileNotFoundError (a
+    FileNotFoundError) for a model file that does not exist and ModelFormatError for
+    one that cannot be loaded safely.
     """
     if not isinstance(spec, str):
         raise AgentSpecError(f"an agent spec is text such as 'greedy', not {shown(spec)}")
@@ -145,9 +173,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
         return DaleAgent()
     if kind == "greedy":
         return _greedy(text, arguments) if separator else GreedyAgent()
+    if kind in PPO_KINDS and separator and arguments.startswith(PICKLE_PREFIX):
+        allow_pickle, arguments = True, arguments[len(PICKLE_PREFIX):]
     if kind in ("ppo-search", "ppo-rollout") and separator:
         evaluation = "critic" if kind == "ppo-search" else "rollout"
-        return _ppo_search(text, kind, arguments, seed, evaluation)
+        return _ppo_search(text, kind, arguments, seed, evaluation, allow_pickle)
     if kind in ("ppo", "ppo-sample") and separator:
-        return _ppo(text, arguments.strip(), kind == "ppo", seed)
+        return _ppo(text, arguments.strip(), kind == "ppo", seed, allow_pickle)
     raise AgentSpecError(f"unknown agent spec {shown(spec)}: use one of {_known()}")

@@ -40,7 +40,7 @@ from suburbia_env import state_layout as s
 from suburbia_env.errors import ConfigError, IllegalActionError, NotationError
 from suburbia_env.scoring import LADDER, ladder_rank
 
-from .registry import AGENT_SPECS, make_agent
+from .registry import AGENT_SPECS, allow_pickle_in_spec, make_agent
 from .statistics import wilson_interval
 
 MODES = ("dale", "solitary", "standard")
@@ -494,13 +494,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--records", action="store_true",
                         help="also write every game's record (replayable, suburbia replay)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--allow-pickle", action="store_true",
+                        help="let ppo agents load pickled stable-baselines3 .zip models, which "
+                             "runs code stored in the file (trusted files only)")
     return parser
 
 
 def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
     out = out or sys.stdout
+    agents = list(arguments.agents)
+    if getattr(arguments, "allow_pickle", False):  # the permission travels in the specs
+        agents = [allow_pickle_in_spec(spec) for spec in agents]
     try:
-        result = run_tournament(arguments.agents, arguments.mode, arguments.games,
+        result = run_tournament(agents, arguments.mode, arguments.games,
                                 arguments.players, arguments.seed, arguments.edition,
                                 arguments.workers, not arguments.no_progress, arguments.records)
     except (ConfigError, ValueError, FileNotFoundError, TournamentError) as error:

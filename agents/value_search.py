@@ -112,7 +112,7 @@ class ValueSearchAgent(Agent):
     def __init__(self, path: str | Path, candidates: int = 4, samples: int = 4,
                  prior_weight: float = 0.0, evaluation: str = "rollout",
                  reward: str = "win_loss", margin_weight: float = 0.5,
-                 seed: int | None = None):
+                 seed: int | None = None, allow_pickle: bool = False):
         if candidates < 1 or samples < 1:
             raise ConfigError(f"candidates and samples must be at least 1, "
                               f"got {candidates} and {samples}")
@@ -120,7 +120,7 @@ class ValueSearchAgent(Agent):
             raise ConfigError(f"unknown reward scheme {reward!r}: use one of {REWARD_NAMES}")
         if evaluation not in EVALUATIONS:
             raise ConfigError(f"unknown evaluation {evaluation!r}: use one of {EVALUATIONS}")
-        self.policy_agent = PPOAgent(path)
+        self.policy_agent = PPOAgent(path, allow_pickle=allow_pickle)
         self.path = self.policy_agent.path
         self.candidates = int(candidates)
         self.samples = int(samples)

@@ -1,8 +1,8 @@
 """Strength benchmark: seeded tournaments between agents (agents/tournament.py).
 
     python benchmarks/strength.py --agents greedy dale random --mode dale --games 200
-    python benchmarks/strength.py --agents greedy ppo:models/baseline.zip --mode standard \
-        --players 2 --games 400
+    python benchmarks/strength.py --agents greedy ppo:models/baseline.safetensors \
+        --mode standard --players 2 --games 400
     python benchmarks/strength.py --agents greedy random --mode solitary --games 100
 
 Game i uses seed SEED+i for every agent (paired comparisons). Prints a table per agent

@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 python -m pip install --quiet --disable-pip-version-check -e ".[train,bench]"
 suburbia train --config training/configs/quickstart.json
-suburbia match --agents ppo:runs/quickstart/model.zip greedy random --mode dale --games 200 \
+suburbia match --agents ppo:runs/quickstart/model.safetensors greedy random --mode dale --games 200 \
     --output-dir runs/quickstart/evaluation

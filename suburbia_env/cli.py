@@ -10,6 +10,7 @@ replay game records and render saved games.
     suburbia replay game.json [--boards]
     suburbia render state.json --png board.png [--svg board.svg] [--text]
     suburbia serve [--port 8000]                       play, watch and replay in a browser
+    suburbia convert-model model.zip model.safetensors  a pickled model to the safe format
 
 `suburbia <command> --help` lists each command's options.
 """
@@ -24,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .errors import ConfigError, StateFormatError, SuburbiaError
+from .errors import StateFormatError, SuburbiaError
 from .game import Game
 
 QUIT_WORDS = ("quit", "exit", "q")
@@ -256,7 +257,8 @@ def _play_setup(args) -> tuple[Game, int, dict, dict]:
         seats = {seat: opponents[number % len(opponents)] for number, seat in enumerate(others)}
     human = args.seat if mode == "standard" else 0
     game = Game(players, mode, args.edition, args.seed)
-    agents = {seat: make_agent(spec, seed=agent_seed(args.seed, seat))
+    agents = {seat: make_agent(spec, seed=agent_seed(args.seed, seat),
+                               allow_pickle=args.allow_pickle)
               for seat, spec in seats.items()}
     for agent in agents.values():
         agent.check_mode(mode)
@@ -445,6 +447,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="draw the game only when asked ('board')")
     play.add_argument("--save-record", type=Path, metavar="PATH",
                       help="write the game record (JSON) here at the end")
+    play.add_argument("--allow-pickle", action="store_true",
+                      help="let ppo agents load pickled stable-baselines3 .zip models, which "
+                           "runs code stored in the file (trusted files only)")
     play.set_defaults(handler=command_play)
 
     from agents.tournament import add_arguments
@@ -502,7 +507,31 @@ def build_parser() -> argparse.ArgumentParser:
                        help="key that seals saved games (default: suburbia/web-secret.key "
                             "under the user's config folder, made on first use)")
     serve.set_defaults(handler=command_serve)
+
+    convert = commands.add_parser(
+        "convert-model", help="convert a pickled MaskablePPO .zip to the safe model format",
+        description="Write NAME.safetensors (the policy's weights) and NAME.json (its "
+                    "description) from a stable-baselines3 MaskablePPO zip. Nothing in the "
+                    "zip is unpickled: its network is read from the plain JSON fields and "
+                    "its weights with torch.load(weights_only=True), so an untrusted file "
+                    "can be converted (agents/model_format.py).")
+    convert.add_argument("source", type=Path, help="the MaskablePPO .zip")
+    convert.add_argument("destination", type=Path, help="NAME.safetensors (NAME.json is "
+                                                          "written beside it)")
+    convert.add_argument("--env-id", default=None,
+                         help="the gym id the model was trained on, e.g. Suburbia-v1 "
+                              "(recorded in the description; default: unknown)")
+    convert.add_argument("--notes", default=None, help="provenance text for the description")
+    convert.set_defaults(handler=command_convert_model)
     return parser
+
+
+def command_convert_model(args, extra, stdin, stdout) -> int:
+    from agents.model_format import convert_pickled_model
+    path = convert_pickled_model(args.source, args.destination, args.env_id, args.notes)
+    print(f"Wrote {path} ({path.stat().st_size / 1e6:.1f} MB) and {path.with_suffix('.json')}; "
+          f"play it with ppo:{path}", file=stdout)
+    return 0
 
 
 def main(argv: list[str] | None = None, stdin: TextIO | None = None,
@@ -519,7 +548,7 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None,
     except CliError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except ConfigError as error:
+    except SuburbiaError as error:  # ConfigError, ModelFormatError, ...: bad input
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,6 +1,7 @@
 """Agents built from text specs (agents/registry.py) and the MaskablePPO player
 (agents/ppo_agent.py): the agent each spec names, clear errors, and a saved model that
-plays only legal actions, the most probable one when deterministic."""
+plays only legal actions, the most probable one when deterministic. Models are in the
+safe format (agents/model_format.py); pickled zips load only with allow_pickle=True."""
 
 from __future__ import annotations
 
@@ -85,8 +86,15 @@ def model_path(tmp_path_factory):
     return path
 
 
-def test_ppo_agent_plays_a_whole_dale_game_legally(model_path):
-    agent = make_agent(f"ppo:{model_path}")
+@pytest.fixture(scope="module")
+def safe_path(model_path):
+    """The same model in the safe format (converted without unpickling)."""
+    from agents.model_format import convert_pickled_model
+    return convert_pickled_model(model_path, model_path.with_name("tiny.safetensors"))
+
+
+def test_ppo_agent_plays_a_whole_dale_game_legally(safe_path):
+    agent = make_agent(f"ppo:{safe_path}")
     assert isinstance(agent, PPOAgent) and agent.deterministic
     game = Game(1, "dale", seed=2)
     while not game.is_over:
@@ -96,8 +104,8 @@ def test_ppo_agent_plays_a_whole_dale_game_legally(model_path):
     assert len(game.final_scores()) == 2
 
 
-def test_deterministic_choice_is_the_most_probable_legal_action(model_path):
-    agent = PPOAgent(model_path)
+def test_deterministic_choice_is_the_most_probable_legal_action(safe_path):
+    agent = PPOAgent(safe_path)
     game = Game(3, seed=4)
     game.apply(game.legal_actions()[0])  # keep goals until a turn
     while game.pending_decision == "keep_goal":
@@ -112,21 +120,21 @@ def test_deterministic_choice_is_the_most_probable_legal_action(model_path):
     assert agent.act_on_observation(observation, mask) == agent.act(game)
 
 
-def test_sampling_agent_is_reproducible_and_legal(model_path):
+def test_sampling_agent_is_reproducible_and_legal(safe_path):
     game = Game(1, "dale", seed=5)
-    first = make_agent(f"ppo-sample:{model_path}", seed=11)
-    second = make_agent(f"ppo-sample:{model_path}", seed=11)
+    first = make_agent(f"ppo-sample:{safe_path}", seed=11)
+    second = make_agent(f"ppo-sample:{safe_path}", seed=11)
     choices = [first.act(game) for _ in range(15)]
     assert choices == [second.act(game) for _ in range(15)]
     assert all(game.is_legal(action) for action in choices)
     first.reset(11)
     assert [first.act(game) for _ in range(15)] == choices
-    other = make_agent(f"ppo-sample:{model_path}", seed=12)
+    other = make_agent(f"ppo-sample:{safe_path}", seed=12)
     assert [other.act(game) for _ in range(15)] != choices
 
 
-def test_empty_mask_is_refused(model_path):
-    agent = PPOAgent(model_path)
+def test_empty_mask_is_refused(safe_path):
+    agent = PPOAgent(safe_path)
     with pytest.raises(ValueError, match="no legal action"):
         agent.act_on_observation(np.zeros(OBSERVATION_SIZE, dtype=np.float32),
                                  np.zeros(NUM_ACTIONS, dtype=bool))
@@ -138,6 +146,7 @@ def _spaces_as_pickled(path):
     return model.observation_space, model.action_space
 
 
+@pytest.mark.filterwarnings("ignore::agents.model_format.PickledModelWarning")
 @pytest.mark.parametrize("which", ["flat", "dict"])
 def test_substitute_spaces_equal_the_pickled_spaces(model_path, tmp_path, which):
     """What a numpy that cannot unpickle the spaces gets instead: the same spaces, for a
@@ -157,6 +166,7 @@ def test_substitute_spaces_equal_the_pickled_spaces(model_path, tmp_path, which)
     assert substitutes["action_space"] == action_space
 
 
+@pytest.mark.filterwarnings("ignore::agents.model_format.PickledModelWarning")
 def test_a_model_whose_spaces_do_not_unpickle_still_loads_and_plays_alike(model_path,
                                                                           tmp_path):
     """The space pickles replaced by one that needs a missing module (what numpy 1.x meets
@@ -181,16 +191,18 @@ def test_a_model_whose_spaces_do_not_unpickle_still_loads_and_plays_alike(model_
     from sb3_contrib import MaskablePPO
     with pytest.raises(ModuleNotFoundError, match="no_such_module_here"):
         MaskablePPO.load(broken, device="cpu")
-    intact, repaired = PPOAgent(model_path), PPOAgent(broken)
+    intact = PPOAgent(model_path, allow_pickle=True)
+    repaired = PPOAgent(broken, allow_pickle=True)
     assert repaired.model.observation_space == intact.model.observation_space
     game = Game(1, "dale", seed=6)
     while not game.is_over:
         action = intact.act(game)
         assert repaired.act(game) == action
         game.apply(action)
-    assert load_model(broken).action_space.n == NUM_ACTIONS
+    assert load_model(broken, allow_pickle=True).action_space.n == NUM_ACTIONS
 
 
+@pytest.mark.filterwarnings("ignore::agents.model_format.PickledModelWarning")
 def test_exported_model_drops_the_rollout_state_and_plays_alike(model_path, tmp_path):
     """training/export.py: the released file holds no rollout buffer nor last observations,
     and its policy chooses exactly as the trained one."""
@@ -198,14 +210,15 @@ def test_exported_model_drops_the_rollout_state_and_plays_alike(model_path, tmp_
     import zipfile
 
     from training.export import DROPPED_ATTRIBUTES, export_model
-    exported = export_model(model_path, tmp_path / "release" / "model.zip")
+    exported = export_model(model_path, tmp_path / "release" / "model.zip", allow_pickle=True)
 
     def saved_attributes(path):
         with zipfile.ZipFile(path) as archive:
             return set(json.loads(archive.read("data")))
     assert "_last_obs" in saved_attributes(model_path)
     assert saved_attributes(exported).isdisjoint(DROPPED_ATTRIBUTES)
-    trained, released = PPOAgent(model_path), PPOAgent(exported)
+    trained = PPOAgent(model_path, allow_pickle=True)
+    released = PPOAgent(exported, allow_pickle=True)
     game = Game(1, "dale", seed=8)
     while not game.is_over:
         action = trained.act(game)

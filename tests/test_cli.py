@@ -139,7 +139,8 @@ def test_quit_and_end_of_input_leave_the_game():
     (["play", "--players", "2", "--opponents", "greedy", "random"], "do not fit"),
     (["play", "--mode", "solitary", "--opponents", "greedy"], "no opponents"),
     (["play", "--players", "2", "--opponents", "alphazero"], "unknown agent spec"),
-    (["play", "--players", "2", "--opponents", f"ppo-rollout:{REPO / 'models/baseline.zip'}"],
+    (["play", "--players", "2", "--opponents",
+      f"ppo-rollout:{REPO / 'models/baseline.safetensors'}"],
      "plays only dale and solitary games, not 'standard'"),
 ])
 def test_play_refuses_impossible_tables(argv, message, capsys):
@@ -194,6 +195,19 @@ def test_train_passes_its_options_through(tmp_path):
     assert summary["final_evaluation"]["games"] == 2
     assert json.loads((tmp_path / "config.json").read_text())["features_dim"] == 16
     assert (tmp_path / "model.zip").is_file()
+    # the safe format beside the zip: loads without unpickling and plays as the zip
+    from agents import PPOAgent
+    description = json.loads((tmp_path / "model.json").read_text())
+    assert description["training"]["config"]["features_dim"] == 16
+    assert description["environment"]["id"].startswith("Suburbia-v")
+    safe = PPOAgent(tmp_path / "model.safetensors")
+    with pytest.warns(UserWarning, match="runs code stored in the file"):
+        pickled = PPOAgent(tmp_path / "model.zip", allow_pickle=True)
+    game = Game(1, "dale", seed=1)
+    for _ in range(5):
+        action = safe.act(game)
+        assert action == pickled.act(game)
+        game.apply(action)
 
 
 def test_train_continues_from_an_init_model(tmp_path):
@@ -215,6 +229,15 @@ def test_train_continues_from_an_init_model(tmp_path):
     assert started.keys() == ended.keys()
     for name in started:
         assert torch.equal(started[name], ended[name]), name
+    # the safe format starts a run too (weights only)
+    third = tmp_path / "third"
+    assert run_cli(["train", "--total-timesteps", "64", "--learning-rate", "0", "--seed", "6",
+                    "--init-model", str(first / "model.safetensors"), "--output-dir",
+                    str(third)] + small)[0] == 0
+    from agents.model_format import load_safe_model
+    safe = load_safe_model(third / "model.safetensors").policy.state_dict()
+    for name in started:
+        assert torch.equal(started[name], safe[name]), name
 
 
 def test_train_imitates_the_named_demonstrator_first(tmp_path):

@@ -55,7 +55,7 @@ def test_evaluate_agents_notebook_runs(monkeypatch):
     assert "greedy minus Dale's procedure, paired over 4 seeds" in text
     assert "Junior Intern" in text  # the ladder table
     # the trained baseline is evaluated when present, else skipped with a note
-    assert ("No trained baseline at models/baseline.zip: skipping" in text
+    assert ("No trained baseline at models/baseline.safetensors: skipping" in text
             or "ppo:" in text)
     assert images_of(notebook) >= 2  # populations and win rates
 

@@ -13,7 +13,7 @@ from hidden_facts import with_other_hidden_facts
 from suburbia_env import Game
 from suburbia_env.errors import ConfigError
 
-BASELINE = Path(__file__).resolve().parents[1] / "models" / "baseline.zip"
+BASELINE = Path(__file__).resolve().parents[1] / "models" / "baseline.safetensors"
 
 
 def _play(agent, seed, decisions=None):

@@ -39,15 +39,16 @@ class TrainingConfig:
     features_dim: int = 256  # width of the compact extractor's dense layer
     net_arch: list[int] = field(default_factory=lambda: [128])
     # Imitation before PPO (training/imitation.py): pretrain_games games of the
-    # demonstrator (an agent spec, e.g. "ppo-rollout:models/baseline.zip") against Dale,
-    # or saved demonstrations; 0 games and no file: none.
+    # demonstrator (an agent spec, e.g. "ppo-rollout:models/baseline.safetensors") against
+    # Dale, or saved demonstrations; 0 games and no file: none.
     pretrain_games: int = 0
     demonstrator: str = "greedy"
     demonstrations: str = ""  # .npz files saved by training.imitation, comma-separated (skips collecting)
     pretrain_epochs: int = 5
     pretrain_learning_rate: float = 1e-3
     # Continue training: a saved MaskablePPO model (.zip) whose weights and optimizer state
-    # start this run; the other options of this config still apply. Empty: fresh weights.
+    # start this run, or a safe-format model (.safetensors, weights only); the other
+    # options of this config still apply. Empty: fresh weights.
     init_model: str = ""
     # Evaluation and checkpoints.
     eval_every: int = 200_000

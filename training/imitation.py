@@ -2,7 +2,7 @@
 
 Two uses: a warm start that imitates the greedy player (agents.greedy) before
 reinforcement learning, and expert iteration, which distils a search agent built on the
-policy (e.g. `ppo-rollout:models/baseline.zip`) back into it. Demonstrations are
+policy (e.g. `ppo-rollout:models/baseline.safetensors`) back into it. Demonstrations are
 Dale-mode games played by the demonstrator (any agent spec of agents.registry),
 recorded as the engine state before each of its decisions, the action it chose and the
 game's final margin over Dale.

@@ -2,7 +2,10 @@
 
 Writes to `output_dir`: config.json, TensorBoard logs (tensorboard/), checkpoints
 (checkpoints/), evaluations against Dale (evaluations.jsonl), the best model by
-evaluation (best_model.zip), the final model (model.zip) and summary.json.
+evaluation (best_model.zip), the final model (model.zip) and summary.json. The final,
+best and pretrained models are also written in the safe format (model.safetensors with
+model.json, ...: agents/model_format.py), which the agents load without running code
+from the file; the zips (pickles) are for continuing training.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Check
 
 from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
 
+from agents.model_format import save_model_safely  # noqa: E402
+
 from .config import TrainingConfig, parse_config  # noqa: E402
 from .evaluation import evaluate_against_dale  # noqa: E402
 
@@ -27,8 +32,10 @@ from .evaluation import evaluate_against_dale  # noqa: E402
 class EvaluateAgainstDale(BaseCallback):
     """Every `every` steps: win rate against Dale with its 95% interval, logged and kept."""
 
-    def __init__(self, every: int, games: int, seed: int, output_dir: Path, edition: str):
+    def __init__(self, every: int, games: int, seed: int, output_dir: Path, edition: str,
+                 provenance: dict | None = None):
         super().__init__()
+        self.provenance = provenance or {}
         self.every = every
         self.games = games
         self.seed = seed
@@ -59,6 +66,8 @@ class EvaluateAgainstDale(BaseCallback):
         if self.best is None or score > self.best:
             self.best = score
             self.model.save(self.output_dir / "best_model.zip")
+            save_model_safely(self.model, self.output_dir / "best_model.safetensors",
+                              training={**self.provenance, "evaluation": result})
         print(f"[eval {self.num_timesteps:>9} steps] win rate vs Dale {result['win_rate']:.3f} "
               f"(95% CI {result['win_rate_low']:.3f}-{result['win_rate_high']:.3f}), "
               f"mean population {result['mean_population']:.1f} "
@@ -105,7 +114,8 @@ def train(config: TrainingConfig) -> dict:
         policy_kwargs=policy_options(config), seed=config.seed, device="cpu",
         tensorboard_log=str(output_dir / "tensorboard"), verbose=0)
     if config.init_model:
-        model.set_parameters(config.init_model, exact_match=True, device="cpu")
+        load_initial_weights(model, config.init_model)
+    provenance = {"trained_by": "suburbia train", "config": config.to_dict()}
     if config.pretrain_games > 0 or config.demonstrations:
         from .imitation import (collect_demonstrations, load_demonstrations, pretrain,
                                 save_demonstrations)
@@ -118,8 +128,10 @@ def train(config: TrainingConfig) -> dict:
         pretrain(model, demonstrations, config.pretrain_epochs,
                  learning_rate=config.pretrain_learning_rate, seed=config.seed)
         model.save(output_dir / "pretrained_model.zip")
+        save_model_safely(model, output_dir / "pretrained_model.safetensors",
+                          training={**provenance, "stage": "imitation"})
     evaluation = EvaluateAgainstDale(config.eval_every, config.eval_games, config.seed + 1,
-                                     output_dir, config.edition)
+                                     output_dir, config.edition, provenance)
     callbacks = [evaluation, CheckpointCallback(
         save_freq=max(1, config.checkpoint_every // config.num_envs),
         save_path=str(output_dir / "checkpoints"), name_prefix="model")]
@@ -130,6 +142,7 @@ def train(config: TrainingConfig) -> dict:
                 progress_bar=config.progress_bar, tb_log_name="ppo")
     learn_seconds = time.time() - started
     model.save(output_dir / "model.zip")
+    save_model_safely(model, output_dir / "model.safetensors", training=provenance)
     final = evaluation.evaluate()
     summary = {"timesteps": int(model.num_timesteps), "learn_seconds": round(learn_seconds, 1),
                "env_steps_per_second": round(model.num_timesteps / max(learn_seconds, 1e-9), 1),
@@ -138,8 +151,27 @@ def train(config: TrainingConfig) -> dict:
     (output_dir / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(f"trained {model.num_timesteps} steps in {learn_seconds:.0f} s "
           f"({summary['env_steps_per_second']:.0f} env steps/s); model saved to "
-          f"{output_dir / 'model.zip'}")
+          f"{output_dir / 'model.safetensors'} (and model.zip for further training)")
     return summary
+
+
+def load_initial_weights(model, path: str | Path) -> None:
+    """--init-model: the weights (and, from a zip, the optimizer state) of a saved model.
+    A zip's tensors are read with torch.load(weights_only=True), nothing unpickled; the
+    safe format gives the weights alone (the optimizer starts fresh)."""
+    from agents.model_format import load_safe_model
+    from suburbia_env.errors import SuburbiaError
+    if Path(path).suffix not in (".safetensors", ".json"):
+        model.set_parameters(str(path), exact_match=True, device="cpu")
+        return
+    try:
+        weights = load_safe_model(path).policy.state_dict()
+        model.policy.load_state_dict(weights, strict=True)
+    except SuburbiaError as error:
+        raise SystemExit(f"--init-model: {error}") from None
+    except RuntimeError as error:  # a network of other sizes than this run's
+        raise SystemExit(f"--init-model {path}: its network differs from this run's "
+                         f"({str(error).splitlines()[0]})") from None
 
 
 def main(argv: list[str] | None = None) -> None:

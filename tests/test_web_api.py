@@ -10,6 +10,7 @@ import json
 import random
 import time
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -32,8 +33,12 @@ def secret(tmp_path_factory):
     return tmp_path_factory.mktemp("web") / "secret.key"
 
 
+REPO = Path(__file__).resolve().parent.parent
+
+
 def make_client(secret, **limits):
-    app = create_app(Settings(limits=Limits(**limits), secret_file=secret))
+    app = create_app(Settings(limits=Limits(**limits), secret_file=secret,
+                              model_dirs=[REPO / "models"]))
     return TestClient(app)
 
 
@@ -257,8 +262,11 @@ def test_undo_takes_back_the_persons_last_decision_and_the_bots_after_it(client)
     ({"mode": "dale", "players": 1, "seats": [{"kind": "agent", "agent": "ppo:/etc/passwd"}]},
      "not one of the models"),
     ({"mode": "standard", "players": 2, "seats": [
-        {"kind": "person"}, {"kind": "agent", "agent": "ppo-rollout:models/baseline.zip"}]},
-     "models"),
+        {"kind": "person"}, {"kind": "agent",
+                             "agent": "ppo-rollout:models/baseline.safetensors"}]},
+     "Dale and Solitary games only"),
+    ({"mode": "dale", "players": 1, "seats": [
+        {"kind": "agent", "agent": "ppo:pickle:models/baseline.zip"}]}, "pickled"),
     ({"mode": "dale", "players": 1, "seats": [{"kind": "person"}], "seed": -1}, "seed"),
     ({"mode": "dale", "players": 1, "seats": [{"kind": "person"}], "seed": 2**64}, "seed"),
     ({"mode": "dale", "players": 1, "seats": [{"kind": "person", "agent": "greedy"}]}, "person"),
@@ -396,6 +404,20 @@ def test_all_bot_games_are_watched_with_everything_shown_and_skip_ends_them(clie
         assert (row["population_before_goals"] + row["goals_total"] + row["money_converted"]
                 == row["population"])
     assert "★ winner" in view["svg"]
+
+
+def test_a_trained_model_plays_against_dale(client):
+    """Trained models are agents like any other (the model folder's .safetensors)."""
+    options = client.get("/api/options").json()
+    spec = next(spec for spec in options["agents"] if spec.startswith("ppo:"))
+    assert spec.endswith("baseline.safetensors")
+    created = new_game(client, mode="dale", players=1, seats=[{"kind": "agent", "agent": spec}])
+    view = client.get(f"/api/games/{created['id']}").json()
+    end = time.monotonic() + 120
+    while view["log_total"] < 3 and time.monotonic() < end and not view["bots"]["error"]:
+        view = client.get(f"/api/games/{created['id']}?since_version={view['version']}").json()
+    assert view["bots"]["error"] is None and view["log_total"] >= 3
+    assert view["seats"][0]["label"] == "Player 0 · ppo:baseline"
 
 
 def test_replays_step_both_ways_and_by_round(client):

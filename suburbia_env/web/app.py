@@ -232,7 +232,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         found = []
         for folder in model_dirs:
             if folder.is_dir():
-                for path in sorted(folder.rglob("*.zip")):
+                for path in sorted(folder.rglob("*.safetensors")):  # with NAME.json beside
                     try:
                         found.append(str(path.relative_to(Path.cwd())))
                     except ValueError:
@@ -246,6 +246,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         kind, separator, arguments = text.partition(":")
         kind = kind.lower()
         if kind in MODEL_KINDS and separator:
+            if arguments.strip().lower().startswith("pickle:"):
+                raise WebError(422, f"agent {text!r}: the web server never loads pickled models "
+                                    f"(they run code from the file); convert it with "
+                                    f"'suburbia convert-model' and use the .safetensors file")
             path_text, *rest = arguments.split(",")
             path = check_model_path(path_text.strip(), model_dirs)
             if kind in SEARCH_KINDS and mode == "standard":

@@ -13,12 +13,13 @@ spec                           agent
                                agents/model_format.py)
 ``ppo-sample:PATH``            PPOAgent sampling from its policy (seeded)
 ``ppo-rollout:PATH``           ValueSearchAgent: the model's 4 likeliest actions, each
-                               played out to the end by the model itself on 4 redraws
-                               of the hidden information (Dale and solitary modes)
+                               played out to the end (every seat by the model) on 4
+                               redraws of the hidden information; every mode
 ``ppo-search:PATH``            ValueSearchAgent valuing its 8 likeliest actions with
-                               its critic one decision ahead (same modes)
-``ppo-rollout:PATH,K,S,W``     either with K candidates, S redraws and prior weight W
-``ppo-search:PATH,K,S,W``      (SEARCH_DEFAULTS below)
+                               its critic at its own next decision (every mode)
+``ppo-rollout:PATH,K,S,W,O``   either with K candidates, S redraws, prior weight W and
+``ppo-search:PATH,K,S,W,O``    O playing the other seats inside the search: model
+                               (default), greedy, dale or random (SEARCH_DEFAULTS below)
 ``ppo:pickle:PATH.zip`` ...    any ppo spec with ``pickle:`` before the path: a pickled
                                stable-baselines3 zip is allowed, which runs code stored
                                in the file (trusted files only; a warning is shown)
@@ -46,7 +47,7 @@ SEARCH_DEFAULTS = {
 }
 
 AGENT_SPECS = ("random", "dale", "greedy", "greedy:WEIGHTS", "ppo:PATH", "ppo-sample:PATH",
-               "ppo-search:PATH[,K,S,W]", "ppo-rollout:PATH[,K,S,W]")
+               "ppo-search:PATH[,K,S,W,O]", "ppo-rollout:PATH[,K,S,W,O]")
 PPO_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
 PICKLE_PREFIX = "pickle:"
 """Before a ppo spec's path: permission to load a pickled model (which runs its code)."""
@@ -55,6 +56,10 @@ PICKLE_PREFIX = "pickle:"
 MAX_SEARCH_TRIALS = 4096
 """At most K x S trials per decision for the search agents (each trial holds a state, an
 observation and a mask, about 46 kB)."""
+
+
+ROLLOUT_OPPONENTS = ("model", "greedy", "dale", "random")
+"""Who plays the other seats inside a search agent's trials (value_search.py)."""
 
 
 class AgentSpecError(ConfigError):
@@ -115,12 +120,17 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
     if not path_text:
         raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
                              f"'{kind}:models/baseline.safetensors'")
-    if len(values) > 3:
+    if len(values) > 4:
         raise AgentSpecError(f"agent spec {shown(spec)}: the search agents take PATH and up to "
-                             f"three settings '{kind}:PATH,K,S,W', got {len(values)}")
+                             f"four settings '{kind}:PATH,K,S,W,O', got {len(values)}")
+    opponent = values[3].lower() if len(values) == 4 else "model"
+    if opponent not in ROLLOUT_OPPONENTS:
+        raise AgentSpecError(f"agent spec {shown(spec)}: O (who plays the other seats inside "
+                             f"the search) must be one of {', '.join(ROLLOUT_OPPONENTS)}, not "
+                             f"{shown(values[3])}")
     try:
         counts = [int(text) for text in values[:2]]
-        prior = [float(text) for text in values[2:]]
+        prior = [float(text) for text in values[2:3]]
     except ValueError:
         raise AgentSpecError(f"agent spec {shown(spec)}: K and S must be whole numbers and W "
                              f"a number") from None
@@ -136,7 +146,7 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
     if prior:
         settings["prior_weight"] = prior[0]
     agent = ValueSearchAgent(path, evaluation=evaluation, seed=seed, allow_pickle=allow_pickle,
-                             **settings)
+                             opponent=opponent, **settings)
     agent.name = spec
     return agent
 

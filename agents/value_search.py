@@ -1,25 +1,27 @@
-"""A trained MaskablePPO model that searches ahead at decision time with itself.
+"""A trained model that searches ahead at decision time, in every mode (R9, R3.1).
 
 At each decision the policy proposes its `candidates` most probable legal actions. Each
-is tried on `samples` copies of the game in which the hidden information (stack order,
-One More Round, other players' goals) is redrawn from what the player can know
-(suburbia_env.hidden_information, R10.2), the same redraws for every candidate. A trial
-plays the action and everything up to the player's next decision, which against Dale
-includes Dale's whole turn and the next round's market (R9.2). Two evaluations:
+is tried on `samples` copies of the game in which what the player cannot see is redrawn
+from what it can know (suburbia_env.hidden_information, R10.2): the stack order, One
+More Round, and the other players' private and returned goals. The same redraws serve
+every candidate, and they depend only on public facts, the player's own goals and the
+agent's generator, never on the true hidden facts. Inside a trial every other seat is
+played by the model itself, from that seat's own observation (the observation is always
+the acting seat's view), or by a given agent (`opponent`, e.g. "greedy"); against Dale
+his turns are the engine's (R9.2). Two evaluations:
 
-- "rollout" (the default, spec ``ppo-rollout:PATH``): the model plays every trial to the
-  end, each trial's move being its most probable legal action, all trials batched
-  through one forward pass per move. A trial is worth its final reward under `reward`
-  plus `margin_weight` times the margin reward (own minus best other population, /100).
-- "critic" (spec ``ppo-search:PATH``): a trial is worth gamma times the model's critic at
-  the next decision, or its final reward if the game ended there. `reward` must then be
-  the scheme the model was trained with ("margin" for the committed baseline).
+- "rollout" (the default, spec ``ppo-rollout:PATH``): every trial is played to the end,
+  each move the acting seat's most probable legal action, all trials batched through
+  one forward pass per move. A trial is worth its final reward under `reward` plus
+  `margin_weight` times the margin reward (own minus best other population, /100).
+- "critic" (spec ``ppo-search:PATH``): a trial is played until the searching player
+  decides again; it is worth gamma times the model's critic there, or its final reward
+  if the game ended first. `reward` must then be the scheme the model was trained with
+  ("margin" for the committed baseline).
 
 The agent plays the candidate with the best mean value over the redraws plus
-`prior_weight` times the log of its policy probability. Only decisions that lead back to
-the same player without another player deciding can be searched this way, so the agent
-plays Dale mode and the solitary mode (R9); other modes raise ConfigError. The redraws
-come from the agent's own generator, reseeded by `reset(seed)`.
+`prior_weight` times the log of its policy probability. The redraws come from the
+agent's own generator, reseeded by `reset(seed)`.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ import numpy as np
 from numba import njit
 
 from suburbia_env import Game
-from suburbia_env import constants as c
 from suburbia_env import state_layout as s
 from suburbia_env.action_space import NUM_ACTIONS
 from suburbia_env.env_core import REWARD_MARGIN, REWARD_NAMES, final_reward
@@ -46,8 +47,8 @@ from suburbia_env.turn import apply_legal_action
 from .base import Agent
 from .ppo_agent import PPOAgent
 
-SEARCHABLE_MODES = (c.MODE_DALE, c.MODE_SOLITARY)
 EVALUATIONS = ("critic", "rollout")
+MODEL_OPPONENT = "model"
 
 
 @njit(cache=True)
@@ -70,26 +71,24 @@ def start_trials(state, tiles, goals, basic_kinds, candidates, samples, rng_word
 
 
 @njit(cache=True)
-def trial_outputs(trial_states, rows, tiles, basic_kinds, player, observations, masks,
-                  running):
-    """Observation and mask of `player` for every unfinished trial among the first `rows`
-    (`running` says which). Returns False if a trial waits for another player."""
+def trial_outputs(trial_states, rows, tiles, basic_kinds, observations, masks, running, seats):
+    """Observation and mask of the acting seat (`seats`, -1 once over) for every
+    unfinished trial among the first `rows` (`running` says which)."""
     actions = np.empty(NUM_ACTIONS, dtype=np.int32)
     for row in range(rows):
         state = trial_states[row]
         running[row] = state[s.GAME_OVER] == 0
         if not running[row]:
+            seats[row] = -1
             continue
-        if state[s.CURRENT_PLAYER] != player:
-            return False
-        encode_observation(state, tiles, player, observations[row])
+        seats[row] = state[s.CURRENT_PLAYER]
+        encode_observation(state, tiles, seats[row], observations[row])
         legal_action_mask(state, tiles, basic_kinds, masks[row], actions)
-    return True
 
 
 @njit(cache=True)
 def continue_trials(trial_states, rows, tiles, goals, basic_kinds, actions, running):
-    """Play actions[row] in every running trial (a rollout step)."""
+    """Play actions[row] in every trial that `running` marks (a rollout step)."""
     log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
     for row in range(rows):
         if running[row]:
@@ -107,12 +106,12 @@ class ValueSearchAgent(Agent):
     docstring)."""
 
     name = "ppo-rollout"
-    modes = tuple(c.MODE_NAMES[mode] for mode in SEARCHABLE_MODES)
 
     def __init__(self, path: str | Path, candidates: int = 4, samples: int = 4,
                  prior_weight: float = 0.0, evaluation: str = "rollout",
                  reward: str = "win_loss", margin_weight: float = 0.5,
-                 seed: int | None = None, allow_pickle: bool = False):
+                 seed: int | None = None, allow_pickle: bool = False,
+                 opponent: str | Agent = MODEL_OPPONENT):
         if candidates < 1 or samples < 1:
             raise ConfigError(f"candidates and samples must be at least 1, "
                               f"got {candidates} and {samples}")
@@ -121,6 +120,10 @@ class ValueSearchAgent(Agent):
         if evaluation not in EVALUATIONS:
             raise ConfigError(f"unknown evaluation {evaluation!r}: use one of {EVALUATIONS}")
         self.policy_agent = PPOAgent(path, allow_pickle=allow_pickle)
+        self.opponent = opponent
+        if isinstance(opponent, str) and opponent != MODEL_OPPONENT:
+            from .registry import make_agent
+            self.opponent = make_agent(opponent, seed=seed)
         self.path = self.policy_agent.path
         self.candidates = int(candidates)
         self.samples = int(samples)
@@ -137,23 +140,22 @@ class ValueSearchAgent(Agent):
         self._observations = np.zeros((rows, OBSERVATION_SIZE), dtype=np.float32)
         self._masks = np.zeros((rows, NUM_ACTIONS), dtype=np.bool_)
         self._running = np.zeros(rows, dtype=np.bool_)
+        self._seats = np.zeros(rows, dtype=np.int32)
         self._rewards = np.zeros(rows, dtype=np.float64)
         self._margins = np.zeros(rows, dtype=np.float64)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self._generator = np.random.default_rng(seed)
+        if isinstance(self.opponent, Agent):
+            self.opponent.reset(seed)
 
     def _rng_words(self) -> np.ndarray:
         return self._generator.integers(1, 2**31, size=4, dtype=np.int64).astype(np.int32)
 
     def act(self, game: Game) -> int:
         state = game.state
-        if state[s.MODE] not in SEARCHABLE_MODES:
-            raise ConfigError(f"{self.name} searches to the player's next decision, which "
-                              f"only Dale mode and the solitary mode reach without another "
-                              f"player deciding; this game is in mode "
-                              f"{c.MODE_NAMES[state[s.MODE]]!r}")
+        self._config = game.config
         encode_observation(state, TILES.table, game.current_player, self._observation)
         mask = game.legal_action_mask()
         probabilities = self.policy_agent.action_probabilities(
@@ -173,26 +175,50 @@ class ValueSearchAgent(Agent):
         player = int(state[s.CURRENT_PLAYER])
         start_trials(state, TILES.table, GOALS.table, TILES.basic_kinds, candidates,
                      self.samples, self._rng_words(), self._trial_states)
-        self._write_trial_outputs(rows, player)
+        running = self._running[:rows]
+        self._write_trial_outputs(rows)
         if self.evaluation == "critic":
+            self._play_trials(rows, player, until_player=True)
             final_rewards(self._trial_states, rows, player, self._reward_scheme, self._rewards)
-            running = self._running[:rows]
             values = self._rewards[:rows].copy()
             values[running] = self._gamma * self._critic_values(running)
         else:
-            while self._running[:rows].any():
-                continue_trials(self._trial_states, rows, TILES.table, GOALS.table,
-                                TILES.basic_kinds, self._policy_actions(rows), self._running)
-                self._write_trial_outputs(rows, player)
+            self._play_trials(rows, player, until_player=False)
             final_rewards(self._trial_states, rows, player, self._reward_scheme, self._rewards)
             final_rewards(self._trial_states, rows, player, REWARD_MARGIN, self._margins)
             values = self._rewards[:rows] + self.margin_weight * self._margins[:rows]
         return values.reshape(self.samples, candidates.size).mean(axis=0)
 
-    def _write_trial_outputs(self, rows: int, player: int) -> None:
-        if not trial_outputs(self._trial_states, rows, TILES.table, TILES.basic_kinds, player,
-                             self._observations, self._masks, self._running):
-            raise ConfigError(f"{self.name}: a trial reached another player's decision")
+    def _play_trials(self, rows: int, player: int, until_player: bool) -> None:
+        """Move the trials on until every one is over, or (`until_player`) waits on
+        `player`'s decision."""
+        while True:
+            moving = self._running[:rows].copy()
+            if until_player:
+                moving &= self._seats[:rows] != player
+            if not moving.any():
+                return
+            continue_trials(self._trial_states, rows, TILES.table, GOALS.table,
+                            TILES.basic_kinds, self._trial_actions(rows, moving, player), moving)
+            self._write_trial_outputs(rows)
+
+    def _write_trial_outputs(self, rows: int) -> None:
+        trial_outputs(self._trial_states, rows, TILES.table, TILES.basic_kinds,
+                      self._observations, self._masks, self._running, self._seats)
+
+    def _trial_actions(self, rows: int, moving: np.ndarray, player: int) -> np.ndarray:
+        """The move of every trial `moving` marks: the model's, or the given opponent
+        agent's for the other seats."""
+        by_model = moving.copy()
+        actions = np.zeros(rows, dtype=np.int32)
+        if isinstance(self.opponent, Agent):
+            for row in np.flatnonzero(moving & (self._seats[:rows] != player)):
+                view = Game.view(self._config, self._trial_states[row])
+                actions[row] = view.action_number(self.opponent.act(view))
+                by_model[row] = False
+        if by_model.any():
+            actions[by_model] = self._policy_actions(by_model)
+        return actions
 
     def _model_input(self, observation: np.ndarray, mask: np.ndarray):
         if self.policy_agent._dict_observations:
@@ -209,22 +235,21 @@ class ValueSearchAgent(Agent):
         with torch.no_grad():
             return policy.predict_values(tensor).reshape(-1).cpu().numpy().astype(np.float64)
 
-    def _policy_actions(self, rows: int) -> np.ndarray:
-        """The policy's most probable legal action in each trial (rollout play); finished
-        trials get 0, which continue_trials ignores."""
+    def _policy_actions(self, which: np.ndarray) -> np.ndarray:
+        """The model's most probable legal action in each trial `which` marks (it covers
+        the first rows)."""
         import torch
         policy = self.policy_agent.model.policy
-        running = self._running[:rows]
-        actions = np.zeros(rows, dtype=np.int32)
-        masks = self._masks[:rows][running]
-        tensor, _ = policy.obs_to_tensor(self._model_input(self._observations[:rows][running],
+        rows = which.size
+        masks = self._masks[:rows][which]
+        tensor, _ = policy.obs_to_tensor(self._model_input(self._observations[:rows][which],
                                                            masks))
         with torch.no_grad():
             distribution = policy.get_distribution(tensor, action_masks=masks)
-            actions[running] = distribution.mode().cpu().numpy()
-        return actions
+            return distribution.mode().cpu().numpy()
 
     def __repr__(self) -> str:
         return (f"ValueSearchAgent(path={str(self.path)!r}, candidates={self.candidates}, "
                 f"samples={self.samples}, prior_weight={self.prior_weight}, "
-                f"evaluation={self.evaluation!r}, reward={self.reward!r})")
+                f"evaluation={self.evaluation!r}, reward={self.reward!r}, "
+                f"opponent={getattr(self.opponent, 'name', self.opponent)!r})")

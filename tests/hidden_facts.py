@@ -4,14 +4,16 @@ import numpy as np
 
 from suburbia_env import state_layout as s
 from suburbia_env.setup import stack_sizes
-from suburbia_env.tile_data import COLUMN_STACK, TILES
+from suburbia_env.tile_data import COLUMN_STACK, GOALS, TILES
 
 
 def with_other_hidden_facts(state, seed):
-    """The same public position with another stack order, another split of unseen tiles
-    between stacks and box, and One More Round elsewhere in its block."""
+    """The same position as the player to act sees it (R10.1) with another stack order,
+    another split of unseen tiles between stacks and box, One More Round elsewhere in its
+    block, and other goals drawn, kept and returned by the other players (R10.2)."""
     other = state.copy()
     generator = np.random.default_rng(seed)
+    _swap_other_players_goals(other, generator)
     one_more_round = TILES.table.shape[0] - 1
     drawn = other[s.PILE_POSITION]
     bounds = [(drawn, other[s.PILE_A_END]),
@@ -40,3 +42,25 @@ def with_other_hidden_facts(state, seed):
         current = drawn + int(where[0])
         pile[current], pile[target] = pile[target], pile[current]
     return other
+
+
+def _swap_other_players_goals(state, generator):
+    """Deal every other player two goals the player to act has not seen, keeping the
+    same option if one was kept."""
+    viewer = state[s.CURRENT_PLAYER]
+    if viewer < 0:
+        return
+    seen = {int(g) for g in state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + 4] if g >= 0}
+    own = s.player_base(viewer)
+    seen |= {int(g) for g in state[own + s.GOAL_OPTIONS:own + s.GOAL_OPTIONS + 2] if g >= 0}
+    unseen = [goal for goal in range(len(GOALS.names)) if goal not in seen]
+    dealt = iter(generator.permutation(unseen))
+    for player in range(state[s.NUM_PLAYERS]):
+        base = s.player_base(player)
+        if player == viewer or state[base + s.GOAL_OPTIONS] < 0:
+            continue
+        options = state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2]
+        kept = [index for index in range(2) if options[index] == state[base + s.PRIVATE_GOAL]]
+        options[:] = [next(dealt), next(dealt)]
+        if kept:
+            state[base + s.PRIVATE_GOAL] = options[kept[0]]

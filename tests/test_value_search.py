@@ -46,7 +46,8 @@ def test_specs_give_the_documented_settings():
     ("ppo-rollout:", "give the model file"),
     (f"ppo-rollout:{BASELINE},0", "at least 1"),
     (f"ppo-search:{BASELINE},two", "whole numbers"),
-    (f"ppo-search:{BASELINE},1,2,3,4", "up to three"),
+    (f"ppo-search:{BASELINE},1,2,3,4,5", "up to four"),
+    (f"ppo-rollout:{BASELINE},1,2,0,chess", "must be one of model, greedy, dale, random"),
 ])
 def test_bad_search_specs_name_the_problem(spec, message):
     with pytest.raises(AgentSpecError, match=message):
@@ -102,17 +103,57 @@ def test_search_changes_some_choices(rollout_agent):
     assert differences > 0
 
 
-def test_modes_with_other_deciders_are_refused(rollout_agent):
-    game = Game(2, "standard", "2nd", 1)
-    with pytest.raises(ConfigError, match="mode 'standard'"):
-        rollout_agent.act(game)
+def _standard_position(players, seed, decisions):
+    game = Game(players, "standard", "2nd", seed)
+    policy = PPOAgent(BASELINE)
+    for _ in range(decisions):
+        game.apply(policy.act(game))
+    return game
 
 
-def test_tournaments_refuse_the_search_agents_in_standard_games_before_playing():
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_standard_games_are_searched_legally_and_reproducibly(players):
+    """The other seats are played by the model inside the trials (each from its own
+    view); the same agent seed gives the same choices."""
+    game = _standard_position(players, seed=players, decisions=players + 3)
+    chosen = []
+    for _ in range(2):
+        agent = make_agent(f"ppo-rollout:{BASELINE},2,1")
+        agent.reset(11)
+        replay = game.copy()
+        actions = []
+        for _ in range(3):
+            action = agent.act(replay)
+            assert replay.is_legal(action)
+            actions.append(action)
+            replay.apply(action)
+        chosen.append(actions)
+    assert chosen[0] == chosen[1]
+
+
+@pytest.mark.parametrize("evaluation,opponent", [("rollout", "model"), ("critic", "model"),
+                                                 ("rollout", "greedy")])
+def test_hidden_facts_of_standard_games_do_not_change_the_choice(evaluation, opponent):
+    """R10.2 in a 3-player game: other stack orders, One More Round elsewhere and other
+    goals drawn, kept and returned by the other players leave the choice unchanged."""
+    agent = ValueSearchAgent(BASELINE, candidates=3, samples=2, evaluation=evaluation,
+                             reward="margin", opponent=opponent)
+    for seed in range(3):
+        game = _standard_position(3, seed, decisions=3 + 2 * seed)
+        other = Game.from_state(game.config, with_other_hidden_facts(game.state, seed))
+        others = [p for p in range(3) if p != game.current_player]
+        assert any(other.goal_options(p) != game.goal_options(p) for p in others)
+        agent.reset(seed)
+        action = agent.act(game)
+        agent.reset(seed)
+        assert agent.act(other) == action
+
+
+def test_a_tournament_seats_the_search_in_a_standard_game():
     from agents.tournament import run_tournament
-    with pytest.raises(ConfigError, match="plays only dale and solitary games, not 'standard'"):
-        run_tournament([f"ppo-rollout:{BASELINE}", "greedy"], mode="standard", games=2,
-                       workers=1, progress=False)
+    result = run_tournament([f"ppo-rollout:{BASELINE},2,1,0,greedy", "greedy"],
+                            mode="standard", games=1, workers=1, progress=False)
+    assert len(result.rows) == 2 and sum(row["win"] for row in result.rows) == 1.0
 
 
 def test_solitary_games_are_searched(rollout_agent):

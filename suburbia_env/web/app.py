@@ -189,6 +189,10 @@ def warm_up() -> None:
             game.apply(number)
         replay_record(game.record())
         game_from_json(game.to_json())
+    from agents.registry import make_agent  # the built-in agents' kernels too: their first
+    game = Game(3, "standard", "2nd", 0)      # move is then a move, not a compilation
+    for spec in ("random", "greedy", "dale"):
+        game.apply(game.action_number(make_agent(spec, seed=0).act(game)))
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -252,9 +256,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                     f"'suburbia convert-model' and use the .safetensors file")
             path_text, *rest = arguments.split(",")
             path = check_model_path(path_text.strip(), model_dirs)
-            if kind in SEARCH_KINDS and mode == "standard":
-                raise WebError(422, f"agent {text!r}: the search agents play Dale and Solitary "
-                                    f"games only, not {mode!r}")
+            if kind in SEARCH_KINDS:
+                from agents.value_search import ValueSearchAgent as agent_class
+            else:
+                from agents.ppo_agent import PPOAgent as agent_class
+            if agent_class.modes is not None and mode not in agent_class.modes:
+                raise WebError(422, f"agent {text!r} plays only "
+                                    f"{' and '.join(agent_class.modes)} games, not {mode!r}")
             return ":".join([kind, ",".join([str(path)] + [r.strip() for r in rest])])
         try:
             agent = make_agent(text, seed=0)

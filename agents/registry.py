@@ -32,7 +32,8 @@ import inspect
 import math
 from pathlib import Path
 
-from suburbia_env.errors import ConfigError, ModelFileNotFoundError, shown
+from suburbia_env.errors import (ConfigError, ModelFileNotFoundError, ModelFormatError,
+                                 shown)
 
 from .base import Agent
 from .dale_agent import DaleAgent
@@ -97,8 +98,15 @@ def _greedy(spec: str, arguments: str) -> GreedyAgent:
 
 def _model_path(spec: str, path_text: str) -> Path:
     path = Path(path_text).expanduser()
-    if not path.is_file():
-        raise ModelFileNotFoundError(f"agent spec {shown(spec)}: no model file at {path}")
+    try:
+        found = path.is_file()
+    except (OSError, ValueError) as error:  # a name too long, a NUL character
+        raise ModelFormatError(f"agent spec {shown(spec)}: no model file can be at "
+                               f"{shown(str(path))} ({getattr(error, 'strerror', None) or error})"
+                               ) from None
+    if not found:
+        raise ModelFileNotFoundError(f"agent spec {shown(spec)}: no model file at "
+                                     f"{shown(str(path))}")
     return path
 
 

@@ -37,7 +37,7 @@ import numpy as np
 from suburbia_env import Game
 from suburbia_env.constants import EDITION_NAMES
 from suburbia_env import state_layout as s
-from suburbia_env.errors import ConfigError, IllegalActionError, NotationError
+from suburbia_env.errors import ConfigError, IllegalActionError, NotationError, shown
 from suburbia_env.scoring import LADDER, ladder_rank
 
 from .registry import AGENT_SPECS, allow_pickle_in_spec, make_agent
@@ -48,6 +48,8 @@ DALE_LABEL = "Dale (engine)"
 NO_RANK = "no rank (Dale not beaten)"
 LADDER_TITLES = tuple(title for _, title in reversed(LADDER))  # lowest first
 DEFAULT_WORKERS = 2
+MAX_GAMES = 1_000_000  # per agent (solo modes) or in all (standard): the task list is built first
+MAX_WORKERS = 64
 CSV_FIELDS = ("table", "game", "seed", "mode", "seats", "seat", "agent", "spec", "first_player",
               "population", "reputation", "income", "money_left", "winner", "win",
               "best_other_population", "margin", "ladder_rank", "rounds", "decisions")
@@ -110,10 +112,11 @@ def make_tasks(specs: list[str], mode: str, games: int, players: int | None = No
         raise TournamentError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if not specs:
         raise TournamentError("a tournament needs at least one agent spec")
-    if not isinstance(games, int) or games < 1:
-        raise TournamentError(f"games must be a whole number >= 1, not {games!r}")
-    if not isinstance(seed, int) or seed < 0:
-        raise TournamentError(f"seed must be a whole number >= 0, not {seed!r}")
+    if not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
+        raise TournamentError(f"games must be a whole number 1..{MAX_GAMES}, "
+                              f"not {shown(games)}")
+    if not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise TournamentError(f"seed must be a whole number 0..2**63-1, not {shown(seed)}")
     labels = agent_labels(list(specs))
     pairs = list(zip(labels, specs))
     if edition not in EDITION_NAMES:
@@ -224,6 +227,9 @@ def play_tasks(tasks: list[GameTask], specs: list[str], mode: str,
     Agents are built once per worker from their specs, so every spec is checked here
     first (a bad spec, a missing model file, a mode the agent cannot play).
     """
+    if not isinstance(workers, int) or workers > MAX_WORKERS:
+        raise TournamentError(f"workers must be a whole number up to {MAX_WORKERS}, "
+                              f"not {shown(workers)}")
     local_cache: dict = {}
     for spec in dict.fromkeys(specs):
         _agent(spec, 0, local_cache).check_mode(mode)
@@ -509,7 +515,7 @@ def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
         result = run_tournament(agents, arguments.mode, arguments.games,
                                 arguments.players, arguments.seed, arguments.edition,
                                 arguments.workers, not arguments.no_progress, arguments.records)
-    except (ConfigError, ValueError, FileNotFoundError, TournamentError) as error:
+    except (ConfigError, ValueError, OSError, TournamentError) as error:
         raise SystemExit(f"error: {error}") from None
     summary = summarise(result.rows, result.labels, result.config["mode"])
     print(format_summary(summary, result.config), file=out)

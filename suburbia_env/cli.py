@@ -4,6 +4,7 @@ replay game records and render saved games.
     suburbia play [--opponents dale]                   you against Dale the bot (R9.2)
     suburbia play --players 3 --opponents greedy random
     suburbia play --mode solitary                      Solitary Architect (R9.1)
+    suburbia play --resume saved.json                  continue a saved or unfinished game
     suburbia match --agents greedy dale random --mode dale --games 100
     suburbia train --total-timesteps 100000 --output-dir runs/try
     suburbia bench --quick
@@ -12,24 +13,37 @@ replay game records and render saved games.
     suburbia serve [--port 8000]                       play, watch and replay in a browser
     suburbia convert-model model.zip model.safetensors  a pickled model to the safe format
 
-`suburbia <command> --help` lists each command's options.
+`suburbia <command> --help` lists each command's options. Bad input (a file that is not
+what it should be, an option out of range, a path that cannot be written) gives a message
+on stderr and a non-zero status, never a traceback; an unexpected error is reported as an
+internal error with its type (SUBURBIA_DEBUG=1 shows the traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib.util
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import TextIO
 
-from .errors import StateFormatError, SuburbiaError
+import numpy as np
+
+from .errors import StateFormatError, SuburbiaError, shown
 from .game import Game
 
 QUIT_WORDS = ("quit", "exit", "q")
 CELLS_SHOWN = 40  # at most this many cells are listed per line of the compact legal list
+MAX_LINE = 10_000  # characters of one typed line that are read; the rest is skipped
+MAX_JSON_BYTES = 100_000_000  # a state or record file larger than this is refused
+MAX_SEED = 2**64 - 1
+EXIT_BAD_INPUT = 2
+EXIT_OS_ERROR = 1
+EXIT_INTERNAL_ERROR = 70
 
 
 class CliError(Exception):
@@ -138,17 +152,144 @@ def _status_line(game: Game, seat: int) -> str:
             f"markers left {state['markers_left']}, {len(state['borough'])} tiles")
 
 
+def read_line(stdin: TextIO) -> str | None:
+    """One typed line, None at the end of the input. A line longer than MAX_LINE is read
+    to its end and returned cut (the notation then refuses it); bytes that are not UTF-8
+    text become U+FFFD (refused the same way)."""
+    try:
+        line = stdin.readline(MAX_LINE)
+        if len(line) == MAX_LINE and not line.endswith("\n"):
+            while True:  # skip the rest of the over-long line
+                rest = stdin.readline(MAX_LINE)
+                if not rest or rest.endswith("\n"):
+                    break
+    except UnicodeDecodeError:
+        return "\ufffd"
+    except ValueError:  # the input stream was closed
+        return None
+    return line or None
+
+
+def default_save_path(game: Game) -> Path:
+    """Where an unfinished game is saved unless the person names a file."""
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path(f"suburbia-{game.config.mode}-seed{game.seed or 0}-{stamp}.json")
+
+
+def save_game(game: Game, path: Path) -> str:
+    """Write the game to `path`: its record (seed and moves, replayable) when replaying it
+    gives this very state, else the saved state itself. Returns what was written."""
+    record = game.record()
+    try:
+        replayed = Game.replay(record)
+        same = np.array_equal(replayed.state, game.state)
+    except SuburbiaError:
+        same = False
+    text = (json.dumps(record, indent=1) + "\n") if same else game.to_json()
+    path = Path(path).expanduser()
+    if path.parent != Path("."):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return "game record" if same else "game state"
+
+
+def _write_error(error: Exception) -> str:
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return str(error)  # ValueError: a path with a NUL character
+
+
+def offer_to_save(game: Game, stdin: TextIO, stdout: TextIO, default: Path, ask: bool,
+                  resume_hint: str = "") -> Path | None:
+    """Save an unfinished game: ask for a file name (Enter: `default`, 'no': not saved)
+    when `ask`, else (the input has ended) write `default`. A file that cannot be written
+    gets its reason and a new question; the end of the input or Ctrl-C at the question
+    saves to `default`, or, if that cannot be written, to a new file in the current
+    folder."""
+
+    def say(text: str = "") -> None:
+        print(text, file=stdout, flush=True)
+
+    asking, fallback = ask, default_save_path(game)
+    for _ in range(6):
+        answer = None
+        if asking:
+            stdout.write(f"Save the unfinished game? File name [{default}], or 'no': ")
+            stdout.flush()
+            try:
+                answer = read_line(stdin)
+            except KeyboardInterrupt:
+                say()
+            if answer is None:  # end of input or Ctrl-C: the default, nobody to ask
+                asking = False
+            elif answer.strip().lower() in ("no", "n"):
+                say("The game was not saved.")
+                return None
+        target = Path(answer.strip()) if answer and answer.strip() else default
+        problem = None
+        if any(ord(character) < 32 or character in "\x7f\ufffd" for character in str(target)):
+            problem = "a file name cannot hold control characters or bytes that are not text"
+        else:
+            try:
+                what = save_game(game, target)
+            except (OSError, ValueError) as error:
+                problem = _write_error(error)
+        if problem is None:
+            say(f"The unfinished game ({what}) is saved in {target}.")
+            say(f"Continue it with: suburbia play --resume {shlex.quote(str(target))}"
+                f"{resume_hint}")
+            return target
+        say(f"Cannot write {shown(str(target))}: {problem}.")
+        if not asking:
+            if target == fallback:
+                break
+            default = fallback  # nobody to ask: a new file in the current folder
+    say("The game was not saved.")
+    return None
+
+
 def play_session(game: Game, human: int, opponents: dict, stdin: TextIO, stdout: TextIO,
-                 show_board: bool = True, labels: dict[int, str] | None = None) -> int:
+                 show_board: bool = True, labels: dict[int, str] | None = None,
+                 save_path: Path | None = None, resume_hint: str = "") -> int:
     """Play `game` with a person at seat `human` (reading moves from `stdin`) and agents at
     the seats of `opponents`. Returns 0 when the game ends or the person quits, 1 when
-    the input ends first. Malformed or illegal moves get a message and a new prompt."""
+    the input ends first, 130 after Ctrl-C. Malformed or illegal moves, whatever their
+    size or characters, get a message and a new prompt; the game goes on. On quitting or
+    Ctrl-C the person is offered to save the unfinished game (`save_path` or a default
+    name); when the input ends it is saved there without asking."""
     labels = labels or {seat: getattr(agent, "name", "agent") for seat, agent in opponents.items()}
+    default = Path(save_path) if save_path else default_save_path(game)
 
     def say(text: str = "") -> None:
         print(text, file=stdout, flush=True)
 
     say(f"You are player {human}. Type 'help' for the commands.")
+    try:
+        status = _play_moves(game, human, opponents, stdin, stdout, show_board, labels, say)
+    except KeyboardInterrupt:
+        say()
+        say("Interrupted.")
+        offer_to_save(game, stdin, stdout, default, True, resume_hint)
+        return 130
+    if status == "quit":
+        offer_to_save(game, stdin, stdout, default, True, resume_hint)
+        return 0
+    if status == "end of input":
+        offer_to_save(game, stdin, stdout, default, False, resume_hint)
+        return 1
+    say()
+    say(game.render() if show_board else "The game is over.")
+    say()
+    for line in final_scores_lines(game, {human: "you", **{k: f"player {k} ({v})"
+                                                           for k, v in labels.items()}}):
+        say(line)
+    return 0
+
+
+def _play_moves(game: Game, human: int, opponents: dict, stdin: TextIO, stdout: TextIO,
+                show_board: bool, labels: dict, say) -> str:
+    """The moves of a play session until the game is over ("over"), the person quits
+    ("quit") or the input ends ("end of input")."""
     shown_for = None
     while not game.is_over:
         seat = game.current_player
@@ -186,17 +327,17 @@ def play_session(game: Game, human: int, opponents: dict, stdin: TextIO, stdout:
                 say(line)
         stdout.write(f"player {human}> ")
         stdout.flush()
-        line = stdin.readline()
-        if not line:
+        line = read_line(stdin)
+        if line is None:
             say()
             say("End of input: the game is left unfinished.")
-            return 1
+            return "end of input"
         command = " ".join(line.strip().split()).lower()
         if not command:
             continue
         if command in QUIT_WORDS:
             say("You left the game.")
-            return 0
+            return "quit"
         if command in ("help", "?"):
             say(PLAY_HELP)
             continue
@@ -216,19 +357,26 @@ def play_session(game: Game, human: int, opponents: dict, stdin: TextIO, stdout:
         say(f"you: {game.history[-1]}")
         for event in events:
             say(f"    {event}")
-    say()
-    say(game.render() if show_board else "The game is over.")
-    say()
-    for line in final_scores_lines(game, {human: "you", **{k: f"player {k} ({v})"
-                                                           for k, v in labels.items()}}):
-        say(line)
-    return 0
+    return "over"
 
 
 def _play_setup(args) -> tuple[Game, int, dict, dict]:
     from agents import make_agent
     from agents.tournament import agent_seed
     opponents = list(args.opponents) if args.opponents else []
+    if not 0 <= args.seed <= MAX_SEED:
+        raise CliError(f"--seed must be 0..2**64-1, not {shown(args.seed)}")
+    saved = None
+    if args.resume is not None:
+        saved = _load_game(args.resume)
+        if saved.is_over:
+            raise CliError(f"{args.resume}: the saved game is already over")
+        for option, value, wanted in (("--mode", args.mode, saved.config.mode),
+                                      ("--players", args.players, saved.config.players),
+                                      ("--edition", args.edition, saved.config.edition)):
+            if value is not None and value != wanted:
+                raise CliError(f"{args.resume} holds a game with {option} {wanted}, not {value}")
+        args.mode, args.players = saved.config.mode, saved.config.players
     mode = args.mode
     if mode is None:
         if args.players is None and opponents in ([], ["dale"]):
@@ -256,8 +404,9 @@ def _play_setup(args) -> tuple[Game, int, dict, dict]:
         others = [seat for seat in range(players) if seat != args.seat]
         seats = {seat: opponents[number % len(opponents)] for number, seat in enumerate(others)}
     human = args.seat if mode == "standard" else 0
-    game = Game(players, mode, args.edition, args.seed)
-    agents = {seat: make_agent(spec, seed=agent_seed(args.seed, seat),
+    game = saved if saved is not None else Game(players, mode, args.edition or "2nd", args.seed)
+    seed = game.seed if isinstance(game.seed, int) else args.seed
+    agents = {seat: make_agent(spec, seed=agent_seed(seed, seat),
                                allow_pickle=args.allow_pickle)
               for seat, spec in seats.items()}
     for agent in agents.values():
@@ -265,15 +414,33 @@ def _play_setup(args) -> tuple[Game, int, dict, dict]:
     return game, human, agents, seats
 
 
+def _resume_hint(args, game: Game, human: int, labels: dict[int, str]) -> str:
+    """The options that seat the same players again after `--resume PATH`."""
+    if game.config.mode != "standard":
+        return ""
+    specs = [shlex.quote(labels[seat]) for seat in sorted(labels)]
+    hint = f" --seat {human}" if human else ""
+    return hint + " --opponents " + " ".join(specs) + (" --allow-pickle" if args.allow_pickle
+                                                       else "")
+
+
 def command_play(args, extra, stdin: TextIO, stdout: TextIO) -> int:
     try:
         game, human, agents, labels = _play_setup(args)
     except (ValueError, FileNotFoundError) as error:
         raise CliError(str(error)) from None
-    status = play_session(game, human, agents, stdin, stdout, not args.no_board, labels)
-    if args.save_record:
-        Path(args.save_record).write_text(json.dumps(game.record(), indent=1) + "\n")
-        print(f"Game record written to {args.save_record}", file=stdout)
+    status = play_session(game, human, agents, stdin, stdout, not args.no_board, labels,
+                          save_path=args.save_record or args.resume,
+                          resume_hint=_resume_hint(args, game, human, labels))
+    if args.save_record and game.is_over:
+        try:
+            save_game(game, args.save_record)
+            print(f"Game record written to {args.save_record}", file=stdout)
+        except (OSError, ValueError) as error:  # the finished game is not lost for that
+            print(f"Cannot write {shown(str(args.save_record))}: {_write_error(error)}",
+                  file=stdout)
+            offer_to_save(game, stdin, stdout, default_save_path(game), True)
+            return 1
     return status
 
 
@@ -326,14 +493,30 @@ def command_bench(args, extra, stdin, stdout) -> int:
 # replay, render -----------------------------------------------------------------------------
 
 def _read_json(path: Path, what: str):
+    """The JSON value of a file; CliError for a file that cannot be read, is too large,
+    is not UTF-8 text or not JSON, nests too deeply or holds a number too long to read."""
     try:
-        text = Path(path).read_text()
-    except OSError as error:
-        raise CliError(f"cannot read the {what} {path}: {error.strerror or error}") from None
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_JSON_BYTES + 1)
+    except (OSError, ValueError) as error:  # ValueError: a NUL character in the path
+        raise CliError(f"cannot read the {what} {shown(str(path))}: "
+                       f"{_write_error(error)}") from None
+    if len(data) > MAX_JSON_BYTES:
+        raise CliError(f"{path}: larger than {MAX_JSON_BYTES} bytes, not a {what}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CliError(f"{path} is not UTF-8 text (byte {error.start} cannot be decoded): "
+                       f"not a {what}") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise CliError(f"{path} is not JSON ({error})") from None
+    except RecursionError:
+        raise CliError(f"{path}: JSON nested too deeply to be a {what}") from None
+    except ValueError as error:  # e.g. a number beyond Python's int-to-text limit
+        raise CliError(f"{path}: JSON that cannot be read ({str(error).split(';')[0]})") \
+            from None
 
 
 def command_replay(args, extra, stdin, stdout) -> int:
@@ -388,8 +571,11 @@ def _load_game(path: Path) -> Game:
 
 
 def write_bytes(data: bytes, path: Path) -> None:
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_bytes(data)
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_bytes(data)
+    except (OSError, ValueError) as error:
+        raise CliError(f"cannot write {path}: {_write_error(error)}") from None
 
 
 def command_render(args, extra, stdin, stdout) -> int:
@@ -442,11 +628,17 @@ def build_parser() -> argparse.ArgumentParser:
                       help="default: dale for '--opponents dale' alone, else standard")
     play.add_argument("--seat", type=int, default=0, help="your seat in a standard game")
     play.add_argument("--seed", type=int, default=0, help="seed of the setup (default 0)")
-    play.add_argument("--edition", choices=("2nd", "1st"), default="2nd")
+    play.add_argument("--edition", choices=("2nd", "1st"), default=None,
+                      help="default 2nd")
+    play.add_argument("--resume", type=Path, metavar="FILE",
+                      help="continue a saved game (a game record or a saved state, e.g. the "
+                           "file an unfinished game was saved to); its mode, players and "
+                           "edition are the file's")
     play.add_argument("--no-board", action="store_true",
                       help="draw the game only when asked ('board')")
     play.add_argument("--save-record", type=Path, metavar="PATH",
-                      help="write the game record (JSON) here at the end")
+                      help="write the game record (JSON) here at the end, or the unfinished "
+                           "game if you leave or the input ends")
     play.add_argument("--allow-pickle", action="store_true",
                       help="let ppo agents load pickled stable-baselines3 .zip models, which "
                            "runs code stored in the file (trusted files only)")
@@ -543,14 +735,15 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None,
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "passthrough", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if stdin is None:
+        _tolerate_bad_text(sys.stdin, "replace")  # invalid UTF-8 typed: refused, not fatal
+    if stdout is None:
+        _tolerate_bad_text(sys.stdout, "backslashreplace")  # odd bytes in file names
     try:
         return args.handler(args, extra, stdin or sys.stdin, stdout or sys.stdout)
-    except CliError as error:
+    except (CliError, SuburbiaError) as error:  # ConfigError, ModelFormatError, ...: bad input
         print(f"error: {error}", file=sys.stderr)
-        return 2
-    except SuburbiaError as error:  # ConfigError, ModelFormatError, ...: bad input
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -558,6 +751,28 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None,
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as error:  # a file or folder that cannot be read or written
+        where = f": {error.filename}" if error.filename else ""
+        print(f"error: {error.strerror or error}{where}", file=sys.stderr)
+        return EXIT_OS_ERROR
+    except MemoryError:
+        print("error: out of memory", file=sys.stderr)
+        return EXIT_OS_ERROR
+    except Exception as error:  # a bug of this package: short report, traceback on request
+        if os.environ.get("SUBURBIA_DEBUG"):
+            raise
+        print(f"internal error ({type(error).__name__}: {shown(str(error))}); please report "
+              f"it with the command that caused it (SUBURBIA_DEBUG=1 shows the traceback)",
+              file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
+
+
+def _tolerate_bad_text(stream, errors: str) -> None:
+    """Let a standard stream replace what it cannot decode or encode instead of raising."""
+    try:
+        stream.reconfigure(errors=errors)
+    except (AttributeError, ValueError, OSError):  # not a TextIOWrapper (tests, pipes)
+        pass
 
 
 if __name__ == "__main__":

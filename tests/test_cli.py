@@ -126,11 +126,21 @@ def test_play_against_greedy_and_random_at_a_table_of_three():
         assert score_columns(output, name) == expected_columns(score)
 
 
-def test_quit_and_end_of_input_leave_the_game():
-    status, output = run_cli(["play", "--no-board"], "quit\n")
+def test_quit_and_end_of_input_leave_the_game(tmp_path, monkeypatch):
+    """Leaving offers to save the unfinished game ('no' declines); when the input ends
+    it is saved without asking, to the --save-record path or a new file here."""
+    monkeypatch.chdir(tmp_path)
+    status, output = run_cli(["play", "--no-board"], "quit\nno\n")
     assert status == 0 and "You left the game." in output
+    assert "The game was not saved." in output and list(tmp_path.iterdir()) == []
     status, output = run_cli(["play", "--no-board"], "")
     assert status == 1 and "End of input" in output
+    saved = list(tmp_path.glob("suburbia-dale-seed0-*.json"))
+    assert len(saved) == 1 and f"is saved in {saved[0].name}" in output
+    assert json.loads(saved[0].read_text())["actions"] == []
+    status, output = run_cli(["play", "--no-board", "--save-record", "mine.json"], "quit\n\n")
+    assert status == 0 and (tmp_path / "mine.json").is_file()
+    assert "Continue it with: suburbia play --resume mine.json" in output
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -139,21 +149,21 @@ def test_quit_and_end_of_input_leave_the_game():
     (["play", "--players", "2", "--opponents", "greedy", "random"], "do not fit"),
     (["play", "--mode", "solitary", "--opponents", "greedy"], "no opponents"),
     (["play", "--players", "2", "--opponents", "alphazero"], "unknown agent spec"),
-    (["play", "--players", "2", "--opponents",
-      f"ppo-rollout:{REPO / 'models/baseline.safetensors'}"],
-     "plays only dale and solitary games, not 'standard'"),
+    (["play", "--players", "2", "--opponents", f"ppo:{REPO / 'models/baseline.zip'}"],
+     "pickled stable-baselines3 model"),
 ])
-def test_play_refuses_impossible_tables(argv, message, capsys):
-    status, _ = run_cli(argv, "quit\n")
+def test_play_refuses_impossible_tables(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # nothing is saved here: no game starts
+    status, _ = run_cli(argv, "quit\nno\n")
     assert status == 2
     assert message in capsys.readouterr().err
 
 
-def test_play_in_a_subprocess_reads_stdin():
+def test_play_in_a_subprocess_reads_stdin(tmp_path):
     environment = dict(os.environ, OMP_NUM_THREADS="1")
     completed = subprocess.run([sys.executable, "-m", "suburbia_env.cli", "play", "--mode",
-                                "solitary", "--no-board"], input="pass please\nquit\n",
-                               capture_output=True, text=True, cwd=REPO, env=environment,
+                                "solitary", "--no-board"], input="pass please\nquit\nno\n",
+                               capture_output=True, text=True, cwd=tmp_path, env=environment,
                                timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert "Not accepted: 'pass please' is not an action" in completed.stdout

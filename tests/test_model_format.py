@@ -476,10 +476,10 @@ def test_export_and_convert_commands(tiny, tmp_path, capsys):
 def test_play_allows_a_pickled_opponent_only_when_asked(tiny, capsys):
     from suburbia_env.cli import main
     argv = ["play", "--players", "2", "--opponents", f"ppo:{tiny[0]}", "--no-board"]
-    assert main(argv, stdin=io.StringIO("quit\n"), stdout=io.StringIO()) == 2
+    assert main(argv, stdin=io.StringIO("quit\nno\n"), stdout=io.StringIO()) == 2
     assert "runs code stored in the file" in capsys.readouterr().err
     with pytest.warns(PickledModelWarning):
-        assert main(argv + ["--allow-pickle"], stdin=io.StringIO("quit\n"),
+        assert main(argv + ["--allow-pickle"], stdin=io.StringIO("quit\nno\n"),
                     stdout=io.StringIO()) == 0
 
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+
+from suburbia_env.errors import shown
 
 
 @dataclass
@@ -82,22 +85,87 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Ranges of the numeric options: (low, high), None for no bound. Values outside fail
+# with a message here instead of deep inside the training libraries.
+LIMITS = {
+    "players": (2, 4), "population_shaping": (None, None), "total_timesteps": (None, 10**12),
+    "seed": (0, 2**32 - 1), "num_envs": (1, 4096), "torch_threads": (1, 256),
+    "env_threads": (1, 256), "learning_rate": (0, 1), "n_steps": (1, 1_000_000),
+    "batch_size": (1, 10**7), "n_epochs": (1, 10_000), "gamma": (0, 1), "gae_lambda": (0, 1),
+    "clip_range": (0, None), "ent_coef": (None, None), "vf_coef": (0, None),
+    "max_grad_norm": (0, None), "features_dim": (1, 65_536), "pretrain_games": (0, 10**7),
+    "pretrain_epochs": (0, 100_000), "pretrain_learning_rate": (0, 1),
+    "eval_every": (1, None), "eval_games": (1, 10**7), "checkpoint_every": (1, None),
+    "pool_size": (1, 10_000), "pool_update_every": (1, None),
+}
+
+
+def _checked(name: str, value, default, source: str):
+    """`value` for option `name` if it has the default's type and lies in LIMITS, else
+    SystemExit naming the option (a JSON file can hold any type)."""
+    option = "--" + name.replace("_", "-")
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise SystemExit(f"{source}{option} must be true or false, not {shown(value)}")
+        return value
+    if isinstance(default, list):
+        if (not isinstance(value, list) or len(value) > 16
+                or not all(isinstance(units, int) and not isinstance(units, bool)
+                           and 1 <= units <= 65_536 for units in value)):
+            raise SystemExit(f"{source}{option} must be at most 16 layer widths 1..65536")
+        return value
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise SystemExit(f"{source}{option} must be text, not {type(value).__name__}")
+        return value
+    whole = isinstance(default, int)
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or (whole and not isinstance(value, int)) or not math.isfinite(value)):
+        kind = "a whole number" if whole else "a finite number"
+        raise SystemExit(f"{source}{option} must be {kind}, not {shown(value)}")
+    low, high = LIMITS.get(name, (None, None))
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"{low if low is not None else '...'}..{high if high is not None else '...'}"
+        raise SystemExit(f"{source}{option} must be in {bounds}, not {shown(value)}")
+    return value
+
+
+def _config_file_values(config_file: Path) -> dict:
+    try:
+        data = Path(config_file).read_bytes()
+    except OSError as error:
+        raise SystemExit(f"--config: cannot read {config_file} ({error.strerror or error})") \
+            from None
+    try:
+        values = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise SystemExit(f"--config: {config_file} is not UTF-8 text") from None
+    except (ValueError, RecursionError) as error:
+        raise SystemExit(f"--config: {config_file} is not readable JSON "
+                         f"({str(error)[:200] or type(error).__name__})") from None
+    if not isinstance(values, dict):
+        raise SystemExit(f"--config: {config_file} must hold a JSON object of options")
+    return values
+
+
 def parse_config(argv: list[str] | None = None) -> TrainingConfig:
-    """Defaults, then the --config file, then the other command-line options."""
+    """Defaults, then the --config file, then the other command-line options; every value
+    is checked for its type and range (SystemExit naming the option)."""
     arguments = vars(_parser().parse_args(argv))
     config = TrainingConfig()
     config_file = arguments.pop("config")
     if config_file is not None:
-        values = json.loads(Path(config_file).read_text())
+        values = _config_file_values(config_file)
         known = {item.name for item in fields(TrainingConfig)}
         unknown = sorted(set(values) - known)
         if unknown:
-            raise SystemExit(f"{config_file}: unknown option(s) {', '.join(unknown)}")
+            raise SystemExit(f"{config_file}: unknown option(s) {', '.join(unknown)}"[:500])
         for name, value in values.items():
-            setattr(config, name, value)
+            setattr(config, name, _checked(name, value, getattr(TrainingConfig(), name),
+                                           f"{config_file}: "))
     for name, value in arguments.items():
         if value is not None:
-            setattr(config, name, value)
+            setattr(config, name, _checked(name, value, getattr(TrainingConfig(), name), ""))
     if config.features not in ("compact", "flat"):
         raise SystemExit(f"--features must be 'compact' or 'flat', not {config.features!r}")
     if config.init_model and not Path(config.init_model).is_file():

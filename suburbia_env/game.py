@@ -18,6 +18,7 @@ from . import state_layout as s
 from .errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
                      NotationError, StateFormatError, SuburbiaError, shown)
 from .hex_grid import cell_coordinates
+from .invariants import validate_state
 from .legal_actions import is_legal_action, legal_action_mask
 from .notation import format_action, parse_action
 from .rng import seed_words
@@ -107,8 +108,17 @@ class Game:
     @classmethod
     def from_state(cls, config: GameConfig, state: np.ndarray, seed: int | None = None,
                    history: list[str] | None = None) -> "Game":
-        """A game around an existing state vector (copied); used by serialization."""
-        state = _state_array(config, state)
+        """A game around an existing state vector (copied); used by serialization.
+
+        The state must be one play can hold (`invariants.validate_state`, issue 22):
+        compiled code indexes by its values, so a corrupted state is refused here.
+        """
+        state = np.array(_state_array(config, state), dtype=np.int32, copy=True)
+        validate_state(state, config)
+        return cls._around(config, state, seed, history)
+
+    @classmethod
+    def _around(cls, config, state, seed, history) -> "Game":
         game = cls.__new__(cls)
         game.config = config
         game.seed = seed
@@ -130,7 +140,7 @@ class Game:
 
     def copy(self) -> "Game":
         """An independent game: playing on the copy leaves this one untouched."""
-        twin = Game.from_state(self.config, self.state, self.seed, self.history)
+        twin = Game._around(self.config, self.state, self.seed, self.history)
         twin._attach_buffers(self._log.shape[0] - 1)
         return twin
 

@@ -1,15 +1,91 @@
 """Consistency checks of a game state, compiled so they can run at every step of many games.
 
-`check_invariants(state, tiles)` returns 0 when the state is consistent, else an error
-code `reason * 100 + detail` (detail: the seat, or the tile kind for the tile count);
-`describe_invariant_error(code)` turns a code into a message. Checked:
-- R1.2, R1.3: money and population >= 0, income and reputation within -5..15;
+Two levels, both returning 0 when the state passes, else an error code
+`reason * 100 + detail` (detail: the seat, the tile kind or the basic tile);
+`describe_invariant_error(code)` turns a code into a message and `invariant_field(code)`
+names the field of the state format (serialization.py) at fault.
+
+`check_invariants(state, tiles)`: what every state the engine is given must satisfy,
+hand-made positions (positions.py) included. The compiled kernels index arrays by the
+values it checks, so on a state that passes they never read or write out of place, and
+the money and population bounds leave int32 arithmetic far from overflow. Checked:
+- the configuration entries: players 2-4 in standard, 1 in Solitary Architect, 2 seats
+  with Dale (R3.1, R9); mode, edition and the random-goals flag are their values; the
+  first player is a seat, 0 in the solo modes (R9.2); the round is within 0..`last_round`
+  of the configuration and the final round within -1..round + 1 (R4.3); the placement
+  counter within 1..1 + the cells of every borough less the starting tiles;
+- R1.2, R1.3: income and reputation within -5..15; money within 0..`MONEY_BOUND` and
+  population within 0..`POPULATION_BOUND` (the bounds are derived below);
+- each cell holds -1 (empty) or a kind of tiles.csv, flag bits of state_layout only, a
+  placement number below the counter (0 when empty); the derived entries agree with the
+  borough: tile, lake and feature counts, the placement order (R7.2; entries past the
+  tile count 0), the placeable flags (R2.4), markers left = 3 - invested tiles;
+- goals: public goals, each seat's private goal and drawn goals -1 or goals, both drawn
+  goals set or neither;
+- the score block is all 0 until the game is over, then within the bonuses of the goals;
 - every physical tile is in exactly one place (R3.2, R3.5): per kind, undrawn stacks +
   market + basic supply + boroughs (a lake counts as its tile) + discarded + box equals
-  the copies printed in tiles.csv; One More Round is in the stacks or set aside, once;
-- the derived entries agree with the borough: tile, lake and feature counts, the
-  placement order, the placeable flags (R2.4), markers left = 3 - invested tiles;
-- the pending decision agrees with the game being over, and the current player is a seat.
+  the copies printed in tiles.csv; the stack bounds are those of the configuration
+  (R3.2, R3.3, R9.2) and every pile position holds a tile of its stack, One More Round
+  once, inside the block it is shuffled into, set aside exactly when drawn (R4.3);
+- the market holds A, B and C tiles only, Dale's in slots 2..5 (R4.1, R9.2);
+- the pending decision agrees with the game being over and the mode; the current player
+  is a seat that may decide (never Dale); the decision has a legal action: a discard or
+  removal has a payable occupied slot (R5.1b, d, R9.1: with none the engine skips it), a
+  goal choice has two drawn goals and none kept; while a Dale game runs, Dale's borough
+  has a placeable cell for his next tile (R9.2);
+- seats beyond the player count and the padding of the layout are empty.
+
+`check_reachable(state, tiles)`: `check_invariants` and what play itself implies, as far
+as it can be checked without replaying (the state loader refuses any state that fails;
+tests/test_properties.py checks it at every decision of thousands of random games):
+- the tiles drawn match the turns played: 7 tiles fill the market at setup, every turn
+  draws one (two in Solitary Architect) while the stacks last, One More Round is set
+  aside and replaced (R3.2, R4.2, R4.3, R9.1); with Dale four per round, and the game ends
+  at the round start that draws One More Round (R9.2);
+- the final round is the round after the turn that drew One More Round (R4.3, R9.1) or,
+  with Dale, the round before the one whose start drew it (R9.2);
+- the market has a shape R4.2 can produce: its tiles packed toward slot 6 in the order
+  they were drawn, the newest in slot 0, all seven slots full while the stacks hold tiles;
+  during a Solitary Architect removal one slot of that shape is empty; with Dale, slots
+  2..5 hold the four tiles drawn at the round start, or at game over those drawn before
+  One More Round (R9.2);
+- the drawn tiles are exactly the lettered tiles now on the table, in the market and
+  discarded; the basic tiles on the table are the starting tiles plus those taken from the
+  supply (R3.5);
+- goals: the public goals of the mode (as many as players, 3 with Dale, none in Solitary
+  Architect); two drawn goals for each player who draws (every player in standard, the player
+  and not Dale in the Dale game, nobody in Solitary Architect), none for the others, a
+  private goal that is none or one of them, no goal dealt twice (R3.6, R9);
+- boroughs: the starting tiles first (R2.3), then each tile next to an earlier one in
+  placement order (R2.4), lakes made of market tiles (R5.1c), placement numbers 1 ..
+  counter - 1 each used once (R7.2);
+- a player places or invests at most once per turn taken (R5.1); a player who has not
+  finished a turn yet still has the start values (R3.4: tiles only pay their owner, and
+  the starting tiles react to their own borough only); Dale places exactly one tile per
+  round, never a lake, never invests (R9.2);
+- after the game, the score block and the final money and population are what
+  scoring.py computes from the board (R8.2, R8.3).
+
+Bounds of money and population (R1.3 leaves them unbounded above; play does not)
+---------------------------------------------------------------------------------
+`last_round` is the highest round a configuration can reach: One More Round lies at
+most at the last position of its block (R3.2, R3.3, R9.2), the turn that draws it is
+fixed by the draws per turn, and one more round follows (R4.3, R9.1; with Dale the game
+ends at the round start that draws it). A player takes at most `MOST_TURNS` turns (the
+largest `last_round` + 1 over all configurations) and at most `MOST_TILES` tiles are ever
+on the table (three starting tiles per seat plus one placement per turn). The money a
+player can ever receive is then at most: $15 (R3.4); $15 of income per turn (R1.2,
+R5.2); for each copy of each tile with a money term of amount A (the player may own every
+copy), 2A per immediate term (placed, then once more when invested, R7.3) and 4A *
+MOST_TILES per conditional term (current matches at placement, again at investment, two
+per later match once invested); and for each lake (at most MOST_TILES), six $4 payments
+for its neighbours, six $2 more for investing in it (R6.7) and, after each of the six
+payments, the bonus of every Waterfront Realty copy, invested. `MONEY_BOUND` is that sum.
+Population likewise: 2 (R3.4), 15 per turn from reputation (R5.3), the tiles' population
+terms, then final scoring: every public goal bonus, the largest private bonus and
+MONEY_BOUND // 5 (R8.2). Both are far beyond what games reach (a few hundred) and far below
+2**31, so no kernel can overflow on a state within them.
 """
 
 from __future__ import annotations
@@ -19,10 +95,23 @@ from numba import njit
 
 from . import constants as c
 from . import state_layout as s
-from .hex_grid import NEIGHBOURS, NUM_CELLS
-from .tile_data import COLUMN_COPIES, COLUMN_FEATURES, TILES
+from .errors import StateFormatError
+from .hex_grid import NEIGHBOURS, NUM_CELLS, STARTING_CELLS
+from .scoring import score_game
+from .setup import stack_sizes
+from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
+                        COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE, COLUMN_COPIES,
+                        COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT, COLUMN_IMMEDIATE_ATTRIBUTE,
+                        COLUMN_IMMEDIATE_COUNT, COLUMN_STACK, GOAL_COLUMN_PRIVATE_BONUS,
+                        GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
 
 _BASIC_KINDS = np.array(TILES.basic_kinds, dtype=np.int64)  # supply order: suburbs, park, factory
+_STARTING_CELLS = np.array(STARTING_CELLS, dtype=np.int64)
+_NUM_STARTING = len(STARTING_CELLS)
+_GOAL_TABLE = GOALS.table
+NUM_GOALS = GOALS.table.shape[0]
+_VALID_FLAGS = s.FLAG_LAKE | s.FLAG_INVESTED | s.FLAG_PLACEABLE
+_SCORE_ENTRIES = s.ORDER - s.SCORE  # the score block of a player, SCORE .. SCORE_WINNER
 
 OK = 0
 MONEY_NEGATIVE = 1
@@ -43,7 +132,126 @@ MARKET_WRONG = 15
 CELL_FLAGS_WRONG = 16
 UNUSED_SEAT_NOT_EMPTY = 17
 PILE_WRONG = 18
-SUPPLY_WRONG = 19
+SUPPLY_WRONG = 19  # detail: basic tile
+CONFIG_WRONG = 20
+FIRST_PLAYER_WRONG = 21
+ROUND_WRONG = 22
+COUNTER_WRONG = 23
+GOALS_WRONG = 24
+PUBLIC_GOALS_WRONG = 25
+SCORE_WRONG = 26
+MONEY_TOO_LARGE = 27
+POPULATION_TOO_LARGE = 28
+NO_LEGAL_ACTION = 29
+DALE_CANNOT_PLACE = 30
+CELL_WRONG = 31
+PADDING_NOT_EMPTY = 32
+# check_reachable only
+PILE_POSITION_WRONG = 40
+FINAL_ROUND_WRONG = 41
+MARKET_SHAPE_WRONG = 42
+DRAWN_WRONG = 43  # detail: kind
+SUPPLY_USED_WRONG = 44  # detail: basic tile
+START_VALUES_WRONG = 45
+TURNS_WRONG = 46
+ADJACENCY_WRONG = 47
+SEQUENCE_WRONG = 48
+SCORE_MISMATCH = 49
+STARTING_TILES_WRONG = 50
+LAKE_SOURCE_WRONG = 51
+GOALS_DEALT_WRONG = 52
+
+_SEAT_REASONS = (MONEY_NEGATIVE, POPULATION_NEGATIVE, INCOME_OUT_OF_RANGE,
+                 REPUTATION_OUT_OF_RANGE, TILE_COUNT_WRONG, LAKE_COUNT_WRONG, FEATURE_COUNT_WRONG,
+                 ORDER_WRONG, PLACEABLE_WRONG, MARKERS_WRONG, CELL_FLAGS_WRONG,
+                 UNUSED_SEAT_NOT_EMPTY, GOALS_WRONG, SCORE_WRONG, MONEY_TOO_LARGE,
+                 POPULATION_TOO_LARGE, CELL_WRONG, START_VALUES_WRONG, TURNS_WRONG,
+                 ADJACENCY_WRONG, SCORE_MISMATCH, STARTING_TILES_WRONG, LAKE_SOURCE_WRONG,
+                 GOALS_DEALT_WRONG)
+_KIND_REASONS = (TILE_COUNT_BROKEN, DRAWN_WRONG)
+_BASIC_REASONS = (SUPPLY_WRONG, SUPPLY_USED_WRONG)
+
+
+# Bounds ---------------------------------------------------------------------------------
+
+@njit(cache=True)
+def last_round(num_players, mode, edition):
+    """The highest round number (from 0) a game of this configuration can reach (see the
+    module docstring): the round after the turn that draws One More Round at the last
+    position of its block (R4.3, R9.1), or with Dale the round whose start draws it (R9.2)."""
+    sizes = stack_sizes(num_players, mode, edition)
+    last_position = sizes[0] + sizes[1] + sizes[2] + sizes[3]  # the block's last entry
+    if mode == c.MODE_DALE:
+        return last_position // (c.DALE_LAST_SLOT - c.DALE_FIRST_SLOT + 1)
+    draws = 2 if mode == c.MODE_SOLITARY else 1
+    return (last_position - c.NUM_SLOTS) // draws // num_players + 1
+
+
+CONFIGURATIONS = tuple((seats, mode, edition)
+                       for seats, mode in ((2, c.MODE_STANDARD), (3, c.MODE_STANDARD),
+                                           (4, c.MODE_STANDARD), (1, c.MODE_SOLITARY),
+                                           (2, c.MODE_DALE))
+                       for edition in (c.EDITION_SECOND, c.EDITION_FIRST))
+"""Every (seats, mode, edition) of R3.1, R3.2, R3.3 and R9."""
+
+MOST_TURNS = max(int(last_round(*config)) + 1 for config in CONFIGURATIONS)
+"""The most turns one player can take in any configuration."""
+MOST_TILES = max(3 * seats + seats * (int(last_round(seats, mode, edition)) + 1)
+                 for seats, mode, edition in CONFIGURATIONS)
+"""The most tiles ever on the table in any configuration: starting tiles plus one
+placement per turn."""
+
+
+def _gains_from_tiles(attribute: int) -> int:
+    """The most a player can gain of `attribute` from tile terms (module docstring)."""
+    table = TILES.table
+    total = 0
+    for kind in range(TILES.lake):
+        per_copy = 0
+        for term in range(table[kind, COLUMN_IMMEDIATE_COUNT]):
+            amount = int(table[kind, COLUMN_IMMEDIATE_AMOUNT + term])
+            if table[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term] == attribute and amount > 0:
+                per_copy += 2 * amount
+        for term in range(table[kind, COLUMN_CONDITIONAL_COUNT]):
+            amount = int(table[kind, COLUMN_CONDITIONAL_AMOUNT + term])
+            scope = table[kind, COLUMN_CONDITIONAL_SCOPE + term]
+            if table[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term] != attribute or amount <= 0:
+                continue
+            if scope == c.SCOPE_LAKE_ADJACENT_OWN:
+                continue  # counted with the lakes
+            if scope == c.SCOPE_REDLINE_OWN:  # matches are red lines: not bounded here
+                raise RuntimeError(f"{TILES.names[kind]}: a red-line term of money or "
+                                   f"population is outside the derivation of the bounds")
+            per_copy += 4 * amount * MOST_TILES
+        total += int(table[kind, COLUMN_COPIES]) * per_copy
+    return total
+
+
+def _lake_money() -> int:
+    table = TILES.table
+    lake_amount = max(int(table[TILES.lake, COLUMN_CONDITIONAL_AMOUNT + term])
+                      for term in range(table[TILES.lake, COLUMN_CONDITIONAL_COUNT]))
+    bonus = 0
+    for kind in range(TILES.lake):
+        for term in range(table[kind, COLUMN_CONDITIONAL_COUNT]):
+            if table[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_LAKE_ADJACENT_OWN:
+                bonus += (int(table[kind, COLUMN_COPIES]) * 2
+                          * max(0, int(table[kind, COLUMN_CONDITIONAL_AMOUNT + term])))
+    return MOST_TILES * (6 * 2 * lake_amount + 6 * lake_amount + 6 * bonus)
+
+
+MONEY_BOUND = (c.START_MONEY + c.LEVEL_MAX * MOST_TURNS + _gains_from_tiles(c.MONEY)
+               + _lake_money())
+"""No game gives a player more money than this (module docstring)."""
+POPULATION_BOUND = (c.START_POPULATION + c.LEVEL_MAX * MOST_TURNS
+                    + _gains_from_tiles(c.POPULATION)
+                    + c.MAX_PLAYERS * int(GOALS.table[:, GOAL_COLUMN_PUBLIC_BONUS].max())
+                    + int(GOALS.table[:, GOAL_COLUMN_PRIVATE_BONUS].max()) + MONEY_BOUND // 5)
+"""No game gives a player a larger population than this (module docstring)."""
+MOST_PLACEMENTS = c.MAX_PLAYERS * (NUM_CELLS - len(STARTING_CELLS))
+"""The largest placement counter a state can hold is MOST_PLACEMENTS + 1."""
+
+# Messages -------------------------------------------------------------------------------
 
 _MESSAGES = {
     MONEY_NEGATIVE: "money is negative (R1.3)",
@@ -52,7 +260,8 @@ _MESSAGES = {
     REPUTATION_OUT_OF_RANGE: "reputation is outside -5..15 (R1.2)",
     TILE_COUNT_BROKEN: ("physical tiles of this kind do not add up to its copies: stacks + "
                         "market + supply + boroughs + discarded + box (R3.2, R3.5)"),
-    ONE_MORE_ROUND_BROKEN: "One More Round is not exactly once in the stacks or set aside (R4.3)",
+    ONE_MORE_ROUND_BROKEN: ("One More Round is not exactly once in the stacks (inside its "
+                            "block) or set aside, set aside exactly when drawn (R3.2, R4.3)"),
     TILE_COUNT_WRONG: "TILE_COUNT differs from the occupied cells of the borough",
     LAKE_COUNT_WRONG: "LAKE_COUNT differs from the lakes of the borough",
     FEATURE_COUNT_WRONG: "FEATURE_COUNT differs from the types and icons of the borough (R6.4)",
@@ -61,20 +270,88 @@ _MESSAGES = {
     MARKERS_WRONG: "markers left differ from 3 minus the invested tiles (R3.4, R5.1d)",
     DECISION_WRONG: "the pending decision does not agree with the game being over or the mode",
     CURRENT_PLAYER_WRONG: "the current player is not a seat that may decide now",
-    MARKET_WRONG: "the market holds a lake, One More Round or a tile outside its slots (R4.1, R9.2)",
+    MARKET_WRONG: ("the market holds a basic tile, a lake, One More Round, an unknown kind or "
+                   "a tile outside its slots (R4.1, R9.2)"),
     CELL_FLAGS_WRONG: "an empty cell is flagged as a lake or invested",
-    UNUSED_SEAT_NOT_EMPTY: "a seat beyond the player count holds tiles",
-    PILE_WRONG: "the stack bounds are out of order (R3.2)",
+    UNUSED_SEAT_NOT_EMPTY: "a seat beyond the player count is not empty",
+    PILE_WRONG: ("the stacks are not those of the configuration: bounds (R3.2, R3.3, R9.2), "
+                 "position, or a tile of another stack at a pile position"),
     SUPPLY_WRONG: "the basic supply is outside 0..4 (R3.5)",
+    CONFIG_WRONG: ("the player count, mode, edition or random-goals flag is not a "
+                   "configuration of R3.1, R3.2, R3.3, R9"),
+    FIRST_PLAYER_WRONG: "the first player is not a seat (0 in the solo modes, R3.6, R9.2)",
+    ROUND_WRONG: ("the round is beyond the last round the stacks allow, or the final round "
+                  "is not -1..round + 1 (R4.3)"),
+    COUNTER_WRONG: "the placement counter is outside 1..1 + the free cells of every borough",
+    GOALS_WRONG: ("the private goal or a drawn goal is neither a goal nor none, or only one "
+                  "of the two drawn goals is set"),
+    PUBLIC_GOALS_WRONG: ("a public goal is neither a goal nor none, or the public goals are not "
+                         "as many as the mode deals (R3.6, R9), or a goal is dealt twice"),
+    GOALS_DEALT_WRONG: ("the goals of this seat are not what setup deals: two drawn goals for "
+                        "each player who draws (none for Dale or in Solitary Architect), "
+                        "the private goal one of them or none, no goal dealt twice (R3.6, R9)"),
+    SCORE_WRONG: ("the score block is not all 0 before the game is over, or holds values no "
+                  "final scoring gives (R8.2)"),
+    MONEY_TOO_LARGE: f"money is above {MONEY_BOUND}, more than any game can give (R1.3)",
+    POPULATION_TOO_LARGE: (f"population is above {POPULATION_BOUND}, more than any game can "
+                           f"give (R1.3)"),
+    NO_LEGAL_ACTION: ("the pending decision has no legal action: a discard or removal with no "
+                      "payable slot (the engine skips it, R5.1b, d, R9.1) or a goal choice "
+                      "without two drawn goals (R3.6)"),
+    DALE_CANNOT_PLACE: "Dale's borough has no placeable cell for his next tile (R9.2, R2.4)",
+    CELL_WRONG: ("a cell holds an unknown kind or flag bits, or a placement number outside "
+                 "0..counter - 1 (0 when empty)"),
+    PADDING_NOT_EMPTY: ("an entry the layout leaves unused holds a value (the pile past its "
+                        "end, counts past the tile kinds, public goals past their number)"),
+    PILE_POSITION_WRONG: ("the tiles drawn do not match the turns played: 7 at setup, then one "
+                          "a turn (two in Solitary Architect, four a round with Dale) while "
+                          "the stacks last, One More Round replaced (R3.2, R4.2, R4.3, R9)"),
+    FINAL_ROUND_WRONG: ("the final round does not follow from where One More Round was drawn "
+                        "(R4.3, R9.1, R9.2)"),
+    MARKET_SHAPE_WRONG: ("the market has a shape R4.2 cannot produce: tiles packed toward slot "
+                         "6 in draw order, the newest in slot 0, full while the stacks hold "
+                         "tiles (one slot open during a removal, R9.1); with Dale the tiles "
+                         "drawn at the round start in slots 2..5 (R9.2)"),
+    DRAWN_WRONG: ("the tiles drawn from the stacks are not exactly the tiles of this kind on "
+                  "the table, in the market and discarded"),
+    SUPPLY_USED_WRONG: ("the basic tiles on the table are not the starting tiles plus those "
+                        "taken from the supply (R2.3, R3.5)"),
+    START_VALUES_WRONG: ("a player who has not finished a turn yet must still have the start "
+                         "values: $15, income 0, reputation 1, population 2 (R3.4)"),
+    TURNS_WRONG: ("more placements and investments than turns taken (one a turn, R5.1), or "
+                  "Dale not with one tile per round, no lake, no investment (R9.2)"),
+    ADJACENCY_WRONG: "a tile is not next to an earlier tile in placement order (R2.4)",
+    SEQUENCE_WRONG: ("the placement numbers are not 1 .. placement counter - 1, each once "
+                     "(R7.2)"),
+    SCORE_MISMATCH: ("the score block or the final money and population differ from what "
+                     "final scoring computes from the board (R8.2, R8.3)"),
+    STARTING_TILES_WRONG: ("the borough does not start with Suburbs (0, 0), Community Park "
+                           "(0, 1) and Heavy Factory (0, 2), face up, numbered 0 (R2.3)"),
+    LAKE_SOURCE_WRONG: "a lake is not a market tile turned face down (R5.1c)",
 }
-_SEAT_REASONS = (MONEY_NEGATIVE, POPULATION_NEGATIVE, INCOME_OUT_OF_RANGE,
-                 REPUTATION_OUT_OF_RANGE, TILE_COUNT_WRONG, LAKE_COUNT_WRONG, FEATURE_COUNT_WRONG,
-                 ORDER_WRONG, PLACEABLE_WRONG, MARKERS_WRONG, CELL_FLAGS_WRONG,
-                 UNUSED_SEAT_NOT_EMPTY)
+
+_SEAT_FIELDS = {
+    MONEY_NEGATIVE: "money", MONEY_TOO_LARGE: "money", POPULATION_NEGATIVE: "population",
+    POPULATION_TOO_LARGE: "population", INCOME_OUT_OF_RANGE: "income",
+    REPUTATION_OUT_OF_RANGE: "reputation", MARKERS_WRONG: "markers_left",
+    GOALS_WRONG: "goal_options", GOALS_DEALT_WRONG: "goal_options", SCORE_WRONG: "score", SCORE_MISMATCH: "score",
+    START_VALUES_WRONG: "",
+}
+_FIELDS = {
+    ONE_MORE_ROUND_BROKEN: "stacks.C", DECISION_WRONG: "pending_decision",
+    NO_LEGAL_ACTION: "pending_decision", CURRENT_PLAYER_WRONG: "current_player",
+    MARKET_WRONG: "market", MARKET_SHAPE_WRONG: "market", UNUSED_SEAT_NOT_EMPTY: "players",
+    PILE_WRONG: "stacks", CONFIG_WRONG: "config", FIRST_PLAYER_WRONG: "first_player",
+    ROUND_WRONG: "round", COUNTER_WRONG: "placement_counter",
+    SEQUENCE_WRONG: "placement_counter", PUBLIC_GOALS_WRONG: "public_goals",
+    DALE_CANNOT_PLACE: "players[1].borough", PADDING_NOT_EMPTY: "state",
+    PILE_POSITION_WRONG: "drawn", FINAL_ROUND_WRONG: "final_round",
+}
 
 
 def describe_invariant_error(code: int) -> str:
-    """The message of a code returned by `check_invariants`; 'ok' for 0."""
+    """The message of a code returned by `check_invariants` or `check_reachable`; 'ok'
+    for 0."""
     if code == OK:
         return "ok"
     reason, detail = divmod(int(code), 100)
@@ -83,12 +360,84 @@ def describe_invariant_error(code: int) -> str:
     message = _MESSAGES[reason]
     if reason in _SEAT_REASONS:
         return f"seat {detail}: {message}"
-    if reason == TILE_COUNT_BROKEN:
-        return f"{TILES.names[detail]}: {message}"
-    if reason == SUPPLY_WRONG:
+    if reason in _KIND_REASONS:
+        name = TILES.names[detail] if 0 <= detail < TILES.num_kinds else f"kind {detail}"
+        return f"{name}: {message}"
+    if reason in _BASIC_REASONS:
         return f"{c.BASIC_TILE_NAMES[detail]}: {message}"
     return message
 
+
+def invariant_field(code: int) -> str:
+    """The field of the state format (serialization.py) that a code points at, e.g.
+    ``players[1].money`` or ``tiles.Farm``."""
+    reason, detail = divmod(int(code), 100)
+    if reason in _FIELDS:
+        return _FIELDS[reason]
+    if reason in _SEAT_FIELDS:
+        field = _SEAT_FIELDS[reason]
+        return f"players[{detail}]" + (f".{field}" if field else "")
+    if reason in _SEAT_REASONS:
+        return f"players[{detail}].borough"
+    if reason == TILE_COUNT_BROKEN:
+        return f"tiles.{TILES.names[detail]}" if 0 <= detail < TILES.num_kinds else "tiles"
+    if reason == DRAWN_WRONG:
+        return "drawn"
+    if reason in _BASIC_REASONS:
+        return f"supply.{c.BASIC_NOTATION_NAMES[detail]}"
+    return "state"
+
+
+def invariant_message(code: int) -> str:
+    """`describe_invariant_error` without the seat, which `invariant_field` names."""
+    reason, detail = divmod(int(code), 100)
+    if reason in _SEAT_REASONS or reason == TILE_COUNT_BROKEN or reason in _BASIC_REASONS:
+        return _MESSAGES[reason]
+    return describe_invariant_error(code)
+
+
+def invariant_error(code: int) -> StateFormatError:
+    """The StateFormatError of a failed check: the field, then the rule broken."""
+    return StateFormatError(f"{invariant_field(code)}: {invariant_message(code)}")
+
+
+def validate_state(state, config=None) -> None:
+    """Raise StateFormatError unless `state` is an int32 state vector that passes
+    `check_invariants` (and, given a GameConfig, is a game of that configuration).
+
+    The check every door by which an outside state enters the engine makes (Game.from_state,
+    the loader, positions.py, hidden_information); compiled, a few microseconds. The
+    message names the field of the state format at fault and the rule.
+    """
+    if (not isinstance(state, np.ndarray) or state.dtype != np.int32
+            or state.shape != (s.STATE_SIZE,)):
+        described = (f"an array of shape {state.shape} and dtype {state.dtype}"
+                     if isinstance(state, np.ndarray) else type(state).__name__)
+        raise StateFormatError(f"state: a game state is an int32 array of shape "
+                               f"({s.STATE_SIZE},), not {described}")
+    code = int(check_invariants(state, TILES.table))
+    if code != OK:
+        raise invariant_error(code)
+    if config is not None:
+        found = (int(state[s.NUM_PLAYERS]), int(state[s.MODE]), int(state[s.EDITION]),
+                 bool(state[s.RANDOM_PRIVATE_GOALS]))
+        expected = (config.seats, config.mode_id, config.edition_id,
+                    bool(config.random_private_goals))
+        if found != expected:
+            raise StateFormatError(f"config: the state is a game of {found[0]} seats, mode "
+                                   f"{c.MODE_NAMES[found[1]]!r}, edition "
+                                   f"{c.EDITION_NAMES[found[2]]!r}, random private goals "
+                                   f"{found[3]}; the configuration given is {config}")
+
+
+def check_reachable_or_raise(state) -> None:
+    """Raise StateFormatError naming the field unless `check_reachable` passes."""
+    code = int(check_reachable(state, TILES.table))
+    if code != OK:
+        raise invariant_error(code)
+
+
+# check_invariants --------------------------------------------------------------------------
 
 @njit(cache=True)
 def _error(reason, detail):
@@ -96,17 +445,73 @@ def _error(reason, detail):
 
 
 @njit(cache=True)
+def _is_lettered(tiles, kind):
+    """A kind of the A, B or C stacks (never a basic tile, the lake or One More Round)."""
+    return 0 <= kind < tiles.shape[0] - 2 and tiles[kind, COLUMN_STACK] != c.STACK_BASIC
+
+
+@njit(cache=True)
+def _check_header(state):
+    num_players = state[s.NUM_PLAYERS]
+    mode = state[s.MODE]
+    edition = state[s.EDITION]
+    if (mode < 0 or mode > c.MODE_DALE or edition < 0 or edition > c.EDITION_FIRST
+            or state[s.RANDOM_PRIVATE_GOALS] < 0 or state[s.RANDOM_PRIVATE_GOALS] > 1):
+        return _error(CONFIG_WRONG, 0)
+    if mode == c.MODE_STANDARD:
+        if num_players < 2 or num_players > c.MAX_PLAYERS:
+            return _error(CONFIG_WRONG, 0)
+    elif num_players != (1 if mode == c.MODE_SOLITARY else 2):
+        return _error(CONFIG_WRONG, 0)
+    first = state[s.FIRST_PLAYER]
+    if first < 0 or first >= num_players or (mode != c.MODE_STANDARD and first != 0):
+        return _error(FIRST_PLAYER_WRONG, 0)
+    current_round = state[s.ROUND]
+    if current_round < 0 or current_round > last_round(num_players, mode, edition):
+        return _error(ROUND_WRONG, 0)
+    if state[s.FINAL_ROUND] < -1 or state[s.FINAL_ROUND] > current_round + 1:
+        return _error(ROUND_WRONG, 0)
+    counter = state[s.PLACEMENT_COUNTER]
+    if counter < 1 or counter > 1 + num_players * (NUM_CELLS - 3):
+        return _error(COUNTER_WRONG, 0)
+    return OK
+
+
+@njit(cache=True)
 def _check_values(state, base, player):
-    if state[base + s.MONEY] < 0:
+    money = state[base + s.MONEY]
+    if money < 0:
         return _error(MONEY_NEGATIVE, player)
-    if state[base + s.POPULATION] < 0:
+    if money > MONEY_BOUND:
+        return _error(MONEY_TOO_LARGE, player)
+    population = state[base + s.POPULATION]
+    if population < 0:
         return _error(POPULATION_NEGATIVE, player)
+    if population > POPULATION_BOUND:
+        return _error(POPULATION_TOO_LARGE, player)
     income = state[base + s.INCOME]
     if income < c.LEVEL_MIN or income > c.LEVEL_MAX:
         return _error(INCOME_OUT_OF_RANGE, player)
     reputation = state[base + s.REPUTATION]
     if reputation < c.LEVEL_MIN or reputation > c.LEVEL_MAX:
         return _error(REPUTATION_OUT_OF_RANGE, player)
+    return OK
+
+
+@njit(cache=True)
+def _check_cells(state, tiles, base, player):
+    """Each cell: -1 or a kind of tiles.csv, known flag bits, a placement number below the
+    counter (0 when empty)."""
+    lake = tiles.shape[0] - 2
+    for cell in range(NUM_CELLS):
+        kind = state[base + s.CELL_KIND + cell]
+        sequence = state[base + s.CELL_SEQUENCE + cell]
+        if kind < -1 or kind >= lake or state[base + s.CELL_FLAGS + cell] & ~_VALID_FLAGS:
+            return _error(CELL_WRONG, player)
+        if kind < 0 and sequence != 0:
+            return _error(CELL_WRONG, player)
+        if kind >= 0 and (sequence < 0 or sequence >= state[s.PLACEMENT_COUNTER]):
+            return _error(CELL_WRONG, player)
     return OK
 
 
@@ -160,8 +565,158 @@ def _check_borough(state, tiles, base, player):
         if sequence < previous_sequence or sequence >= state[s.PLACEMENT_COUNTER]:
             return _error(ORDER_WRONG, player)
         previous_sequence = sequence
+    for position in range(occupied, NUM_CELLS):
+        if state[base + s.ORDER + position] != 0:
+            return _error(ORDER_WRONG, player)
     if state[base + s.MARKERS_LEFT] != c.START_MARKERS - invested:
         return _error(MARKERS_WRONG, player)
+    return OK
+
+
+@njit(cache=True)
+def _draws_goals(mode, player):
+    """Every player draws two goals in standard, the player (not Dale) with Dale, nobody in
+    Solitary Architect (R3.6, R9.1, R9.2)."""
+    return mode == c.MODE_STANDARD or (mode == c.MODE_DALE and player == 0)
+
+
+@njit(cache=True)
+def _public_goal_count(state):
+    """As many as players in standard, 3 with Dale, none in Solitary Architect (R3.6, R9)."""
+    mode = state[s.MODE]
+    return state[s.NUM_PLAYERS] if mode == c.MODE_STANDARD else (
+        3 if mode == c.MODE_DALE else 0)
+
+
+@njit(cache=True)
+def _check_goals(state):
+    """Public goals, each seat's private goal and drawn goals: -1 or goals (both drawn
+    goals or neither). How many public goals, which seats draw and that no goal is dealt
+    twice is for `check_reachable`: hand-made positions may set any goals (tests of R8.2)."""
+    for index in range(c.MAX_PLAYERS):
+        goal = state[s.PUBLIC_GOALS + index]
+        if goal < -1 or goal >= NUM_GOALS:
+            return _error(PUBLIC_GOALS_WRONG, 0)
+    for player in range(state[s.NUM_PLAYERS]):
+        base = s.PLAYERS + player * s.PLAYER_STRIDE
+        for offset in (s.PRIVATE_GOAL, s.GOAL_OPTIONS, s.GOAL_OPTIONS + 1):
+            goal = state[base + offset]
+            if goal < -1 or goal >= NUM_GOALS:
+                return _error(GOALS_WRONG, player)
+        if (state[base + s.GOAL_OPTIONS] < 0) != (state[base + s.GOAL_OPTIONS + 1] < 0):
+            return _error(GOALS_WRONG, player)
+    return OK
+
+
+@njit(cache=True)
+def _check_goals_dealt(state):
+    """Two drawn goals for each seat that draws, none for the others, the private goal -1
+    or one of them, no goal dealt twice (R3.6, R9.1, R9.2)."""
+    mode = state[s.MODE]
+    dealt = np.zeros(NUM_GOALS, dtype=np.bool_)
+    public = _public_goal_count(state)
+    for index in range(c.MAX_PLAYERS):
+        goal = state[s.PUBLIC_GOALS + index]
+        if index >= public:
+            if goal != -1:
+                return _error(PUBLIC_GOALS_WRONG, 0)
+            continue
+        if goal < 0 or dealt[goal]:
+            return _error(PUBLIC_GOALS_WRONG, 0)
+        dealt[goal] = True
+    for player in range(state[s.NUM_PLAYERS]):
+        base = s.PLAYERS + player * s.PLAYER_STRIDE
+        private = state[base + s.PRIVATE_GOAL]
+        if not _draws_goals(mode, player):
+            if private != -1 or state[base + s.GOAL_OPTIONS] != -1:
+                return _error(GOALS_DEALT_WRONG, player)
+            continue
+        for option in range(2):
+            goal = state[base + s.GOAL_OPTIONS + option]
+            if goal < 0 or dealt[goal]:
+                return _error(GOALS_DEALT_WRONG, player)
+            dealt[goal] = True
+        if private != -1 and private != state[base + s.GOAL_OPTIONS] and (
+                private != state[base + s.GOAL_OPTIONS + 1]):
+            return _error(GOALS_DEALT_WRONG, player)
+    return OK
+
+
+@njit(cache=True)
+def _check_score_block(state, base, player):
+    """All 0 until the game is over; then values final scoring can give (R8.2)."""
+    if state[s.GAME_OVER] == 0:
+        for index in range(_SCORE_ENTRIES):
+            if state[base + s.SCORE + index] != 0:
+                return _error(SCORE_WRONG, player)
+        return OK
+    for field in (s.SCORE_POPULATION_BEFORE_GOALS, s.SCORE_FINAL_POPULATION):
+        if state[base + field] < 0 or state[base + field] > POPULATION_BOUND:
+            return _error(SCORE_WRONG, player)
+    converted = state[base + s.SCORE_MONEY_CONVERTED]
+    if converted < 0 or converted > MONEY_BOUND // 5:
+        return _error(SCORE_WRONG, player)
+    winner = state[base + s.SCORE_WINNER]
+    if winner != 0 and winner != 1:
+        return _error(SCORE_WRONG, player)
+    for index in range(c.MAX_PLAYERS):
+        bonus = state[base + s.SCORE_PUBLIC_GOALS + index]
+        goal = state[s.PUBLIC_GOALS + index]
+        if bonus != 0 and (goal < 0 or bonus != _GOAL_TABLE[goal, GOAL_COLUMN_PUBLIC_BONUS]):
+            return _error(SCORE_WRONG, player)
+    bonus = state[base + s.SCORE_PRIVATE_GOAL]
+    goal = state[base + s.PRIVATE_GOAL]
+    if bonus != 0 and (goal < 0 or bonus != _GOAL_TABLE[goal, GOAL_COLUMN_PRIVATE_BONUS]):
+        return _error(SCORE_WRONG, player)
+    return OK
+
+
+@njit(cache=True)
+def _unused_seat_is_empty(state, base):
+    """A seat beyond the player count holds what new_game leaves there."""
+    for offset in range(s.PLAYER_STRIDE):
+        expected = 0
+        if s.CELL_KIND <= offset < s.CELL_KIND + NUM_CELLS or (
+                s.PRIVATE_GOAL <= offset < s.GOAL_OPTIONS + 2):
+            expected = -1
+        if state[base + offset] != expected:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _check_pile(state, tiles):
+    """The stack bounds of the configuration (R3.2, R3.3, R9.2), each pile position a tile
+    of its stack, One More Round once inside its block and set aside exactly when drawn."""
+    one_more_round = tiles.shape[0] - 1
+    sizes = stack_sizes(state[s.NUM_PLAYERS], state[s.MODE], state[s.EDITION])
+    a_end = sizes[0]
+    b_end = a_end + sizes[1]
+    block_start = b_end + sizes[2]
+    block_stop = block_start + sizes[3] + 1
+    end = block_stop + sizes[4]
+    if (state[s.PILE_A_END] != a_end or state[s.PILE_B_END] != b_end
+            or state[s.PILE_END] != end or state[s.PILE_POSITION] < 0
+            or state[s.PILE_POSITION] > end):
+        return _error(PILE_WRONG, 0)
+    found = 0
+    drawn = False
+    for position in range(end):
+        kind = state[s.PILE + position]
+        if kind == one_more_round:
+            if position < block_start or position >= block_stop:
+                return _error(ONE_MORE_ROUND_BROKEN, 0)
+            found += 1
+            drawn = position < state[s.PILE_POSITION]
+            continue
+        stack = c.STACK_A if position < a_end else (c.STACK_B if position < b_end else c.STACK_C)
+        if not _is_lettered(tiles, kind) or tiles[kind, COLUMN_STACK] != stack:
+            return _error(PILE_WRONG, 0)
+    if found != 1 or state[s.DISCARDED + one_more_round] != (1 if drawn else 0):
+        return _error(ONE_MORE_ROUND_BROKEN, 0)
+    for position in range(end, s.PILE_CAPACITY):
+        if state[s.PILE + position] != 0:
+            return _error(PADDING_NOT_EMPTY, 0)
     return OK
 
 
@@ -169,7 +724,6 @@ def _check_borough(state, tiles, base, player):
 def _check_tiles(state, tiles, num_players):
     """Each physical tile in exactly one place (R3.2, R3.5, R4.3)."""
     num_kinds = tiles.shape[0]
-    lake = num_kinds - 2
     one_more_round = num_kinds - 1
     if not (0 <= state[s.PILE_A_END] <= state[s.PILE_B_END] <= state[s.PILE_END]
             <= s.PILE_CAPACITY and 0 <= state[s.PILE_POSITION] <= state[s.PILE_END]):
@@ -182,10 +736,11 @@ def _check_tiles(state, tiles, num_players):
         places[kind] += 1
     for slot in range(c.NUM_SLOTS):
         kind = state[s.MARKET + slot]
-        if kind < 0:
+        if kind == -1:
             continue
         outside_dale_slots = slot < c.DALE_FIRST_SLOT or slot > c.DALE_LAST_SLOT
-        if (kind >= lake or (state[s.MODE] == c.MODE_DALE and outside_dale_slots)):
+        if not _is_lettered(tiles, kind) or (state[s.MODE] == c.MODE_DALE
+                                             and outside_dale_slots):
             return _error(MARKET_WRONG, 0)
         places[kind] += 1
     for basic in range(3):
@@ -196,8 +751,6 @@ def _check_tiles(state, tiles, num_players):
         for cell in range(NUM_CELLS):
             kind = state[base + s.CELL_KIND + cell]
             if kind >= 0:
-                if kind >= lake:
-                    return _error(TILE_COUNT_BROKEN, kind)
                 places[kind] += 1
     for basic in range(3):
         places[_BASIC_KINDS[basic]] += state[s.SUPPLY + basic]
@@ -207,11 +760,27 @@ def _check_tiles(state, tiles, num_players):
         places[kind] += state[s.DISCARDED + kind] + state[s.BOX + kind]
         if places[kind] != tiles[kind, COLUMN_COPIES]:
             return _error(TILE_COUNT_BROKEN, kind)
+    for kind in range(num_kinds, s.MAX_KINDS):
+        if state[s.DISCARDED + kind] != 0 or state[s.BOX + kind] != 0:
+            return _error(PADDING_NOT_EMPTY, 0)
     # One More Round (one copy) is never in the market or a borough (checked above) nor
     # left in the box: it is in the undrawn stacks or set aside, exactly once (R4.3).
     if state[s.BOX + one_more_round] != 0:
         return _error(ONE_MORE_ROUND_BROKEN, 0)
-    return OK
+    return _check_pile(state, tiles)
+
+
+@njit(cache=True)
+def _premium_payable(state, player):
+    """Some occupied slot of the mode's market has a premium the player can pay."""
+    dale = state[s.MODE] == c.MODE_DALE
+    first = c.DALE_FIRST_SLOT if dale else 0
+    last = c.DALE_LAST_SLOT if dale else c.NUM_SLOTS - 1
+    money = state[s.PLAYERS + player * s.PLAYER_STRIDE + s.MONEY]
+    for slot in range(first, last + 1):
+        if state[s.MARKET + slot] >= 0 and money >= c.SLOT_PREMIUMS[slot]:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -225,7 +794,7 @@ def _check_decision(state, num_players):
         if player != -1:
             return _error(CURRENT_PLAYER_WRONG, 0)
         return OK
-    if decision == c.DECISION_NONE or decision > c.DECISION_REMOVE:
+    if decision <= c.DECISION_NONE or decision > c.DECISION_REMOVE:
         return _error(DECISION_WRONG, 0)
     if decision == c.DECISION_KEEP_GOAL and mode == c.MODE_SOLITARY:
         return _error(DECISION_WRONG, 0)
@@ -235,28 +804,339 @@ def _check_decision(state, num_players):
         return _error(CURRENT_PLAYER_WRONG, 0)
     if mode == c.MODE_DALE and player != 0:  # Dale never waits for a decision (R9.2)
         return _error(CURRENT_PLAYER_WRONG, 0)
+    base = s.PLAYERS + player * s.PLAYER_STRIDE
+    if decision == c.DECISION_KEEP_GOAL and (state[base + s.GOAL_OPTIONS] < 0
+                                             or state[base + s.PRIVATE_GOAL] >= 0):
+        return _error(NO_LEGAL_ACTION, 0)
+    if (decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE) and (
+            not _premium_payable(state, player)):
+        return _error(NO_LEGAL_ACTION, 0)
+    if mode == c.MODE_DALE:
+        dale_base = s.PLAYERS + s.PLAYER_STRIDE
+        for cell in range(NUM_CELLS):
+            if state[dale_base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE:
+                return OK
+        return _error(DALE_CANNOT_PLACE, 0)
     return OK
 
 
 @njit(cache=True)
 def check_invariants(state, tiles):
     """0 when `state` is consistent, else `reason * 100 + detail` (see module docstring)."""
+    code = _check_header(state)
+    if code != OK:
+        return code
     num_players = state[s.NUM_PLAYERS]
-    if num_players < 1 or num_players > c.MAX_PLAYERS:
-        return _error(CURRENT_PLAYER_WRONG, 0)
     for player in range(c.MAX_PLAYERS):
         base = s.PLAYERS + player * s.PLAYER_STRIDE
         if player >= num_players:
-            if state[base + s.TILE_COUNT] != 0:
+            if not _unused_seat_is_empty(state, base):
                 return _error(UNUSED_SEAT_NOT_EMPTY, player)
             continue
         code = _check_values(state, base, player)
         if code != OK:
             return code
+        code = _check_cells(state, tiles, base, player)
+        if code != OK:
+            return code
         code = _check_borough(state, tiles, base, player)
         if code != OK:
             return code
+        code = _check_score_block(state, base, player)
+        if code != OK:
+            return code
+    code = _check_goals(state)
+    if code != OK:
+        return code
     code = _check_tiles(state, tiles, num_players)
     if code != OK:
         return code
     return _check_decision(state, num_players)
+
+
+# check_reachable ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def _one_more_round_position(state, tiles):
+    one_more_round = tiles.shape[0] - 1
+    for position in range(state[s.PILE_END]):
+        if state[s.PILE + position] == one_more_round:
+            return position
+    return -1
+
+
+@njit(cache=True)
+def _turns_completed(state):
+    """Turns finished since the first turn (standard and Solitary Architect): the round's
+    turns from the first player, and every turn at game over (R1.5)."""
+    num_players = state[s.NUM_PLAYERS]
+    if state[s.GAME_OVER]:
+        return (state[s.ROUND] + 1) * num_players
+    if state[s.PENDING_DECISION] == c.DECISION_KEEP_GOAL:
+        return 0
+    offset = (state[s.CURRENT_PLAYER] - state[s.FIRST_PLAYER]) % num_players
+    return state[s.ROUND] * num_players + offset
+
+
+@njit(cache=True)
+def _check_progress(state, tiles):
+    """Tiles drawn against turns played, and the final round (R4.2, R4.3, R9.1, R9.2)."""
+    num_players = state[s.NUM_PLAYERS]
+    position = state[s.PILE_POSITION]
+    end = state[s.PILE_END]
+    current_round = state[s.ROUND]
+    final_round = state[s.FINAL_ROUND]
+    over = state[s.GAME_OVER] != 0
+    omr = _one_more_round_position(state, tiles)
+    drawn = omr < position
+    if state[s.PENDING_DECISION] == c.DECISION_KEEP_GOAL and current_round != 0:
+        return _error(PILE_POSITION_WRONG, 0)
+    if state[s.MODE] == c.MODE_DALE:
+        per_round = c.DALE_LAST_SLOT - c.DALE_FIRST_SLOT + 1
+        if over:
+            before = position - 1 - per_round * current_round  # drawn before One More Round
+            if not drawn or omr != position - 1 or before < 0 or before >= per_round:
+                return _error(PILE_POSITION_WRONG, 0)
+            if final_round != current_round - 1:
+                return _error(FINAL_ROUND_WRONG, 0)
+        else:
+            if drawn or position != per_round * (current_round + 1):
+                return _error(PILE_POSITION_WRONG, 0)
+            if final_round != -1:
+                return _error(FINAL_ROUND_WRONG, 0)
+        return OK
+    draws = 2 if state[s.MODE] == c.MODE_SOLITARY else 1
+    attempts = c.NUM_SLOTS + draws * _turns_completed(state)
+    expected = min(end, attempts + (1 if omr < attempts else 0))
+    if position != expected:
+        return _error(PILE_POSITION_WRONG, 0)
+    if drawn:
+        if final_round != (omr - c.NUM_SLOTS) // draws // num_players + 1:
+            return _error(FINAL_ROUND_WRONG, 0)
+        if current_round > final_round or (over and current_round != final_round):
+            return _error(FINAL_ROUND_WRONG, 0)
+    elif final_round != -1 or over:
+        return _error(FINAL_ROUND_WRONG, 0)
+    return OK
+
+
+@njit(cache=True)
+def _check_players_turns(state):
+    """Placements and investments against turns taken; start values before the first
+    finished turn (R3.4, R5.1); Dale's one tile a round, no lake, no marker (R9.2)."""
+    num_players = state[s.NUM_PLAYERS]
+    decision = state[s.PENDING_DECISION]
+    dale = state[s.MODE] == c.MODE_DALE
+    over = state[s.GAME_OVER] != 0
+    turns = 0 if dale else _turns_completed(state)
+    for player in range(num_players):
+        base = s.PLAYERS + player * s.PLAYER_STRIDE
+        if dale:
+            taken = state[s.ROUND]
+        else:
+            offset = (player - state[s.FIRST_PLAYER]) % num_players
+            taken = turns // num_players + (1 if offset < turns % num_players else 0)
+        mid_turn = (not over and player == state[s.CURRENT_PLAYER]
+                    and (decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE))
+        placed = state[base + s.TILE_COUNT] - _NUM_STARTING
+        invested = c.START_MARKERS - state[base + s.MARKERS_LEFT]
+        if dale and player == 1:
+            if placed != taken or invested != 0 or state[base + s.LAKE_COUNT] != 0:
+                return _error(TURNS_WRONG, player)
+        elif placed + invested > taken + (1 if mid_turn else 0):
+            return _error(TURNS_WRONG, player)
+        if taken == 0 and not mid_turn and (
+                state[base + s.MONEY] != c.START_MONEY
+                or state[base + s.INCOME] != c.START_INCOME
+                or state[base + s.REPUTATION] != c.START_REPUTATION
+                or state[base + s.POPULATION] != c.START_POPULATION):
+            return _error(START_VALUES_WRONG, player)
+    return OK
+
+
+@njit(cache=True)
+def _check_placements(state, tiles):
+    """Starting tiles first (R2.3), each later tile next to an earlier one (R2.4), lakes
+    of market tiles (R5.1c), placement numbers 1 .. counter - 1 once each (R7.2)."""
+    counter = state[s.PLACEMENT_COUNTER]
+    numbered = np.zeros(counter, dtype=np.bool_)
+    placed = 0
+    for player in range(state[s.NUM_PLAYERS]):
+        base = s.PLAYERS + player * s.PLAYER_STRIDE
+        count = state[base + s.TILE_COUNT]
+        if count < _NUM_STARTING:
+            return _error(STARTING_TILES_WRONG, player)
+        reached = np.zeros(NUM_CELLS, dtype=np.bool_)
+        for position in range(count):
+            cell = state[base + s.ORDER + position]
+            kind = state[base + s.CELL_KIND + cell]
+            flags = state[base + s.CELL_FLAGS + cell]
+            sequence = state[base + s.CELL_SEQUENCE + cell]
+            if position < _NUM_STARTING:
+                if (cell != _STARTING_CELLS[position] or kind != _BASIC_KINDS[position]
+                        or flags & s.FLAG_LAKE or sequence != 0):
+                    return _error(STARTING_TILES_WRONG, player)
+                reached[cell] = True
+                continue
+            next_to_earlier = False
+            for index in range(6):
+                neighbour = NEIGHBOURS[cell, index]
+                if neighbour >= 0 and reached[neighbour]:
+                    next_to_earlier = True
+            if not next_to_earlier:
+                return _error(ADJACENCY_WRONG, player)
+            reached[cell] = True
+            if flags & s.FLAG_LAKE and not _is_lettered(tiles, kind):
+                return _error(LAKE_SOURCE_WRONG, player)
+            if sequence < 1 or numbered[sequence]:
+                return _error(SEQUENCE_WRONG, 0)
+            numbered[sequence] = True
+            placed += 1
+    if placed != counter - 1:
+        return _error(SEQUENCE_WRONG, 0)
+    return OK
+
+
+@njit(cache=True)
+def _draw_order(state, tiles, out):
+    """The tiles drawn so far, One More Round left out, in the order the market keeps them
+    from slot 6 to slot 0: the setup's seven (slot 0 got the first, R4.1) from the last to
+    the first, then every later draw (each enters at slot 0, R4.2). Returns their count."""
+    one_more_round = tiles.shape[0] - 1
+    position = state[s.PILE_POSITION]
+    count = 0
+    for index in range(min(position, c.NUM_SLOTS) - 1, -1, -1):
+        out[count] = state[s.PILE + index]
+        count += 1
+    for index in range(c.NUM_SLOTS, position):
+        if state[s.PILE + index] != one_more_round:
+            out[count] = state[s.PILE + index]
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _check_market_shape(state, tiles):
+    """A market R4.2 (R9.1, R9.2) can produce at this decision."""
+    position = state[s.PILE_POSITION]
+    if state[s.MODE] == c.MODE_DALE:
+        per_round = c.DALE_LAST_SLOT - c.DALE_FIRST_SLOT + 1
+        start = position - per_round
+        filled = per_round
+        if state[s.GAME_OVER]:
+            start = per_round * state[s.ROUND]
+            filled = position - 1 - start
+        for slot in range(c.NUM_SLOTS):
+            index = slot - c.DALE_FIRST_SLOT
+            expected = state[s.PILE + start + index] if 0 <= index < filled else -1
+            if state[s.MARKET + slot] != expected:
+                return _error(MARKET_SHAPE_WRONG, 0)
+        return OK
+    occupied = 0
+    lowest = c.NUM_SLOTS
+    for slot in range(c.NUM_SLOTS - 1, -1, -1):
+        if state[s.MARKET + slot] >= 0:
+            occupied += 1
+            lowest = slot
+    holes = c.NUM_SLOTS - lowest - occupied
+    removing = state[s.GAME_OVER] == 0 and state[s.PENDING_DECISION] == c.DECISION_REMOVE
+    stacks_left = position < state[s.PILE_END]
+    if removing:
+        if holes > 1 or (stacks_left and occupied != c.NUM_SLOTS - 1):
+            return _error(MARKET_SHAPE_WRONG, 0)
+    elif holes != 0 or (stacks_left and occupied != c.NUM_SLOTS):
+        return _error(MARKET_SHAPE_WRONG, 0)
+    order = np.empty(s.PILE_CAPACITY, dtype=np.int64)
+    count = _draw_order(state, tiles, order)
+    if stacks_left and not removing and state[s.MARKET] != order[count - 1]:
+        return _error(MARKET_SHAPE_WRONG, 0)
+    matched = 0
+    for slot in range(c.NUM_SLOTS - 1, -1, -1):
+        kind = state[s.MARKET + slot]
+        if kind < 0:
+            continue
+        while matched < count and order[matched] != kind:
+            matched += 1
+        if matched == count:
+            return _error(MARKET_SHAPE_WRONG, 0)
+        matched += 1
+    return OK
+
+
+@njit(cache=True)
+def _check_drawn(state, tiles):
+    """The drawn tiles are the lettered tiles on the table, in the market and discarded;
+    the basic tiles on the table are the starting ones plus those taken from the supply."""
+    num_kinds = tiles.shape[0]
+    one_more_round = num_kinds - 1
+    num_players = state[s.NUM_PLAYERS]
+    balance = np.zeros(num_kinds, dtype=np.int64)
+    for index in range(state[s.PILE_POSITION]):
+        balance[state[s.PILE + index]] += 1
+    balance[one_more_round] -= state[s.DISCARDED + one_more_round]
+    for slot in range(c.NUM_SLOTS):
+        if state[s.MARKET + slot] >= 0:
+            balance[state[s.MARKET + slot]] -= 1
+    for player in range(num_players):
+        base = s.PLAYERS + player * s.PLAYER_STRIDE
+        for cell in range(NUM_CELLS):
+            if state[base + s.CELL_KIND + cell] >= 0:
+                balance[state[base + s.CELL_KIND + cell]] -= 1
+    for kind in range(num_kinds - 2):
+        if not _is_lettered(tiles, kind):
+            continue
+        if balance[kind] != state[s.DISCARDED + kind]:
+            return _error(DRAWN_WRONG, kind)
+    for basic in range(3):
+        on_table = -balance[_BASIC_KINDS[basic]]
+        if on_table != num_players + c.BASIC_SUPPLY_PER_KIND - state[s.SUPPLY + basic]:
+            return _error(SUPPLY_USED_WRONG, basic)
+    return OK
+
+
+@njit(cache=True)
+def _check_scores(state, tiles):
+    """At game over, scoring the board again (R8.2, R8.3) gives the same state."""
+    if state[s.GAME_OVER] == 0:
+        return OK
+    before = state.copy()
+    for player in range(state[s.NUM_PLAYERS]):
+        base = s.PLAYERS + player * s.PLAYER_STRIDE
+        before[base + s.MONEY] += 5 * state[base + s.SCORE_MONEY_CONVERTED]
+        before[base + s.POPULATION] = state[base + s.SCORE_POPULATION_BEFORE_GOALS]
+        for index in range(_SCORE_ENTRIES):
+            before[base + s.SCORE + index] = 0
+    score_game(before, tiles, _GOAL_TABLE)
+    for player in range(state[s.NUM_PLAYERS]):
+        base = s.PLAYERS + player * s.PLAYER_STRIDE
+        for offset in range(s.ORDER):
+            if before[base + offset] != state[base + offset]:
+                return _error(SCORE_MISMATCH, player)
+    return OK
+
+
+@njit(cache=True)
+def check_reachable(state, tiles):
+    """`check_invariants`, then what play implies (module docstring); 0 or a code."""
+    code = check_invariants(state, tiles)
+    if code != OK:
+        return code
+    code = _check_goals_dealt(state)
+    if code != OK:
+        return code
+    code = _check_placements(state, tiles)
+    if code != OK:
+        return code
+    code = _check_progress(state, tiles)
+    if code != OK:
+        return code
+    code = _check_drawn(state, tiles)
+    if code != OK:
+        return code
+    code = _check_market_shape(state, tiles)
+    if code != OK:
+        return code
+    code = _check_players_turns(state)
+    if code != OK:
+        return code
+    return _check_scores(state, tiles)

@@ -4,9 +4,16 @@ These edit a game's state the way a person sets up a table, not the way a turn p
 a tile put with `put_tile_without_effects` triggers nothing (like the starting borough,
 R2.3). Every tile is taken from the box (or from the undrawn stacks, swapped for a box
 tile of the same stack), so each physical tile stays in exactly one place.
+
+Positions made here need not be reachable by play (the loader refuses those), but every
+edit is a door into the engine: the state must pass `invariants.check_invariants` before
+it (the compiled code here indexes by its values) and after it, or StateFormatError is
+raised naming the field and the game is left as it was.
 """
 
 from __future__ import annotations
+
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -15,11 +22,15 @@ from . import state_layout as s
 from .errors import ConfigError
 from .game import Game
 from .hex_grid import cell_index
+from .invariants import validate_state
 from .resolution import put_next_tile
 from .tile_data import COLUMN_STACK, TILES
 
 
-def _take_physical_tile(state: np.ndarray, kind: int) -> None:
+def take_physical_tile(state: np.ndarray, kind: int) -> None:
+    """Take a tile of `kind` out of the box (or out of the undrawn stacks, swapped for a box
+    tile of the same stack): a raw edit of a state vector, unchecked, for a caller that
+    puts the tile somewhere at once (a tile resolved by hand in a test)."""
     if state[s.BOX + kind] > 0:
         state[s.BOX + kind] -= 1
         return
@@ -38,19 +49,32 @@ def _return_to_box(state: np.ndarray, kind: int) -> None:
     state[s.BOX + kind] += 1
 
 
+@contextmanager
+def _checked_edit(game: Game):
+    """Validate the state before and after an edit; on any failure restore it."""
+    validate_state(game.state)
+    before = game.state.copy()
+    try:
+        yield game.state
+        validate_state(game.state)
+    except BaseException:
+        game.state[:] = before
+        raise
+
+
 def set_market_tile(game: Game, slot: int, name: str | None) -> None:
     """Put a tile (by name) into a market slot, returning what was there to the box."""
     if not 0 <= slot < c.NUM_SLOTS:
         raise ValueError(f"slot must be 0..{c.NUM_SLOTS - 1}, not {slot}")
-    state = game.state
-    held = int(state[s.MARKET + slot])
-    if held >= 0:
-        _return_to_box(state, held)
-    state[s.MARKET + slot] = -1
-    if name is not None:
-        kind = TILES.kind(name)
-        _take_physical_tile(state, kind)
-        state[s.MARKET + slot] = kind
+    with _checked_edit(game) as state:
+        held = int(state[s.MARKET + slot])
+        if held >= 0:
+            _return_to_box(state, held)
+        state[s.MARKET + slot] = -1
+        if name is not None:
+            kind = TILES.kind(name)
+            take_physical_tile(state, kind)
+            state[s.MARKET + slot] = kind
 
 
 def put_tile_without_effects(game: Game, player: int, name: str, column: int, row: int,
@@ -59,29 +83,58 @@ def put_tile_without_effects(game: Game, player: int, name: str, column: int, ro
     cell = cell_index(column, row)
     if cell < 0:
         raise ValueError(f"cell {column},{row} is off the borough")
-    state = game.state
-    base = s.player_base(player)
-    if state[base + s.CELL_KIND + cell] >= 0:
-        raise ValueError(f"cell {column},{row} of player {player} is not empty")
-    kind = TILES.kind(name)
-    _take_physical_tile(state, kind)
-    put_next_tile(state, TILES.table, player, cell, kind, np.bool_(lake))
-    if invested:
+    if not 0 <= player < game.num_seats:
+        raise ValueError(f"player must be a seat 0..{game.num_seats - 1}, not {player}")
+    with _checked_edit(game) as state:
+        base = s.player_base(player)
+        if state[base + s.CELL_KIND + cell] >= 0:
+            raise ValueError(f"cell {column},{row} of player {player} is not empty")
+        kind = TILES.kind(name)
+        take_physical_tile(state, kind)
+        put_next_tile(state, TILES.table, player, cell, kind, np.bool_(lake))
+        if invested:
+            state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
+            state[base + s.MARKERS_LEFT] -= 1
+
+
+def invest_without_effects(game: Game, player: int, column: int, row: int) -> None:
+    """Put one of the player's markers on the tile at (column, row) without resolving
+    anything (R5.1d, R7.3 left out)."""
+    cell = cell_index(column, row)
+    if cell < 0:
+        raise ValueError(f"cell {column},{row} is off the borough")
+    if not 0 <= player < game.num_seats:
+        raise ValueError(f"player must be a seat 0..{game.num_seats - 1}, not {player}")
+    with _checked_edit(game) as state:
+        base = s.player_base(player)
+        if state[base + s.CELL_KIND + cell] < 0:
+            raise ValueError(f"cell {column},{row} of player {player} is empty")
+        if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED:
+            raise ValueError(f"the tile at {column},{row} of player {player} is invested")
+        if state[base + s.MARKERS_LEFT] <= 0:
+            raise ValueError(f"player {player} has no marker left")
         state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
         state[base + s.MARKERS_LEFT] -= 1
 
 
 def set_player_values(game: Game, player: int, **values: int) -> None:
-    """Set money, income, reputation, population or markers_left of a seat."""
+    """Set money, income, reputation, population or markers_left of a seat (markers_left
+    must stay 3 minus the invested tiles: use `invest_without_effects` to use one up)."""
     fields = {"money": s.MONEY, "income": s.INCOME, "reputation": s.REPUTATION,
               "population": s.POPULATION, "markers_left": s.MARKERS_LEFT}
-    for name, value in values.items():
-        if name not in fields:
-            raise ValueError(f"unknown player value {name!r}; known: {', '.join(fields)}")
-        game.state[s.player_base(player) + fields[name]] = value
+    if not 0 <= player < game.num_seats:
+        raise ValueError(f"player must be a seat 0..{game.num_seats - 1}, not {player}")
+    with _checked_edit(game) as state:
+        for name, value in values.items():
+            if name not in fields:
+                raise ValueError(f"unknown player value {name!r}; known: {', '.join(fields)}")
+            if not -2**31 <= value < 2**31:
+                raise ValueError(f"{name} must be an int32, not {value}")
+            state[s.player_base(player) + fields[name]] = value
 
 
 def set_current_player(game: Game, player: int) -> None:
     """Make `player` the one to take a turn now (pending decision: turn)."""
-    game.state[s.CURRENT_PLAYER] = player
-    game.state[s.PENDING_DECISION] = c.DECISION_TURN
+    with _checked_edit(game) as state:
+        state[s.CURRENT_PLAYER] = player
+        state[s.PENDING_DECISION] = c.DECISION_TURN

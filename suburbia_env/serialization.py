@@ -79,10 +79,59 @@ field                              meaning
 
 Everything the engine derives (tile, lake and feature counts, the placeable cells, the
 placement order index) is rebuilt from the boroughs on load, never read from the file.
-Loading checks the format, the types and the rules a position must obey (levels, markers,
-connected boroughs, every physical tile in exactly one place, ...) and raises
-`StateFormatError` naming the first field at fault, e.g.
-``players[1].income: 17 is outside -5..15``. A failed load builds no game.
+
+What loading checks
+-------------------
+A state loads only if play can reach it, as far as that can be checked without
+replaying; anything else raises `StateFormatError` naming the first field at fault and
+the rule, e.g. ``players[1].income: 17 is outside -5..15``. A failed load builds no game.
+In order:
+
+- the text: at most `MAX_DOCUMENT_SIZE` characters, JSON (UTF-8, -16 or -32), each
+  object's fields exactly those above, each once, the types above; malformed text, deep
+  nesting or numbers of thousands of digits are refused like any other error, so a load
+  takes bounded time and memory whatever its input;
+- the version (above) and the configuration (R3.1, R3.2, R3.3, R9);
+- every integer within what the rules allow: levels -5..15 (R1.2); money
+  0..`invariants.MONEY_BOUND` and population 0..`invariants.POPULATION_BOUND`, bounds
+  derived from the tiles and the number of turns (R1.3 puts none above; play does, see
+  invariants.py); ``round`` 0..`invariants.last_round` of the configuration, the last
+  round the stacks allow; ``placement_counter`` at most one number per free cell;
+  supply 0..4 (R3.5); seats, slots and cells on their ranges;
+- the stacks: the sizes of the configuration, each position a tile of its stack, One
+  More Round once inside its block (R3.2, R3.3, R9.2), set aside once drawn (R4.3);
+- every physical tile in exactly one place (tiles.csv copies), and ``drawn`` exactly
+  the lettered tiles now on the table (lakes included), in the market and discarded,
+  nothing on the table that was never drawn; the basic tiles on the table are the
+  starting tiles plus those taken from the supply (R3.5);
+- the tiles drawn match the turns played: 7 at setup, then one a turn (two in Solitary
+  Architect, four a round with Dale) while the stacks last (R4.2, R9); ``final_round`` is
+  the round after the turn that drew One More Round, with Dale the round before the one
+  whose start drew it (R4.3, R9.1, R9.2);
+- a market that R4.2 can produce: A, B and C tiles packed toward slot 6 in the order they
+  were drawn, the newest in slot 0, full while the stacks hold tiles, one slot open only
+  during a Solitary Architect removal (R9.1); with Dale slots 2..5 only, holding the tiles
+  drawn at the round start (R9.2);
+- boroughs: the starting tiles first (R2.3), each later tile next to an earlier one in
+  placement order (R2.4), lakes made of market tiles (R5.1c), placement numbers 1 ..
+  ``placement_counter - 1`` each used once, in order within a borough (R7.2), markers
+  left = 3 - invested tiles (R3.4, R5.1d);
+- turns: at most one placement or investment per turn taken (R5.1), the start values
+  (R3.4) for a player who has not finished a turn; the player always first against Dale,
+  who places exactly one tile per round, never a lake, never invests, and has a free cell
+  whenever he must still place (R9.2);
+- goals: the public goals of the mode, two drawn goals per player who draws (not Dale),
+  kept in turn order before the first turn, none dealt twice (R3.6, R9);
+- the pending decision: one of the current player's (never Dale's, R9.2) with a legal
+  action: a pending discard or removal needs a slot whose premium the player can pay
+  (with none the engine skips it, R5.1b, d, R9.1); goals are kept in round 0 only;
+- the end: ``game_over`` with ``pending_decision`` "none" and no current player; the
+  score block null until then, afterwards exactly what scoring.py computes from the board
+  (goal bonuses, money converted, final population, winners, R8.2, R8.3).
+
+The cross-field rules are `invariants.check_reachable` (compiled; the engine's own
+invariants, `invariants.check_invariants`, first), which tests/test_properties.py runs at
+every decision of thousands of random games: every state play reaches loads.
 
 Game record format ``suburbia-record``, version 2
 =================================================
@@ -102,11 +151,12 @@ import numpy as np
 
 from . import constants as c
 from . import state_layout as s
-from .errors import (ConfigError, GameOverError, IllegalActionError, NotationError,
-                     StateFormatError)
+from .errors import ConfigError, StateFormatError, SuburbiaError
 from .game import Game, GameConfig
 from .hex_grid import (MAX_COLUMN, MIN_COLUMN, NEIGHBOURS, NUM_ROWS, STARTING_CELLS,
                        cell_coordinates, cell_index)
+from .invariants import (MONEY_BOUND, MOST_PLACEMENTS, POPULATION_BOUND,
+                         check_reachable_or_raise, last_round)
 from .resolution import put_tile
 from .setup import stack_sizes
 from .tile_data import (COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE,
@@ -119,7 +169,12 @@ RECORD_FORMAT = "suburbia-record"
 RECORD_VERSION = FORMAT_VERSION
 
 _INT32_MAX = 2**31 - 1
+_SEED_BITS = 8192
 _WORD_MAX = 2**32 - 1
+MAX_DOCUMENT_SIZE = 1_000_000
+"""Characters (or bytes) a state or record document may have: a finished 4-player game's
+state takes about 30,000 and its record about 8,000; anything longer is refused before
+parsing, so a load takes bounded time and memory whatever its input."""
 _LINE_WIDTH = 116  # a borough cell with the longest tile name fits on one line
 
 _STATE_FIELDS = ("format", "version", "config", "seed", "round", "final_round",
@@ -259,6 +314,20 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
+def _text(value) -> str:
+    """`repr` of a name or number from a document, cut to a readable length (a message
+    quoting a 10 MB string, or a 5,000-digit number Python cannot print, helps nobody)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        return f"{'-' if value < 0 else ''}<an integer of {value.bit_length()} bits>"
+    if isinstance(value, str) and len(value) > 60:
+        return f"{value[:40]!r}... ({len(value)} characters)"
+    try:
+        text = repr(value)
+    except Exception:  # a foreign object of a dict given directly
+        return f"<{type(value).__name__} object>"
+    return text if len(text) <= 80 else text[:60] + "..."
+
+
 def _describe(value) -> str:
     """A JSON value as the error messages show it, e.g. `'3' (a string)`."""
     if value is None:
@@ -266,30 +335,45 @@ def _describe(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f"{value!r} (a string)"
+        return f"{_text(value)} (a string)"
     if isinstance(value, float):
         return f"{value!r} (not a whole number)"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
         return "an object"
-    return repr(value)
+    return _text(value)
 
 
 def _parse_json(text, what: str):
+    """JSON text (str, or bytes in UTF-8, -16 or -32) as Python values; StateFormatError for
+    anything else: too long, not text, bad syntax, nested too deeply, numbers too long."""
     if not isinstance(text, (str, bytes, bytearray)):
         raise StateFormatError(f"{what}: expected JSON text, not {type(text).__name__}")
+    if len(text) > MAX_DOCUMENT_SIZE:
+        raise StateFormatError(f"{what}: {len(text):,} characters, more than the "
+                               f"{MAX_DOCUMENT_SIZE:,} any game's document needs")
     try:
         return json.loads(text, object_pairs_hook=_reject_duplicate_fields)
+    except StateFormatError:
+        raise
     except json.JSONDecodeError as error:
         raise StateFormatError(f"{what}: JSON syntax error: {error}") from None
+    except UnicodeDecodeError as error:
+        raise StateFormatError(f"{what}: not UTF-8 text: {error.reason} at byte "
+                               f"{error.start}") from None
+    except RecursionError:
+        raise StateFormatError(f"{what}: JSON nested too deeply (a saved game nests 5 "
+                               f"levels)") from None
+    except ValueError as error:  # e.g. an integer of more digits than Python converts
+        raise StateFormatError(f"{what}: unreadable JSON: {str(error)[:200]}") from None
 
 
 def _reject_duplicate_fields(pairs: list) -> dict:
     result = {}
     for key, value in pairs:
         if key in result:
-            raise StateFormatError(f"JSON: field {key!r} appears twice in one object")
+            raise StateFormatError(f"JSON: field {_text(key)} appears twice in one object")
         result[key] = value
     return result
 
@@ -303,15 +387,18 @@ def _object(value, path: str, fields: tuple[str, ...], document: str = "state") 
             _fail(_join(path, field), "missing field")
     for field in value:
         if field not in fields:
-            _fail(_join(path, str(field)), f"unknown field (expected: {', '.join(fields)})")
+            name = field if isinstance(field, str) and len(field) <= 60 else _text(field)
+            _fail(_join(path, name), f"unknown field (expected: {', '.join(fields)})")
     return value
 
 
-def _int(value, path: str, low: int = -_INT32_MAX - 1, high: int = _INT32_MAX) -> int:
+def _int(value, path: str, low: int = -_INT32_MAX - 1, high: int = _INT32_MAX,
+         why: str = "") -> int:
+    """An integer within low..high; `why` explains the bounds in the error message."""
     if isinstance(value, bool) or not isinstance(value, int):
         _fail(path, f"must be an integer, not {_describe(value)}")
     if not low <= value <= high:
-        _fail(path, f"{value} is outside {low}..{high}")
+        _fail(path, f"{_text(value)} is outside {low}..{high}" + (f" ({why})" if why else ""))
     return value
 
 
@@ -345,7 +432,7 @@ def _tile_kind(value, path: str) -> int:
     if not isinstance(value, str):
         _fail(path, f"must be a tile name, not {_describe(value)}")
     if value not in _TILE_KINDS:
-        _fail(path, f"unknown tile {value!r}")
+        _fail(path, f"unknown tile {_text(value)}")
     return _TILE_KINDS[value]
 
 
@@ -353,7 +440,7 @@ def _goal_index(value, path: str) -> int:
     if not isinstance(value, str):
         _fail(path, f"must be a goal name, not {_describe(value)}")
     if value not in _GOAL_INDICES:
-        _fail(path, f"unknown goal {value!r}")
+        _fail(path, f"unknown goal {_text(value)}")
     return _GOAL_INDICES[value]
 
 
@@ -380,12 +467,15 @@ def _read_seed(value, path: str, required: bool) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         _fail(path, f"must be a non-negative integer{'' if required else ' or null'}, "
                     f"not {_describe(value)}")
+    if value.bit_length() > _SEED_BITS:
+        _fail(path, f"an integer of {value.bit_length()} bits; seeds have at most "
+                    f"{_SEED_BITS} (so that they survive JSON text)")
     return value
 
 
 def _read_header(data: dict, name: str, version: int) -> int:
     """The document's format version: the current one, or an older one still readable."""
-    if data["format"] != name:
+    if not isinstance(data["format"], str) or data["format"] != name:
         _fail("format", f"must be {name!r}, not {_describe(data['format'])}")
     found = _int(data["version"], "version", 1)
     if found != version and found not in MODES_UNCHANGED_SINCE:
@@ -413,7 +503,9 @@ def game_from_json(text: str | bytes) -> Game:
 
 
 def game_from_dict(data) -> Game:
-    """The game of a state-format dict, checked field by field and against the rules."""
+    """The game of a state-format dict, checked field by field and against the rules
+    (the module docstring lists the checks); StateFormatError names the first field at
+    fault. Only states that play can reach load, as far as that shows without replaying."""
     loader = _StateLoader(data)
     return Game.from_state(loader.config, loader.state, loader.seed)
 
@@ -449,6 +541,7 @@ class _StateLoader:
         self._check_placement_sequences()
         self._check_tile_conservation()
         self._check_end_of_game()
+        check_reachable_or_raise(self.state)  # invariants.py: what play implies
 
     def _empty_state(self) -> np.ndarray:
         """A state with the configuration and every 'empty' marker as new_game sets it."""
@@ -471,7 +564,10 @@ class _StateLoader:
     def _read_progress(self) -> None:
         data, state = self.data, self.state
         last_seat = self.seats - 1
-        self.round = _int(data["round"], "round", 0)
+        self.round = _int(data["round"], "round", 0,
+                          int(last_round(self.seats, self.mode, self.config.edition_id)),
+                          "the last round the stacks of this configuration allow, R3.2, "
+                          "R3.3, R4.3, R9")
         self.final_round = _optional_int(data["final_round"], "final_round", 0)
         first_player = _int(data["first_player"], "first_player", 0,
                             last_seat if self.mode == c.MODE_STANDARD else 0)
@@ -499,7 +595,9 @@ class _StateLoader:
         state[s.CURRENT_PLAYER] = current_player
         state[s.PENDING_DECISION] = self.decision
         state[s.GAME_OVER] = int(self.over)
-        self.placement_counter = _int(data["placement_counter"], "placement_counter", 1)
+        self.placement_counter = _int(data["placement_counter"], "placement_counter", 1,
+                                      1 + MOST_PLACEMENTS, "one number per free cell of "
+                                      "every borough")
         state[s.PLACEMENT_COUNTER] = self.placement_counter
         words = _list(data["rng_state"], "rng_state", 4)
         for index, word in enumerate(words):
@@ -599,7 +697,8 @@ class _StateLoader:
             if not isinstance(counts, dict):
                 _fail(field, f"must be an object of tile counts, not {_describe(counts)}")
             for name, count in counts.items():
-                path = f"{field}.{name}"
+                shown = name if isinstance(name, str) and len(name) <= 60 else _text(name)
+                path = f"{field}.{shown}"
                 kind = _tile_kind(name, path)
                 self.state[offset + kind] = _int(count, path, 0)
         discarded = self.state[s.DISCARDED:s.DISCARDED + TILES.num_kinds]
@@ -641,11 +740,14 @@ class _StateLoader:
         fields = _object(value, path, _PLAYER_FIELDS)
         state = self.state
         base = s.player_base(player)
-        state[base + s.MONEY] = _int(fields["money"], f"{path}.money", 0)
+        state[base + s.MONEY] = _int(fields["money"], f"{path}.money", 0, MONEY_BOUND,
+                                     "no game gives more, R1.3; invariants.MONEY_BOUND")
         for field, offset in (("income", s.INCOME), ("reputation", s.REPUTATION)):
             state[base + offset] = _int(fields[field], f"{path}.{field}", c.LEVEL_MIN,
                                         c.LEVEL_MAX)
-        state[base + s.POPULATION] = _int(fields["population"], f"{path}.population", 0)
+        state[base + s.POPULATION] = _int(fields["population"], f"{path}.population", 0,
+                                          POPULATION_BOUND, "no game gives more, R1.3; "
+                                          "invariants.POPULATION_BOUND")
         markers_left = _int(fields["markers_left"], f"{path}.markers_left", 0, c.START_MARKERS)
         state[base + s.MARKERS_LEFT] = markers_left
         self._read_player_goals(player, fields, path)
@@ -766,10 +868,10 @@ class _StateLoader:
                                  f"placement order")
                 owners[sequence] = where
                 previous = sequence
-        missing = [n for n in range(1, self.placement_counter) if n not in owners]
-        if missing:
+        if len(owners) != self.placement_counter - 1:  # the numbers are 1..counter - 1
+            missing = next(n for n in range(1, self.placement_counter) if n not in owners)
             _fail("placement_counter", f"{self.placement_counter}, but no tile has placement "
-                                       f"number {missing[0]} (every placement takes the next "
+                                       f"number {missing} (every placement takes the next "
                                        f"number)")
 
     def _check_tile_conservation(self) -> None:
@@ -830,7 +932,8 @@ class _StateLoader:
         fields = _object(value, path, _SCORE_FIELDS)
         state = self.state
         base = s.player_base(player)
-        before = _int(fields["population_before_goals"], f"{path}.population_before_goals", 0)
+        before = _int(fields["population_before_goals"], f"{path}.population_before_goals", 0,
+                      POPULATION_BOUND, "no game gives more, R1.3")
         bonuses = _list(fields["public_goals"], f"{path}.public_goals", len(self.public_goals))
         for index, (bonus, goal) in enumerate(zip(bonuses, self.public_goals)):
             allowed = int(GOALS.table[goal, GOAL_COLUMN_PUBLIC_BONUS])
@@ -844,7 +947,8 @@ class _StateLoader:
         if private not in (0, allowed):
             _fail(f"{path}.private_goal", f"{private}: the private goal bonus is {allowed} or 0 "
                                           f"(R8.2)")
-        converted = _int(fields["money_converted"], f"{path}.money_converted", 0)
+        converted = _int(fields["money_converted"], f"{path}.money_converted", 0,
+                         MONEY_BOUND // 5, "$5 each of at most MONEY_BOUND, R8.2")
         final = _int(fields["final_population"], f"{path}.final_population", 0)
         population = int(state[base + s.POPULATION])
         if final != population:
@@ -953,6 +1057,6 @@ def replay_record(record: dict | str | bytes) -> Game:
             _fail(f"actions[{index}]", f"must be an action in notation, not {_describe(action)}")
         try:
             game.apply(action)
-        except (NotationError, IllegalActionError, GameOverError) as error:
-            raise StateFormatError(f"actions[{index}]: {action!r}: {error}") from None
+        except SuburbiaError as error:  # NotationError, IllegalActionError, GameOverError
+            raise StateFormatError(f"actions[{index}]: {_text(action)}: {error}") from None
     return game

@@ -84,13 +84,20 @@ def finish_game(state, tiles, goals, log):
 @njit_without_refcounts
 def dale_turn(state, tiles, log):
     """Dale takes the priciest tile for $3, places it for the best income + reputation,
-    then does steps 2 and 3 (R9.2)."""
+    then does steps 2 and 3 (R9.2).
+
+    In play Dale always has a tile left and a placeable cell (invariants.check_invariants
+    refuses a state without one); should a state without a cell reach this kernel anyway,
+    Dale takes no tile rather than writing to cell -1, which would wrap into other fields.
+    """
     slot = dale_choose_slot(state, tiles, _ANY_PRICE)
+    cell = -1
     if slot >= 0:
+        cell = dale_choose_cell(state, tiles, log, DALE_SEAT, state[s.MARKET + slot])
+    if cell >= 0:
         kind = take_from_market(state, slot)
         price = min(DALE_PRICE, state[player_base(DALE_SEAT) + s.MONEY])
         pay(state, DALE_SEAT, price)
-        cell = dale_choose_cell(state, tiles, log, DALE_SEAT, kind)
         ev.record(log, ev.DALE_BUY, DALE_SEAT, 0, price, 0, DALE_SEAT, cell, kind)
         resolve_placement(state, tiles, log, DALE_SEAT, cell, kind, FACE_UP, ALL_BOROUGHS)
     income_step(state, tiles, log, DALE_SEAT)

@@ -14,8 +14,8 @@ from suburbia_env import Game
 from suburbia_env import action_space as a
 from suburbia_env import event_log as ev
 from suburbia_env import state_layout as s
-from suburbia_env.hex_grid import NUM_CELLS, cell_coordinates
-from suburbia_env.positions import put_tile_without_effects
+from suburbia_env.hex_grid import NUM_CELLS, cell_coordinates, cell_index
+from suburbia_env.positions import invest_without_effects, put_tile_without_effects
 from suburbia_env.resolution import put_tile
 from suburbia_env.tile_data import GOALS, TILES
 from suburbia_env.turn import finish_game
@@ -151,6 +151,15 @@ def prepare_neutral_lake(game: Game, player: int) -> str:
     if tile_at(game, player, 0, 3) is None:
         put_tile_without_effects(game, player, "Convenience Store", 0, 3, lake=True)
     return "lake 6 @ 0,4"
+
+
+def use_up_markers(game: Game, player: int) -> None:
+    """Put the player's markers left on his starting tiles, without effects (R5.1d)."""
+    for column, row in ((0, 0), (0, 1), (0, 2)):
+        if game.state[s.player_base(player) + s.MARKERS_LEFT] > 0 and not (
+                game.state[s.player_base(player) + s.CELL_FLAGS + cell_index(column, row)]
+                & s.FLAG_INVESTED):
+            invest_without_effects(game, player, column, row)
 
 
 def fill_borough(game: Game, player: int) -> None:

@@ -2,8 +2,8 @@
 
 A compiled loop plays thousands of games of uniformly random legal play in every
 configuration (standard 2/3/4 players, Solitary Architect, Dale; editions 2nd and 1st)
-and checks at every decision: the state invariants, a non-empty legal mask while the
-game runs, that the sampled action is legal before it is applied, that an illegal
+and checks at every decision: the state invariants and everything the loader demands of
+a reachable state (invariants.check_reachable), a non-empty legal mask while the game runs, that the sampled action is legal before it is applied, that an illegal
 action is refused without touching the state, and that every game ends within a
 bounded number of decisions. A second loop checks Dale's cell choice against a brute
 force (R9.2). Python-level tests check determinism (same seed, same game), that copies
@@ -24,7 +24,7 @@ from suburbia_env import state_layout as s
 from suburbia_env.dale import (RESOLVE_EVERY_TRIAL, SUMS_WHERE_EXACT, dale_choose_cell,
                                trial_gains)
 from suburbia_env.hex_grid import NUM_CELLS, cell_index
-from suburbia_env.invariants import check_invariants, describe_invariant_error
+from suburbia_env.invariants import check_invariants, check_reachable, describe_invariant_error
 from suburbia_env.legal_actions import is_legal_action, legal_action_mask
 from suburbia_env.notation import format_action
 from suburbia_env.positions import put_tile_without_effects, set_current_player
@@ -98,7 +98,7 @@ def _check_random_games(num_players, mode, edition, game_seeds, player_seeds, ti
         failure = FAIL_NONE
         detail = 0
         while True:
-            code = check_invariants(state, tiles)
+            code = check_reachable(state, tiles)  # check_invariants and what play implies
             if code != 0:
                 failure, detail = FAIL_INVARIANT, code
                 break

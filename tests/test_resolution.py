@@ -25,8 +25,10 @@ from importlib import resources
 from suburbia_env import Game
 from suburbia_env import constants as c
 from suburbia_env import event_log as ev
+from suburbia_env import state_layout as s
 from suburbia_env.hex_grid import cell_index
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
+                                    take_physical_tile,
                                     set_market_tile, set_player_values)
 from suburbia_env.resolution import (adjust, red_line_value, red_lines_at_or_below,
                                      resolve_investment, resolve_placement)
@@ -75,10 +77,18 @@ def _new_log():
 
 
 def place(game, player, name, column, row, lake=False, tiles=None, names=TILES.names):
-    """Resolve step 1 of a placement (R7.1 steps 2-7; the price is not paid)."""
+    """Resolve step 1 of a placement (R7.1 steps 2-7; the price is not paid). The tile is
+    taken from the box (positions.take_physical_tile) when it is one of tiles.csv, so each
+    tile stays in one place and positions.py still accepts the state afterwards."""
     tiles = TILES.table if tiles is None else tiles
     log = _new_log()
     kind = names.index(name)
+    if names is TILES.names:
+        basic = [int(k) for k in TILES.basic_kinds].index(kind) if kind in TILES.basic_kinds else -1
+        if basic >= 0 and game.state[s.BOX + kind] == 0:
+            game.state[s.SUPPLY + basic] -= 1  # bought from the supply (R3.5)
+        else:
+            take_physical_tile(game.state, kind)
     resolve_placement(game.state, tiles, log, player, cell_index(column, row), kind, lake,
                       True)
     assert log[0, 1] == 0, "event log overflow"
@@ -683,6 +693,8 @@ def test_R7_2_immediate_terms_apply_left_to_right():
     set_player_values(game, 0, income=13)
     events = place(game, 0, "Test Tower", 0, 3, tiles=data.table, names=data.names)
     assert events == [(0, "inc", 3, 15, "Test Tower"), (0, "inc", -2, 13, "Test Tower")]
+    # A synthetic tile is no tile of tiles.csv: positions.py refuses to edit the game now.
+    game = new_game()
     set_player_values(game, 0, income=15, population=12)
     place(game, 0, "Test Spire", 1, 2, tiles=data.table, names=data.names)
     assert values(game, 0)[:3] == (15, 0, 17)

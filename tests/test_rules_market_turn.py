@@ -18,6 +18,7 @@ from suburbia_env.positions import (put_tile_without_effects, set_current_player
 from suburbia_env.tile_data import TILES
 
 from rules_builders import (SLOT_PREMIUMS, discarded_count, events, exhaust_stacks,
+                            use_up_markers,
                             fill_borough, has_event, market_kinds, move_one_more_round,
                             new_game, pile, pile_position, play_free_turn, player_values,
                             prepare_neutral_lake, values_after_step_one)
@@ -303,7 +304,8 @@ def test_R5_1_pass_is_illegal_while_another_option_exists():
     game = new_game(seed=58)
     player = game.current_player
     assert not game.is_legal("pass")
-    set_player_values(game, player, money=0, markers_left=0)
+    set_player_values(game, player, money=0)
+    use_up_markers(game, player)
     assert not game.is_legal("pass")
     assert set(t.split(" @ ")[0] for t in game.legal_actions_text()) == {"lake 5", "lake 6"}
     with pytest.raises(IllegalActionError):
@@ -315,8 +317,9 @@ def test_R5_1_pass_when_nothing_is_possible_slot_6_leaves_for_free():
     leaves the market at no cost, then steps 2-4 as usual."""
     game = new_game(seed=59)
     player = game.current_player
-    fill_borough(game, player)
-    set_player_values(game, player, money=30, markers_left=0, income=2)
+    use_up_markers(game, player)
+    set_player_values(game, player, money=30, income=2)
+    fill_borough(game, player)  # unreachable (no cell left), edited outside positions.py
     assert game.legal_actions_text() == ["pass"]
     before = market_kinds(game)
     leaving = discarded_count(game, before[6])
@@ -334,7 +337,8 @@ def test_R5_1_pass_with_an_empty_market_and_no_money():
     player = game.current_player
     for slot in range(7):
         set_market_tile(game, slot, None)
-    set_player_values(game, player, money=2, markers_left=0)
+    set_player_values(game, player, money=2)
+    use_up_markers(game, player)
     assert game.legal_actions_text() == ["pass"]
     game.apply("pass")
     assert not events(game, ev.DISCARD)

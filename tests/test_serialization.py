@@ -7,6 +7,7 @@ edition; malformed and rule-breaking states must fail with an error naming the f
 
 import copy
 import json
+import time
 
 import numpy as np
 import pytest
@@ -16,8 +17,10 @@ from suburbia_env import serialization
 from suburbia_env import state_layout as s
 from suburbia_env.constants import NUM_TYPES, STACK_NAMES
 from suburbia_env.hex_grid import NEIGHBOURS, cell_index
+from suburbia_env.invariants import MONEY_BOUND, POPULATION_BOUND
 from suburbia_env.positions import put_tile_without_effects
-from suburbia_env.tile_data import COLUMN_COPIES, COLUMN_STACK, GOALS, TILES
+from suburbia_env.tile_data import (COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_PRIVATE_BONUS,
+                                    GOALS, TILES)
 
 CONFIGS = [
     dict(players=2, mode="standard", edition="2nd"),
@@ -87,15 +90,15 @@ def test_round_trip_at_every_decision_and_play_on_from_the_loaded_game(config, s
     assert reloaded.final_scores() == original.final_scores()
 
 
-def test_hand_made_position_with_lake_and_investment_round_trips():
-    """A position built with positions.py (a lake and an invested tile) round-trips."""
+def test_position_with_lake_and_investment_round_trips():
+    """A position with a lake and an invested tile (R5.1c, d) round-trips."""
     game = _crafted_game()
     _reload(game)
 
 
 def test_derived_entries_are_rebuilt_from_the_borough():
     """Counts and placeable cells are rebuilt on load (R2.4, R6.7: lakes count for no
-    type). Player 0 holds Suburbs, Park, Factory (R2.3), a Fancy Restaurant lake at
+    type). Player 0 holds Suburbs, Park, Factory (R2.3), a Fast Food Restaurant lake at
     (1,1) and an invested Suburbs at (-1,1)."""
     loaded = Game.from_json(_crafted_game().to_json())
     base = s.player_base(0)
@@ -105,7 +108,7 @@ def test_derived_entries_are_rebuilt_from_the_borough():
     residential, commercial, civic, industrial = state[base + s.FEATURE_COUNT:
                                                        base + s.FEATURE_COUNT + NUM_TYPES]
     assert (residential, commercial, civic, industrial) == (2, 0, 1, 1)
-    # The restaurant icon of the face-down Fancy Restaurant does not count either.
+    # The restaurant icon of the face-down Fast Food Restaurant does not count either.
     assert state[base + s.FEATURE_COUNT + NUM_TYPES + 0] == 0
     occupied = {cell_index(0, 0), cell_index(0, 1), cell_index(0, 2), cell_index(1, 1),
                 cell_index(-1, 1)}
@@ -222,9 +225,26 @@ def test_every_field_written_is_documented_in_the_module_docstring():
 
 # Malformed and rule-breaking states ---------------------------------------------------
 
+CRAFTED_ACTIONS = ["lake 6 @ 1,1", "invest 0,0", "discard 6", "basic suburbs @ -1,1",
+                   "discard 6", "invest 0,2", "discard 6", "invest -1,1", "discard 6"]
+
+
 def _crafted_game() -> Game:
-    """2 players, goals kept; player 0 gets a Fancy Restaurant lake at (1,1) and an
-    invested Suburbs at (-1,1) (markers_left 2), by hand (positions.py)."""
+    """2 players, goals kept, player 0 first. Player 0 makes a Fast Food Restaurant lake
+    at (1,1), buys a Suburbs for (-1,1) and invests in it (markers_left 2); player 1
+    invests in two starting tiles, so his borough holds the starting tiles only."""
+    game = Game(players=2, seed=24)
+    assert game.state[s.FIRST_PLAYER] == 0
+    for _ in range(2):
+        game.apply(game.legal_actions_text()[0])
+    for action in CRAFTED_ACTIONS:
+        game.apply(action)
+    return game
+
+
+def _hand_made_game() -> Game:
+    """A 2-player game with tiles put by hand (positions.py): a Fancy Restaurant lake at
+    (1,1) and an invested Suburbs at (-1,1) for player 0, taken from the box."""
     game = Game(players=2, seed=21)
     _play(game, np.random.default_rng(21), decisions=2)
     put_tile_without_effects(game, 0, "Fancy Restaurant", 1, 1, lake=True)
@@ -234,8 +254,8 @@ def _crafted_game() -> Game:
 
 @pytest.fixture(scope="module")
 def documents() -> dict:
-    """State documents to break: a crafted position, a mid game, a finished game and
-    a Dale game at the player's turn."""
+    """State documents to break: a crafted position, a mid game, a finished game, a Dale
+    game at the player's turn and a new Solitary Architect game."""
     mid = _play(Game(players=2, seed=31), np.random.default_rng(31), decisions=14)
     # The tests below edit cells beyond the starting tiles and the untouched C stack.
     assert not mid.is_over and mid.pending_decision == "turn"
@@ -368,7 +388,10 @@ def test_player_count_must_match_the_config(documents):
     ("markers_left", 4, "players[1].markers_left: 4 is outside 0..3"),
     ("money", "12", "players[1].money: must be an integer, not '12' (a string)"),
     ("population", 2.0, "players[1].population: must be an integer, not 2.0"),
-    ("money", 2**31, "players[1].money: 2147483648 is outside 0..2147483647"),
+    ("money", 2**31, f"players[1].money: 2147483648 is outside 0..{MONEY_BOUND} (no game "
+                     f"gives more"),
+    ("population", POPULATION_BOUND + 1, f"players[1].population: {POPULATION_BOUND + 1} is "
+                                         f"outside 0..{POPULATION_BOUND}"),
 ])
 def test_player_values(documents, field, value, expected):
     """R1.2 levels -5..15, R1.3 money and population >= 0, three markers (R3.4)."""
@@ -452,7 +475,8 @@ def test_borough_connected_to_the_starting_tiles(documents):
                     "sequence": sequence})
     _assert_error(data, "players[1].borough[3]", "cell (6, 8) is not connected")
     borough[3]["col"], borough[3]["row"] = 1, 2  # next to the Heavy Factory at (0, 2)
-    assert Game.from_json(json.dumps(data)).player_state(1)["borough"][3]["tile"] == name
+    # Connected now, but a tile of the box was never drawn from the stacks.
+    _assert_error(data, "drawn", f"{name}: the tiles drawn from the stacks are not exactly")
 
 
 def test_hand_made_position_breaking_adjacency_is_rejected():
@@ -601,14 +625,14 @@ def test_every_tile_in_exactly_one_place(documents):
     """tiles.csv copies = stacks + market + supply + boroughs (lakes as their tile) +
     discarded + box, for each tile."""
     data = copy.deepcopy(documents["crafted"])
-    data["box"]["Fancy Restaurant"] = data["box"].get("Fancy Restaurant", 0) + 1
-    copies = int(TILES.table[TILES.kind("Fancy Restaurant"), COLUMN_COPIES])
-    _assert_error(data, "tiles.Fancy Restaurant", f"{copies + 1} found", "boroughs 1",
+    data["box"]["Fast Food Restaurant"] = data["box"].get("Fast Food Restaurant", 0) + 1
+    copies = int(TILES.table[TILES.kind("Fast Food Restaurant"), COLUMN_COPIES])
+    _assert_error(data, "tiles.Fast Food Restaurant", f"{copies + 1} found", "boroughs 1",
                   f"tiles.csv has {copies}")
     data = copy.deepcopy(documents["crafted"])
     data["box"]["Suburbs"] -= 1
-    # 8 Suburbs: 4 in the supply, 3 in the boroughs (two starting, one placed), 1 in the box.
-    _assert_error(data, "tiles.Suburbs", "7 found", "supply 4", "boroughs 3", "box 0",
+    # 8 Suburbs: 3 in the supply, 3 in the boroughs (two starting, one bought), 2 in the box.
+    _assert_error(data, "tiles.Suburbs", "7 found", "supply 3", "boroughs 3", "box 1",
                   "tiles.csv has 8")
     data = copy.deepcopy(documents["mid"])
     data["supply"]["park"] = 5
@@ -769,6 +793,232 @@ def test_a_failed_load_builds_no_game_and_changes_nothing(documents, monkeypatch
     assert built == [1]
 
 
+# States play cannot reach (issue 22) -----------------------------------------------------
+
+def _document_at(config: dict, seed: int, predicate) -> dict:
+    """The document of the first decision of a seeded random game where `predicate(game)`."""
+    game = Game(seed=seed, **config)
+    rng = np.random.default_rng(seed)
+    while not predicate(game):
+        assert not game.is_over, "no decision of this game fits"
+        game.apply(_random_action(game, rng))
+    return json.loads(game.to_json())
+
+
+def _load_quickly(data, seconds: float = 5.0) -> str:
+    """The load error, which must come within `seconds` (bounded time, issue 22)."""
+    started = time.perf_counter()
+    with pytest.raises(StateFormatError) as error:
+        if isinstance(data, dict):  # a dict may hold numbers too long for JSON text
+            serialization.game_from_dict(data)
+        else:
+            Game.from_json(data)
+    message = str(error.value)
+    assert time.perf_counter() - started < seconds, message
+    return message
+
+
+@pytest.mark.parametrize("field, value, expected", [
+    ("placement_counter", 2**31 - 1, "placement_counter: 2147483647 is outside 1..457"),
+    ("round", 2**31 - 1, "round: 2147483647 is outside 0..16 (the last round the stacks"),
+    ("round", 10**30, "round: <an integer of 100 bits> is outside 0..16"),
+    ("round", 10**5000, "round: <an integer of 16610 bits> is outside 0..16"),
+], ids=["counter 2**31-1", "round 2**31-1", "round 10**30", "round 10**5000"])
+def test_huge_integers_are_refused_quickly(documents, field, value, expected):
+    """A 3 KB state once made the loader build a list of 2**31 numbers; a huge round made
+    a game that never ends (R3.2, R4.3: the stacks bound the rounds)."""
+    data = copy.deepcopy(documents["mid"])
+    data[field] = value
+    assert _load_quickly(data).startswith(expected)
+
+
+def test_money_and_population_within_what_a_game_can_give(documents):
+    """R1.3 sets no upper bound, but the tiles and turns do (invariants.MONEY_BOUND): a
+    money of 2**31 - 10 once wrapped to a negative number after one turn."""
+    for field, bound in (("money", MONEY_BOUND), ("population", POPULATION_BOUND)):
+        data = copy.deepcopy(documents["mid"])
+        data["players"][0][field] = 2**31 - 10
+        assert _load_quickly(data).startswith(f"players[0].{field}: 2147483638 is outside "
+                                              f"0..{bound} (no game gives more")
+
+
+def test_text_that_is_not_a_document_is_refused_quickly(documents):
+    """Invalid UTF-8, deep nesting, 5,000-digit numbers and huge texts raise
+    StateFormatError quickly (they raised UnicodeDecodeError, RecursionError, ValueError)."""
+    text = json.dumps(documents["mid"])
+    for bad, phrase in (
+            (b"\xff\xfe\xfa" + text.encode(), "state: "),
+            (text.encode()[:100] + b"\xc3\x28" + text.encode()[100:], "state: not UTF-8 text"),
+            ("[" * 200_000 + "]" * 200_000, "state: "),
+            (text.replace('"round": ', '"round": ' + "9" * 5000 + "0", 1), "state: "),
+            (" " * (serialization.MAX_DOCUMENT_SIZE + 1), "state: 1,000,001 characters"),
+            (text.replace('"mode": "standard"', '"mode": "' + "x" * 500_000 + '"'),
+             "config.mode: must be one of")):
+        message = _load_quickly(bad)
+        assert message.startswith(phrase) and len(message) < 400, message[:400]
+
+
+def test_record_text_that_is_not_a_record_is_refused_quickly(finished_record):
+    text = json.dumps(finished_record)
+    for bad in (b"\xff" + text.encode(), "{" * 100_000, text.replace('"seed": 65', '"seed": '
+                                                                     + "7" * 5000)):
+        with pytest.raises(StateFormatError, match="^record: "):
+            Game.replay(bad)
+    record = copy.deepcopy(finished_record)
+    record["actions"][3] = "pass " + "9" * 1_000_000
+    with pytest.raises(StateFormatError) as error:
+        Game.replay(record)
+    assert str(error.value).startswith("actions[3]: 'pass 999") and len(str(error.value)) < 1000
+
+
+@pytest.mark.parametrize("config, decision", [(dict(players=2), "discard"),
+                                              (dict(players=1, mode="solitary"), "remove")])
+def test_a_pending_discard_or_removal_needs_a_payable_slot(config, decision):
+    """R5.1b, d, R9.1: with no payable slot the engine skips the discard or removal, so a
+    state waiting for one has none; loaded, it left no legal action, not even `pass`."""
+    data = _document_at(config, 0, lambda game: game.pending_decision == decision)
+    player = data["players"][data["current_player"]]
+    player["money"] = 0
+    for slot in (5, 6):  # the slots of premium 0 go to the discarded tiles
+        name = data["market"][slot]
+        if name is not None:
+            data["discarded"][name] = data["discarded"].get(name, 0) + 1
+            data["market"][slot] = None
+    _assert_error(data, "pending_decision", "no legal action", "no payable slot")
+
+
+def test_tiles_drawn_are_the_tiles_on_the_table_market_and_discarded(documents):
+    """Every drawn tile is somewhere on the table, in the market or discarded; nothing on
+    the table was never drawn. A drawn entry swapped for a box tile of its stack keeps
+    every count but breaks that."""
+    data = copy.deepcopy(documents["mid"])
+    index = next(i for i, name in enumerate(data["drawn"])
+                 if name not in data["market"] and i >= 7)  # a tile placed or discarded
+    name = data["drawn"][index]
+    stack = STACK_NAMES[TILES.table[TILES.kind(name), COLUMN_STACK]]
+    other = next(n for n, count in data["box"].items() if count and n != name
+                 and n != "One More Round"
+                 and STACK_NAMES[TILES.table[TILES.kind(n), COLUMN_STACK]] == stack)
+    data["drawn"][index] = other  # the drawn list is a record, not a place of tiles
+    message = _load_error(data)
+    assert message.startswith("drawn: "), message
+    assert "the tiles drawn from the stacks are not exactly" in message
+
+
+def test_drawn_tiles_match_the_turns_played(documents):
+    """R4.2: 7 tiles at setup, one per turn; round and current player fix how many."""
+    for change in ({"round": documents["mid"]["round"] + 1},
+                   {"current_player": 1 - documents["mid"]["current_player"]}):
+        data = dict(copy.deepcopy(documents["mid"]), **change)
+        _assert_error(data, "drawn", "do not match the turns played")
+
+
+def test_market_shapes_that_R4_2_cannot_produce(documents):
+    """R4.2: while the stacks hold tiles the market is full, its tiles in draw order
+    (slot 0 the newest); R9.2: Dale's slots 2..5 hold the round's four tiles in order."""
+    data = copy.deepcopy(documents["mid"])
+    name = data["market"][3]
+    data["market"][3] = None
+    data["discarded"][name] = data["discarded"].get(name, 0) + 1
+    _assert_error(data, "market", "a shape R4.2 cannot produce")
+    data = copy.deepcopy(documents["mid"])
+    slots = [slot for slot in range(7) if data["market"][slot] != data["market"][0]]
+    data["market"][0], data["market"][slots[0]] = data["market"][slots[0]], data["market"][0]
+    _assert_error(data, "market", "the newest in slot 0")
+    data = copy.deepcopy(documents["dale"])
+    market = data["market"]
+    assert market[2] != market[5]
+    market[2], market[5] = market[5], market[2]
+    _assert_error(data, "market", "with Dale the tiles drawn at the round start")
+
+
+def test_placement_order_respects_adjacency(documents):
+    """R2.4: each tile, in placement order, goes next to an earlier one. Swapping two
+    placements keeps the borough connected but puts a tile before its only neighbour."""
+    data = copy.deepcopy(documents["finished"])
+    for player in data["players"]:
+        borough = player["borough"]
+        for index in range(3, len(borough) - 1):
+            later = borough[index + 1]
+            earlier = {(cell["col"], cell["row"]) for cell in borough[:index]}
+            neighbours = {(int(n) % 13 - 6, int(n) // 13)
+                          for n in NEIGHBOURS[cell_index(later["col"], later["row"])] if n >= 0}
+            if not neighbours & earlier:  # next to borough[index] only
+                first, second = borough[index], borough[index + 1]
+                first["sequence"], second["sequence"] = second["sequence"], first["sequence"]
+                borough[index], borough[index + 1] = second, first
+                where = data["players"].index(player)
+                _assert_error(data, f"players[{where}].borough", "not next to an earlier tile",
+                              "R2.4")
+                return
+    raise AssertionError("no placement next to the one before it only")
+
+
+def test_a_player_without_a_finished_turn_keeps_the_start_values():
+    """R3.4: tiles pay their owner only and the starting tiles react to their own borough,
+    so a player who has not finished a turn still has $15, income 0, reputation 1,
+    population 2."""
+    data = _document_at(dict(players=3), 5, lambda game: len(game.history) == 4)
+    waiting = (data["first_player"] + 2) % 3
+    data["players"][waiting]["money"] = 16
+    _assert_error(data, f"players[{waiting}]", "start values")
+
+
+def test_one_placement_or_investment_per_turn():
+    """R5.1: a player who has not taken a turn has placed nothing. The first player's
+    lake moved to the second player's borough keeps every count."""
+    game = Game(players=2, seed=24)
+    for _ in range(2):
+        game.apply(game.legal_actions_text()[0])
+    game.apply("lake 6 @ 1,1")
+    data = json.loads(game.to_json())
+    data["players"][1]["borough"].append(data["players"][0]["borough"].pop())
+    data["players"][0]["money"] = 15
+    _assert_error(data, "players[1].borough", "more placements and investments than turns")
+
+
+def test_dale_never_makes_lakes_nor_invests():
+    """R9.2: Dale takes a tile each round and never makes a lake or invests."""
+    data = _document_at(dict(players=1, mode="dale"), 7, lambda game: game.round == 3)
+    dale = data["players"][1]
+    assert len(dale["borough"]) == 6
+    lake = copy.deepcopy(data)
+    lake["players"][1]["borough"][4]["lake"] = True
+    _assert_error(lake, "players[1].borough", "Dale not with one tile per round, no lake")
+    invested = copy.deepcopy(data)
+    invested["players"][1]["borough"][4]["invested"] = True
+    invested["players"][1]["markers_left"] = 2
+    _assert_error(invested, "players[1].borough", "no investment (R9.2)")
+
+
+def test_final_round_follows_from_where_one_more_round_was_drawn():
+    """R4.3: drawn during round r, One More Round makes r + 1 the final round."""
+    data = _document_at(dict(players=2), 3, lambda game: game.state[s.FINAL_ROUND] == game.round + 1)
+    data["final_round"] = data["round"]
+    _assert_error(data, "final_round", "does not follow from where One More Round was drawn")
+
+
+def test_scores_are_what_final_scoring_computes(documents):
+    """R8.2: a goal bonus or a money conversion that adds up but is not what scoring.py
+    gives from the board is refused."""
+    data = copy.deepcopy(documents["finished"])
+    player = next(p for p, player in enumerate(data["players"])
+                  if player["private_goal"] and not player["score"]["private_goal"])
+    score = data["players"][player]["score"]
+    goal = GOALS.goal(data["players"][player]["private_goal"])
+    bonus = int(GOALS.table[goal, GOAL_COLUMN_PRIVATE_BONUS])
+    score["private_goal"] = bonus  # a private goal the board does not achieve
+    score["population_before_goals"] -= bonus
+    _assert_error(data, f"players[{player}].score", "differ from what final scoring computes")
+    data = copy.deepcopy(documents["finished"])
+    player, index = next((p, i) for p, player in enumerate(data["players"])
+                         for i, bonus in enumerate(player["score"]["public_goals"]) if bonus)
+    score = data["players"][player]["score"]
+    score["population_before_goals"] += score["public_goals"][index]
+    score["public_goals"][index] = 0
+    _assert_error(data, f"players[{player}].score", "differ from what final scoring computes")
+
+
 # Game records ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("config", CONFIGS, ids=_config_id)
@@ -815,7 +1065,7 @@ def test_record_of_a_loaded_or_hand_made_game_is_refused(documents):
     with pytest.raises(StateFormatError, match="does not reach its state"):
         loaded.record()
     with pytest.raises(StateFormatError, match="does not reach its state"):
-        _crafted_game().record()
+        _hand_made_game().record()
     no_seed = copy.deepcopy(documents["mid"])
     no_seed["seed"] = None
     with pytest.raises(StateFormatError, match="^seed: this game has no seed"):

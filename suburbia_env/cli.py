@@ -22,7 +22,6 @@ internal error with its type (SUBURBIA_DEBUG=1 shows the traceback).
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib.util
 import json
 import os
@@ -31,14 +30,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-import numpy as np
-
 from .errors import StateFormatError, SuburbiaError, shown
 from .game import Game
+from .terminal_game import (TerminalGame, default_save_path, final_scores_lines,
+                            group_legal_moves, offer_to_save, random_seed, save_game)
+from .terminal_game import write_error as _write_error
 
-QUIT_WORDS = ("quit", "exit", "q")
-CELLS_SHOWN = 40  # at most this many cells are listed per line of the compact legal list
-MAX_LINE = 10_000  # characters of one typed line that are read; the rest is skipped
 MAX_JSON_BYTES = 100_000_000  # a state or record file larger than this is refused
 MAX_SEED = 2**64 - 1
 EXIT_BAD_INPUT = 2
@@ -50,321 +47,15 @@ class CliError(Exception):
     """A command that cannot run as asked; main prints it and exits with status 2."""
 
 
-# Legal moves, compactly ---------------------------------------------------------------------
+# play: the terminal game lives in terminal_game.py ------------------------------------------
 
-def group_legal_moves(moves: list[str]) -> list[str]:
-    """Lines listing the legal moves compactly: moves that differ only by cell are grouped,
-    and slots or basic tiles sharing the same cells are listed together."""
-    placements: dict[str, dict[tuple[str, ...], list[str]]] = {}
-    singles: dict[str, list[str]] = {}
-    order: list[str] = []
-    cells_of: dict[tuple[str, str], list[str]] = {}
-    for move in moves:
-        verb, _, rest = move.partition(" ")
-        if verb not in order:
-            order.append(verb)
-        if "@" in rest:
-            argument, _, cell = rest.partition("@")
-            cells_of.setdefault((verb, argument.strip()), []).append(cell.strip())
-        else:
-            singles.setdefault(verb, []).append(rest)
-    for (verb, argument), cells in cells_of.items():
-        placements.setdefault(verb, {}).setdefault(tuple(cells), []).append(argument)
-    lines = []
-    forms = {"buy": ("buy <slot> @ <col>,<row>", "slots"),
-             "lake": ("lake <slot> @ <col>,<row>", "slots"),
-             "basic": ("basic <tile> @ <col>,<row>", "tiles")}
-    for verb in order:
-        if verb in placements:
-            form, noun = forms.get(verb, (f"{verb} <x> @ <col>,<row>", "choices"))
-            for cells, arguments in placements[verb].items():
-                shown = " ".join(cells[:CELLS_SHOWN])
-                more = f" ... ({len(cells)} cells)" if len(cells) > CELLS_SHOWN else ""
-                lines.append(f"  {form}: {noun} {' '.join(arguments)}; cells {shown}{more}")
-        elif verb == "pass":
-            lines.append("  pass")
-        elif verb == "keep":
-            lines.append("  keep <goal>: " + " | ".join(singles[verb]))
-        else:
-            form = {"invest": "invest <col>,<row>", "discard": "discard <slot>",
-                    "remove": "remove <slot>"}.get(verb, f"{verb} <x>")
-            lines.append(f"  {form}: {' '.join(singles[verb])}")
-    return lines
-
-
-# play ------------------------------------------------------------------------------------
-
-PLAY_HELP = """Commands:
-  <move>   a move in the action notation, e.g.  buy 3 @ -1,0   lake 5 @ 1,1
-           basic suburbs @ 0,3   invest 0,1   discard 4   remove 2   keep <goal>   pass
-           (cells are <col>,<row>: columns -6..6, rows 0..8; odd columns sit half a
-           cell lower, R2.1)
-  legal    list every legal move, one per line
-  board    draw the game again
-  help     this text
-  quit     leave the game"""
-
-
-def _seat_label(game: Game, seat: int, human: int, labels: dict[int, str]) -> str:
-    if seat == human:
-        return f"you (player {seat})"
-    if game.config.mode == "dale" and seat == 1:
-        return "Dale"
-    return f"player {seat} ({labels[seat]})"
-
-
-def final_scores_lines(game: Game, labels: dict[int, str] | None = None) -> list[str]:
-    """The final scoring of a finished game as a table (R8.2, R8.3), with the solo rank."""
-    labels = labels or {}
-    lines = ["Final scores (R8.2):",
-             f"  {'seat':<22} {'population':>10} {'goals':>6} {'money':>6} {'final':>6}  winner"]
-    for score in game.final_scores():
-        seat = score["player"]
-        name = labels.get(seat) or ("Dale" if game.config.mode == "dale" and seat == 1
-                                    else f"player {seat}")
-        goals = sum(score["public_goals"].values()) + score["private_goal_bonus"]
-        lines.append(f"  {name:<22} {score['population_before_goals']:>10} {goals:>6} "
-                     f"{score['money_converted']:>6} {score['population']:>6}  "
-                     f"{'yes' if score['winner'] else ''}")
-    if game.config.mode == "solitary":
-        lines.append(f"Solo ladder rank (R9.1): {game.solo_rank()}")
-    elif game.config.mode == "dale":
-        rank = game.solo_rank()
-        lines.append(f"Solo ladder rank (R9.1): {rank}" if rank
-                     else "No ladder rank: Dale was not beaten (R9.2)")
-    return lines
-
-
-def columns(items: list[str], width: int = 96) -> list[str]:
-    """Items in aligned columns, filled row by row, lines at most about `width` wide."""
-    if not items:
-        return []
-    cell = max(len(item) for item in items) + 2
-    per_line = max(1, width // cell)
-    return ["  " + "".join(item.ljust(cell) for item in items[start:start + per_line]).rstrip()
-            for start in range(0, len(items), per_line)]
-
-
-def _status_line(game: Game, seat: int) -> str:
-    state = game.player_state(seat)
-    return (f"Round {game.round + 1}. You: ${state['money']}, income {state['income']}, "
-            f"reputation {state['reputation']}, population {state['population']}, "
-            f"markers left {state['markers_left']}, {len(state['borough'])} tiles")
-
-
-def read_line(stdin: TextIO) -> str | None:
-    """One typed line, None at the end of the input. A line longer than MAX_LINE is read
-    to its end and returned cut (the notation then refuses it); bytes that are not UTF-8
-    text become U+FFFD (refused the same way)."""
-    try:
-        line = stdin.readline(MAX_LINE)
-        if len(line) == MAX_LINE and not line.endswith("\n"):
-            while True:  # skip the rest of the over-long line
-                rest = stdin.readline(MAX_LINE)
-                if not rest or rest.endswith("\n"):
-                    break
-    except UnicodeDecodeError:
-        return "\ufffd"
-    except ValueError:  # the input stream was closed
-        return None
-    return line or None
-
-
-def default_save_path(game: Game) -> Path:
-    """Where an unfinished game is saved unless the person names a file."""
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Path(f"suburbia-{game.config.mode}-seed{game.seed or 0}-{stamp}.json")
-
-
-def save_game(game: Game, path: Path) -> str:
-    """Write the game to `path`: its record (seed and moves, replayable) when replaying it
-    gives this very state, else the saved state itself. Returns what was written."""
-    record = game.record()
-    try:
-        replayed = Game.replay(record)
-        same = np.array_equal(replayed.state, game.state)
-    except SuburbiaError:
-        same = False
-    text = (json.dumps(record, indent=1) + "\n") if same else game.to_json()
-    path = Path(path).expanduser()
-    if path.parent != Path("."):
-        path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return "game record" if same else "game state"
-
-
-def _write_error(error: Exception) -> str:
-    if isinstance(error, OSError):
-        return error.strerror or str(error)
-    return str(error)  # ValueError: a path with a NUL character
-
-
-def offer_to_save(game: Game, stdin: TextIO, stdout: TextIO, default: Path, ask: bool,
-                  resume_hint: str = "") -> Path | None:
-    """Save an unfinished game: ask for a file name (Enter: `default`, 'no': not saved)
-    when `ask`, else (the input has ended) write `default`. A file that cannot be written
-    gets its reason and a new question; the end of the input or Ctrl-C at the question
-    saves to `default`, or, if that cannot be written, to a new file in the current
-    folder."""
-
-    def say(text: str = "") -> None:
-        print(text, file=stdout, flush=True)
-
-    asking, fallback = ask, default_save_path(game)
-    for _ in range(6):
-        answer = None
-        if asking:
-            stdout.write(f"Save the unfinished game? File name [{default}], or 'no': ")
-            stdout.flush()
-            try:
-                answer = read_line(stdin)
-            except KeyboardInterrupt:
-                say()
-            if answer is None:  # end of input or Ctrl-C: the default, nobody to ask
-                asking = False
-            elif answer.strip().lower() in ("no", "n"):
-                say("The game was not saved.")
-                return None
-        target = Path(answer.strip()) if answer and answer.strip() else default
-        problem = None
-        if any(ord(character) < 32 or character in "\x7f\ufffd" for character in str(target)):
-            problem = "a file name cannot hold control characters or bytes that are not text"
-        else:
-            try:
-                what = save_game(game, target)
-            except (OSError, ValueError) as error:
-                problem = _write_error(error)
-        if problem is None:
-            say(f"The unfinished game ({what}) is saved in {target}.")
-            say(f"Continue it with: suburbia play --resume {shlex.quote(str(target))}"
-                f"{resume_hint}")
-            return target
-        say(f"Cannot write {shown(str(target))}: {problem}.")
-        if not asking:
-            if target == fallback:
-                break
-            default = fallback  # nobody to ask: a new file in the current folder
-    say("The game was not saved.")
-    return None
-
-
-def play_session(game: Game, human: int, opponents: dict, stdin: TextIO, stdout: TextIO,
-                 show_board: bool = True, labels: dict[int, str] | None = None,
-                 save_path: Path | None = None, resume_hint: str = "") -> int:
-    """Play `game` with a person at seat `human` (reading moves from `stdin`) and agents at
-    the seats of `opponents`. Returns 0 when the game ends or the person quits, 1 when
-    the input ends first, 130 after Ctrl-C. Malformed or illegal moves, whatever their
-    size or characters, get a message and a new prompt; the game goes on. On quitting or
-    Ctrl-C the person is offered to save the unfinished game (`save_path` or a default
-    name); when the input ends it is saved there without asking."""
-    labels = labels or {seat: getattr(agent, "name", "agent") for seat, agent in opponents.items()}
-    default = Path(save_path) if save_path else default_save_path(game)
-
-    def say(text: str = "") -> None:
-        print(text, file=stdout, flush=True)
-
-    say(f"You are player {human}. Type 'help' for the commands.")
-    try:
-        status = _play_moves(game, human, opponents, stdin, stdout, show_board, labels, say)
-    except KeyboardInterrupt:
-        say()
-        say("Interrupted.")
-        offer_to_save(game, stdin, stdout, default, True, resume_hint)
-        return 130
-    if status == "quit":
-        offer_to_save(game, stdin, stdout, default, True, resume_hint)
-        return 0
-    if status == "end of input":
-        offer_to_save(game, stdin, stdout, default, False, resume_hint)
-        return 1
-    say()
-    say(game.render() if show_board else "The game is over.")
-    say()
-    for line in final_scores_lines(game, {human: "you", **{k: f"player {k} ({v})"
-                                                           for k, v in labels.items()}}):
-        say(line)
-    return 0
-
-
-def _play_moves(game: Game, human: int, opponents: dict, stdin: TextIO, stdout: TextIO,
-                show_board: bool, labels: dict, say) -> str:
-    """The moves of a play session until the game is over ("over"), the person quits
-    ("quit") or the input ends ("end of input")."""
-    shown_for = None
-    while not game.is_over:
-        seat = game.current_player
-        if seat != human:
-            agent = opponents.get(seat)
-            if agent is None:
-                raise CliError(f"seat {seat} decides but nobody plays it")
-            action = agent.act(game)
-            text = game.action_to_text(action)
-            events = game.apply(action)
-            say(f"{_seat_label(game, seat, human, labels)}: {text}")
-            for line in events:
-                say(f"    {line}")
-            continue
-        decision_key = (len(game.history), game.pending_decision)
-        if shown_for != decision_key:
-            shown_for = decision_key
-            if show_board:
-                say()
-                say(game.render())
-            else:
-                say()
-                say(_status_line(game, human))
-                say("Market: " + " | ".join(f"slot {row['slot']} {row['tile']} ${row['price']}"
-                                            for row in game.market()))
-            say()
-            goal = game.private_goal(human)
-            if game.pending_decision == "keep_goal":
-                say("Your drawn goals (R3.6): " + ", ".join(game.goal_options(human)))
-            elif goal:
-                say(f"Your private goal: {goal}")
-            legal = game.legal_actions_text()
-            say(f"Legal moves ({len(legal)}):")
-            for line in group_legal_moves(legal):
-                say(line)
-        stdout.write(f"player {human}> ")
-        stdout.flush()
-        line = read_line(stdin)
-        if line is None:
-            say()
-            say("End of input: the game is left unfinished.")
-            return "end of input"
-        command = " ".join(line.strip().split()).lower()
-        if not command:
-            continue
-        if command in QUIT_WORDS:
-            say("You left the game.")
-            return "quit"
-        if command in ("help", "?"):
-            say(PLAY_HELP)
-            continue
-        if command == "legal":
-            for line in columns(game.legal_actions_text()):
-                say(line)
-            continue
-        if command == "board":
-            say(game.render())
-            continue
-        try:
-            events = game.apply(line.strip())
-        except SuburbiaError as error:
-            say(f"Not accepted: {error}")
-            say("Type 'legal' for the legal moves or 'help' for the notation.")
-            continue
-        say(f"you: {game.history[-1]}")
-        for event in events:
-            say(f"    {event}")
-    return "over"
-
-
-def _play_setup(args) -> tuple[Game, int, dict, dict]:
+def _play_setup(args) -> tuple[Game, int, dict, dict, str]:
+    """The game, the person's seat, the agents and their specs by seat, and where the seed
+    came from: "given" (--seed), "random" (the default) or "file" (--resume)."""
     from agents import make_agent
     from agents.tournament import agent_seed
     opponents = list(args.opponents) if args.opponents else []
-    if not 0 <= args.seed <= MAX_SEED:
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         raise CliError(f"--seed must be 0..2**64-1, not {shown(args.seed)}")
     saved = None
     if args.resume is not None:
@@ -373,7 +64,8 @@ def _play_setup(args) -> tuple[Game, int, dict, dict]:
             raise CliError(f"{args.resume}: the saved game is already over")
         for option, value, wanted in (("--mode", args.mode, saved.config.mode),
                                       ("--players", args.players, saved.config.players),
-                                      ("--edition", args.edition, saved.config.edition)):
+                                      ("--edition", args.edition, saved.config.edition),
+                                      ("--seed", args.seed, saved.seed)):
             if value is not None and value != wanted:
                 raise CliError(f"{args.resume} holds a game with {option} {wanted}, not {value}")
         args.mode, args.players = saved.config.mode, saved.config.players
@@ -404,14 +96,18 @@ def _play_setup(args) -> tuple[Game, int, dict, dict]:
         others = [seat for seat in range(players) if seat != args.seat]
         seats = {seat: opponents[number % len(opponents)] for number, seat in enumerate(others)}
     human = args.seat if mode == "standard" else 0
-    game = saved if saved is not None else Game(players, mode, args.edition or "2nd", args.seed)
-    seed = game.seed if isinstance(game.seed, int) else args.seed
+    source = "file" if saved is not None else "given" if args.seed is not None else "random"
+    if saved is None:
+        saved = Game(players, mode, args.edition or "2nd",
+                     args.seed if args.seed is not None else random_seed())
+    game = saved
+    seed = game.seed if isinstance(game.seed, int) else 0
     agents = {seat: make_agent(spec, seed=agent_seed(seed, seat),
                                allow_pickle=args.allow_pickle)
               for seat, spec in seats.items()}
     for agent in agents.values():
         agent.check_mode(mode)
-    return game, human, agents, seats
+    return game, human, agents, seats, source
 
 
 def _resume_hint(args, game: Game, human: int, labels: dict[int, str]) -> str:
@@ -426,12 +122,15 @@ def _resume_hint(args, game: Game, human: int, labels: dict[int, str]) -> str:
 
 def command_play(args, extra, stdin: TextIO, stdout: TextIO) -> int:
     try:
-        game, human, agents, labels = _play_setup(args)
+        game, human, agents, labels, seed_source = _play_setup(args)
     except (ValueError, FileNotFoundError) as error:
         raise CliError(str(error)) from None
-    status = play_session(game, human, agents, stdin, stdout, not args.no_board, labels,
-                          save_path=args.save_record or args.resume,
-                          resume_hint=_resume_hint(args, game, human, labels))
+    session = TerminalGame(game, human, agents, stdin, stdout, not args.no_board, labels,
+                           save_path=args.save_record or args.resume,
+                           resume_hint=_resume_hint(args, game, human, labels),
+                           seed_source=seed_source)
+    status = session.run()
+    game = session.game  # an undo replaces the game
     if args.save_record and game.is_over:
         try:
             save_game(game, args.save_record)
@@ -618,7 +317,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = commands.add_parser("play", help="play in the terminal against agents or Dale",
                                description="Play in the terminal. With no options: you against "
-                                           "Dale the bot (R9.2).")
+                                           "Dale the bot (R9.2), on a random seed. At the "
+                                           "prompt type a move's number or the move itself "
+                                           "(buy 3 @ -1,0), info <slot|tile>, legal, undo, "
+                                           "save, help or quit.")
     play.add_argument("--opponents", nargs="+", metavar="SPEC",
                       help="agent specs of the other seats: random, dale, greedy, "
                            "greedy:WEIGHTS, ppo:PATH. Just 'dale' (the default) with no "
@@ -627,7 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--mode", choices=("dale", "solitary", "standard"),
                       help="default: dale for '--opponents dale' alone, else standard")
     play.add_argument("--seat", type=int, default=0, help="your seat in a standard game")
-    play.add_argument("--seed", type=int, default=0, help="seed of the setup (default 0)")
+    play.add_argument("--seed", type=int, default=None,
+                      help="seed of the setup (default: random, shown when the game is over)")
     play.add_argument("--edition", choices=("2nd", "1st"), default=None,
                       help="default 2nd")
     play.add_argument("--resume", type=Path, metavar="FILE",

@@ -19,7 +19,7 @@ from .errors import (ArgumentError, ConfigError, GameOverError, IllegalActionErr
                      NotationError, StateFormatError, SuburbiaError, shown)
 from .hex_grid import cell_coordinates
 from .invariants import validate_state
-from .legal_actions import is_legal_action, legal_action_mask
+from .legal_actions import illegal_reason, is_legal_action, legal_action_mask
 from .notation import format_action, parse_action
 from .rng import seed_words
 from .scoring import ladder_rank
@@ -230,12 +230,14 @@ class Game:
         return describe_events(self.last_events, self.config.mode == "dale")
 
     def _illegal_reason(self, number: int) -> str:
+        """The refusal names the rule that forbids the action (legal_actions.illegal_reason)
+        and the pending decision, then a few legal actions."""
         text = format_action(number, self.state)
-        decision = self.pending_decision
+        why = illegal_reason(self.state, TILES.table, TILES.basic_kinds, number)
         legal = self.legal_actions_text()
         listed = ", ".join(legal[:6]) + (f", ... ({len(legal)} in all)" if len(legal) > 6 else "")
         return (f"illegal action {text!r} (number {number}) for player {self.current_player}: "
-                f"the pending decision is {decision!r}; legal now: {listed}")
+                f"{why}; the pending decision is {self.pending_decision!r}; legal now: {listed}")
 
     # Public state ------------------------------------------------------------------
 

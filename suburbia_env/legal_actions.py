@@ -217,3 +217,109 @@ def legal_action_mask(state, tiles, basic_kinds, mask, actions):
         actions[0] = a.PASS
         count = 1
     return count
+
+
+# Why an action is not legal ---------------------------------------------------------------
+
+def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
+    """Why `action` is not legal now, in words with the rule id: the first predicate of
+    `is_legal_action` that refuses it, with the numbers behind it (a price and the money
+    held, the cell's content). Plain Python over the same compiled predicates, called
+    only to explain a refusal; "legal" for a legal action."""
+    from .hex_grid import cell_coordinates
+    from .tile_data import TILES
+
+    if is_legal_action(state, tiles, basic_kinds, action):
+        return "legal"
+    if state[s.GAME_OVER]:
+        return "the game is over"
+    decision = int(state[s.PENDING_DECISION])
+    player = int(state[s.CURRENT_PLAYER])
+    base = player_base(player)
+    money = int(state[base + s.MONEY])
+    who = f"player {player}"
+
+    def cell_words(cell: int) -> str:
+        column, row = cell_coordinates(cell)
+        return f"{column},{row}"
+
+    def slot_problem(slot: int) -> str | None:
+        if not first_slot(state) <= slot <= last_slot(state):
+            return (f"the game against Dale uses market slots {c.DALE_FIRST_SLOT}-"
+                    f"{c.DALE_LAST_SLOT} only (R9.2)")
+        if state[s.MARKET + slot] < 0:
+            return f"market slot {slot} is empty"
+        return None
+
+    def premium_problem(slot: int, what: str, rule: str) -> str:
+        return (f"{what} slot {slot} costs its premium ${c.SLOT_PREMIUMS[slot]}; {who} has "
+                f"${money} ({rule})")
+
+    def cell_problem(cell: int) -> str:
+        kind = int(state[base + s.CELL_KIND + cell])
+        if kind >= 0:
+            held = "a lake" if state[base + s.CELL_FLAGS + cell] & s.FLAG_LAKE else \
+                TILES.names[kind]
+            return f"cell {cell_words(cell)} of {who}'s borough already holds {held} (R2.4)"
+        return (f"cell {cell_words(cell)} touches no tile or lake of {who}'s borough: a new "
+                f"tile goes next to one (R2.4)")
+
+    if decision == c.DECISION_KEEP_GOAL:
+        return f"{who} first keeps one of the two goals drawn (R3.6): keep <goal>"
+    if decision in (c.DECISION_DISCARD, c.DECISION_REMOVE):
+        start = a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE
+        verb = "discard" if decision == c.DECISION_DISCARD else "remove"
+        rule = "R5.1b, d" if decision == c.DECISION_DISCARD else "R9.1"
+        if not start <= action < start + c.NUM_SLOTS:
+            now = ("discards a market tile, paying its premium" if verb == "discard"
+                   else "removes a market tile before the refill, paying its premium")
+            return f"{who} now {now} ({rule}): {verb} <slot>"
+        slot = action - start
+        problem = slot_problem(slot)
+        return problem or premium_problem(slot, "discarding" if verb == "discard"
+                                          else "removing", rule)
+    # a turn (R5.1)
+    if action >= a.KEEP_GOAL and action != a.PASS:
+        return "the goals were kept at the start of the game (R3.6)"
+    if action >= a.REMOVE and action != a.PASS:
+        return "remove is the Solitary Architect's step before the refill (R9.1)"
+    if action >= a.DISCARD and action != a.PASS:
+        return "a discard follows buying a basic tile or investing (R5.1b, d)"
+    if action == a.PASS:
+        return ("a player passes only when no option of step 1 is affordable and "
+                "placeable (R5.1)")
+    if action >= a.INVEST:
+        cell = action - a.INVEST
+        kind = int(state[base + s.CELL_KIND + cell])
+        if state[base + s.MARKERS_LEFT] <= 0:
+            return f"{who} has no investment marker left (R5.1d)"
+        if kind < 0:
+            return f"{who} has no tile at {cell_words(cell)} to invest in (R5.1d)"
+        if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED:
+            return f"the tile at {cell_words(cell)} already carries a marker (R5.1d)"
+        price = investment_price(state, tiles, player, cell)
+        return (f"investing at {cell_words(cell)} costs the tile's printed cost ${price} "
+                f"again; {who} has ${money} (R5.1d)")
+    if action >= a.BASIC:
+        basic, cell = divmod(action - a.BASIC, NUM_CELLS)
+        name = c.BASIC_TILE_NAMES[basic]
+        if state[s.SUPPLY + basic] <= 0:
+            return f"no {name} is left in the basic supply (R3.5)"
+        cost = int(tiles[basic_kinds[basic], COLUMN_COST])
+        if money < cost:
+            return f"{name} costs ${cost}; {who} has ${money} (R5.1b)"
+        return cell_problem(cell)
+    lake = action >= a.LAKE
+    slot, cell = divmod(action - (a.LAKE if lake else a.BUY), NUM_CELLS)
+    problem = slot_problem(slot)
+    if problem:
+        return problem
+    if lake and not can_make_lake(state, player, slot):
+        return premium_problem(slot, "a lake from", "R5.1c")
+    if not lake and not can_buy(state, tiles, player, slot):
+        kind = int(state[s.MARKET + slot])
+        cost = int(tiles[kind, COLUMN_COST])
+        premium = c.SLOT_PREMIUMS[slot]
+        return (f"{TILES.names[kind]} in slot {slot} costs ${cost} + premium ${premium} = "
+                f"${cost + premium}; {who} has ${money} (R5.1a)")
+    return cell_problem(cell)

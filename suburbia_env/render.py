@@ -20,6 +20,7 @@ from .tile_data import COLUMN_COST, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES
 
 CELL_WIDTH = 5  # characters per borough column; a label is at most 4 (3 + marker)
 EMPTY_CELL = "."
+PLACEABLE_CELL = "+"
 LAKE_LABEL = "~~~"
 INVESTED_MARK = "*"
 
@@ -166,12 +167,15 @@ def _occupied_cells(state: np.ndarray, player: int) -> list[tuple[int, int, int,
     return cells
 
 
-def render_borough(state: np.ndarray, player: int) -> tuple[list[str], set[int]]:
+def render_borough(state: np.ndarray, player: int, mark_placeable: bool = False,
+                   row_margin: int = 1) -> tuple[list[str], set[int]]:
     """The borough of a seat as a hex map (R2.1) and the tile kinds shown on it.
 
     Flat-top odd-q hexes: every grid row takes two text lines, the even columns on the
     first and the odd columns, half a cell lower, on the second. Only the bounding box
-    of the occupied cells plus a one-cell margin (clipped to the grid) is drawn.
+    of the occupied cells plus a one-cell margin (clipped to the grid; `row_margin` rows
+    above and below) is drawn. `mark_placeable` shows the cells where a tile may go now
+    (R2.4, the engine's own flag) as PLACEABLE_CELL instead of EMPTY_CELL.
     """
     occupied = _occupied_cells(state, player)
     if not occupied:
@@ -180,11 +184,16 @@ def render_borough(state: np.ndarray, player: int) -> tuple[list[str], set[int]]
     rows = [cell[1] for cell in occupied]
     first_column = max(MIN_COLUMN, min(columns) - 1)
     last_column = min(MAX_COLUMN, max(columns) + 1)
-    first_row = max(0, min(rows) - 1)
-    last_row = min(NUM_ROWS - 1, max(rows) + 1)
+    first_row = max(0, min(rows) - row_margin)
+    last_row = min(NUM_ROWS - 1, max(rows) + row_margin)
     by_position = {(column, row): (kind, flags) for column, row, kind, flags in occupied}
     shown_kinds = {kind for (column, row), (kind, flags) in by_position.items()
                    if not flags & s.FLAG_LAKE}
+    placeable = set()
+    if mark_placeable:
+        base = s.player_base(player)
+        placeable = {cell_coordinates(cell) for cell in range(NUM_CELLS)
+                     if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE}
     margin = " " * 4
     header = margin + "".join(f"{column:^{CELL_WIDTH}}"
                               for column in range(first_column, last_column + 1))
@@ -197,7 +206,9 @@ def render_borough(state: np.ndarray, player: int) -> tuple[list[str], set[int]]
                     text += " " * CELL_WIDTH
                     continue
                 kind, flags = by_position.get((column, row), (-1, 0))
-                text += f"{cell_label(kind, flags):^{CELL_WIDTH}}"
+                label = (PLACEABLE_CELL if kind < 0 and (column, row) in placeable
+                         else cell_label(kind, flags))
+                text += f"{label:^{CELL_WIDTH}}"
             lines.append(text.rstrip())
     return lines, shown_kinds
 

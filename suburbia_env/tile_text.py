@@ -100,6 +100,50 @@ def tile_effects(kind: int) -> list[str]:
     return sentences
 
 
+_BRIEF_ATTRIBUTES = {c.INCOME: "inc", c.REPUTATION: "rep", c.POPULATION: "pop"}
+_BRIEF_TYPES = ("res", "com", "civ", "ind")
+_BRIEF_ICONS = ("restaurant", "airport", "office", "school", "skyscraper", "car dealer")
+
+
+def _brief_amount(attribute: int, amount: int) -> str:
+    if attribute == c.MONEY:
+        return f"{'+' if amount >= 0 else '-'}${abs(amount)}"
+    return f"{amount:+d} {_BRIEF_ATTRIBUTES[attribute]}"
+
+
+def _brief_target(target: int) -> str:
+    types = [_BRIEF_TYPES[t] for t in range(c.NUM_TYPES) if target & (1 << t)]
+    icons = [_BRIEF_ICONS[i] for i in range(c.NUM_ICONS) if target & (1 << (c.NUM_TYPES + i))]
+    if len(types) == c.NUM_TYPES:
+        return "tile"
+    return "/".join(icons or types)
+
+
+def tile_effects_brief(kind: int) -> str:
+    """The effects of `tile_effects` in the fewest characters, for a market line on an
+    80-column screen: `+1 inc; +3 pop per adj res`, `-1 rep per adj res; +1 inc per
+    airport anywhere`. The same table, the same order; `tile_effects` says it in full."""
+    if kind == TILES.lake:
+        return "+$2 per adj tile (not lake)"
+    row = TILES.table[kind]
+    parts = [" ".join(_brief_amount(int(row[COLUMN_IMMEDIATE_ATTRIBUTE + term]),
+                                    int(row[COLUMN_IMMEDIATE_AMOUNT + term]))
+                      for term in range(int(row[COLUMN_IMMEDIATE_COUNT])))]
+    for term in range(int(row[COLUMN_CONDITIONAL_COUNT])):
+        scope = int(row[COLUMN_CONDITIONAL_SCOPE + term])
+        effect = _brief_amount(int(row[COLUMN_CONDITIONAL_ATTRIBUTE + term]),
+                               int(row[COLUMN_CONDITIONAL_AMOUNT + term]))
+        what = _brief_target(int(row[COLUMN_CONDITIONAL_TARGET + term]))
+        parts.append({c.SCOPE_ADJACENT: f"{effect} per adj {what}",
+                      c.SCOPE_OWN: f"{effect} per own {what}",
+                      c.SCOPE_EVERY: f"{effect} per {what} anywhere",
+                      c.SCOPE_OTHERS: f"{effect} per {what} of others",
+                      c.SCOPE_AFTER_EVERY: f"{effect} per later {what}",
+                      c.SCOPE_REDLINE_OWN: f"{effect} per red line crossed",
+                      c.SCOPE_LAKE_ADJACENT_OWN: f"{effect} per lake payment"}[scope])
+    return "; ".join(part for part in parts if part) or "no effect"
+
+
 def tile_type_words(kind: int) -> str:
     tile_type = int(TILES.table[kind, COLUMN_TYPE])
     return c.TYPE_NAMES[tile_type] if tile_type >= 0 else "lake"

@@ -1,0 +1,818 @@
+"""The terminal game of `suburbia play`: a person against agents or Dale at a text prompt.
+
+A thin wrapper over `Game` (game.py), which decides every rule; this module only shows
+the game and reads the person's commands:
+
+    <number>         the move of that number in the list 'legal' prints
+    <move>           a move in the action notation: buy 3 @ -1,0, keep Investor, pass ...
+    legal [words]    the legal moves, numbered (only those starting with `words`)
+    info <what>      a tile's effects in words (a market slot, a tile name, a cell of
+                     your borough, suburbs/park/factory, lake) or a goal's criterion
+    market           the market with every tile's effects in full
+    board            the whole table, every borough; show: this decision's screen again
+    undo             back to before your last decision (bots' moves after it undone too)
+    save [file]      save now and go on playing; quit: leave (offering to save)
+
+What is printed is what the person's seat may know (R10.1): other seats' kept and
+returned goals, the order of the stacks and the position of One More Round are never
+shown (R10.2), so a bot's `keep` is printed without its goal and a random seed (which
+would tell the stacks) only once the game is over. The screen of a decision (the
+acting player's borough, their numbers, the market with the tiles' effects, the moves)
+fits 80 columns by 24 lines.
+
+Bots are reseeded before every decision from the game's seed, their seat and the
+position (`bot_seed`), so after an undo, or in a saved game resumed, the same position
+gets the same reply.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import re
+import secrets
+import shlex
+import textwrap
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from . import constants as c
+from . import state_layout as s
+from .errors import SuburbiaError, shown
+from .game import Game
+from .render import next_red_line, render_borough
+from .tile_data import GOALS, TILES
+from .tile_text import (goal_info, goal_summary, tile_effects_brief, tile_summary,
+                        tile_type_words)
+
+QUIT_WORDS = ("quit", "exit", "q")
+CELLS_SHOWN = 40  # at most this many cells are listed per line of the compact legal list
+MAX_LINE = 10_000  # characters of one typed line that are read; the rest is skipped
+SCREEN_WIDTH = 80
+SCREEN_HEIGHT = 24
+RANDOM_SEEDS = 2**31  # a random seed is below this: short enough to type again
+
+PLAY_HELP = """Commands:
+  <number>        the move of that number in the list 'legal' prints
+  <move>          a move in the action notation, e.g.  buy 3 @ -1,0   lake 5 @ 1,1
+                  basic suburbs @ 0,3   invest 0,1   discard 4   remove 2
+                  keep <goal>   pass   (cells are <col>,<row>: columns -6..6, rows
+                  0..8; odd columns sit half a cell lower, R2.1; '+' on your map marks
+                  the cells where a tile may go, R2.4)
+  legal [words]   the legal moves, numbered; 'legal buy 3' only those of slot 3
+  info <what>     effects of a tile: a market slot (info 3), a tile name (info
+                  office), a cell of your borough (info 0,1), suburbs, park, factory,
+                  lake; or a goal (info investor)
+  market          the market with the tiles' effects in full
+  board           the whole table: every borough, the public goals, the supply
+  show            this decision's screen again
+  undo            back to before your last decision (the bots' moves after it too)
+  save [file]     save the game now and go on playing
+  help            this text
+  quit            leave the game (you are offered to save it)"""
+
+
+# Text helpers ----------------------------------------------------------------------------
+
+def group_legal_moves(moves: list[str]) -> list[str]:
+    """Lines listing the legal moves compactly: moves that differ only by cell are grouped,
+    and slots or basic tiles sharing the same cells are listed together."""
+    placements: dict[str, dict[tuple[str, ...], list[str]]] = {}
+    singles: dict[str, list[str]] = {}
+    order: list[str] = []
+    cells_of: dict[tuple[str, str], list[str]] = {}
+    for move in moves:
+        verb, _, rest = move.partition(" ")
+        if verb not in order:
+            order.append(verb)
+        if "@" in rest:
+            argument, _, cell = rest.partition("@")
+            cells_of.setdefault((verb, argument.strip()), []).append(cell.strip())
+        else:
+            singles.setdefault(verb, []).append(rest)
+    for (verb, argument), cells in cells_of.items():
+        placements.setdefault(verb, {}).setdefault(tuple(cells), []).append(argument)
+    lines = []
+    forms = {"buy": ("buy <slot> @ <col>,<row>", "slots"),
+             "lake": ("lake <slot> @ <col>,<row>", "slots"),
+             "basic": ("basic <tile> @ <col>,<row>", "tiles")}
+    for verb in order:
+        if verb in placements:
+            form, noun = forms.get(verb, (f"{verb} <x> @ <col>,<row>", "choices"))
+            for cells, arguments in placements[verb].items():
+                listed = " ".join(cells[:CELLS_SHOWN])
+                more = f" ... ({len(cells)} cells)" if len(cells) > CELLS_SHOWN else ""
+                lines.append(f"  {form}: {noun} {' '.join(arguments)}; cells {listed}{more}")
+        elif verb == "pass":
+            lines.append("  pass")
+        elif verb == "keep":
+            lines.append("  keep <goal>: " + " | ".join(singles[verb]))
+        else:
+            form = {"invest": "invest <col>,<row>", "discard": "discard <slot>",
+                    "remove": "remove <slot>"}.get(verb, f"{verb} <x>")
+            lines.append(f"  {form}: {' '.join(singles[verb])}")
+    return lines
+
+
+def numbered_columns(moves: list[tuple[int, str]], width: int = SCREEN_WIDTH) -> list[str]:
+    """`12 buy 2 @ -1,0` items in aligned columns, filled row by row, within `width`."""
+    if not moves:
+        return []
+    items = [f"{number:>{len(str(moves[-1][0]))}} {text}" for number, text in moves]
+    cell = max(len(item) for item in items) + 3
+    per_line = max(1, (width - 2 + 3) // cell)
+    return ["  " + "".join(item.ljust(cell) for item in items[start:start + per_line]).rstrip()
+            for start in range(0, len(items), per_line)]
+
+
+def wrap(text: str, width: int = SCREEN_WIDTH, indent: str = "") -> list[str]:
+    return textwrap.wrap(text, width=width, subsequent_indent=indent or "  ",
+                         initial_indent=indent, break_on_hyphens=False) or [""]
+
+
+def public_action_text(text: str) -> str:
+    """A move as every player may read it: which goal was kept is hidden (R10.2)."""
+    return "keeps a private goal" if text.startswith("keep ") else text
+
+
+def seat_label(game: Game, seat: int, human: int, labels: dict[int, str]) -> str:
+    if seat == human:
+        return f"you (player {seat})"
+    if game.config.mode == "dale" and seat == 1:
+        return "Dale"
+    return f"player {seat} ({labels.get(seat, 'agent')})"
+
+
+def _short_label(game: Game, seat: int, labels: dict[int, str]) -> str:
+    if game.config.mode == "dale" and seat == 1:
+        return "Dale"
+    return f"P{seat} {labels.get(seat, '')}".rstrip()
+
+
+def final_scores_lines(game: Game, labels: dict[int, str] | None = None) -> list[str]:
+    """The final scoring of a finished game as a table (R8.2, R8.3), with the solo rank."""
+    labels = labels or {}
+    lines = ["Final scores (R8.2):",
+             f"  {'seat':<22} {'population':>10} {'goals':>6} {'money':>6} {'final':>6}  winner"]
+    for score in game.final_scores():
+        seat = score["player"]
+        name = labels.get(seat) or ("Dale" if game.config.mode == "dale" and seat == 1
+                                    else f"player {seat}")
+        goals = sum(score["public_goals"].values()) + score["private_goal_bonus"]
+        lines.append(f"  {name:<22} {score['population_before_goals']:>10} {goals:>6} "
+                     f"{score['money_converted']:>6} {score['population']:>6}  "
+                     f"{'yes' if score['winner'] else ''}")
+    if game.config.mode == "solitary":
+        lines.append(f"Solo ladder rank (R9.1): {game.solo_rank()}")
+    elif game.config.mode == "dale":
+        rank = game.solo_rank()
+        lines.append(f"Solo ladder rank (R9.1): {rank}" if rank
+                     else "No ladder rank: Dale was not beaten (R9.2)")
+    return lines
+
+
+def random_seed() -> int:
+    return secrets.randbelow(RANDOM_SEEDS)
+
+
+def bot_seed(game: Game, seat: int) -> int:
+    """The seed a bot is reset with before deciding at this position: a hash of the game's
+    seed, the seat and the state, so that the same position always gets the same reply
+    (after an undo, in a resumed game) and no bot's choice depends on how it got there."""
+    digest = hashlib.blake2b(f"{game.seed or 0}/{seat}/".encode() + game.state.tobytes(),
+                             digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+# The decision screen --------------------------------------------------------------------
+
+_DECISION_WORDS = {"keep_goal": "keep one of your two drawn goals (R3.6)",
+                   "turn": "take your turn (R5.1)",
+                   "discard": "discard a market tile, paying its premium (R5.1b, d)",
+                   "remove": "remove a market tile before the refill (R9.1)"}
+
+
+def _header_line(game: Game, human: int, labels: dict[int, str]) -> str:
+    final_round = int(game.state[s.FINAL_ROUND])
+    if final_round < 0:
+        when = ""
+    elif game.config.mode == "dale":
+        when = " (One More Round drawn)"
+    elif final_round == game.round:
+        when = " (the final round)"
+    else:
+        when = f" of {final_round + 1}"
+    first = ""
+    if game.config.mode == "standard":
+        first_seat = int(game.state[s.FIRST_PLAYER])
+        first = "; first: " + ("you" if first_seat == human
+                               else _short_label(game, first_seat, labels))
+    return (f"Round {game.round + 1}{when}{first}. Player {human}, you "
+            f"{_DECISION_WORDS.get(game.pending_decision, 'decide')}")
+
+
+def market_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
+    """The market (R4.1) one slot a line: premium, price, tile, type and its effects in
+    brief (`tile_text.tile_effects_brief`), cut to `width` ('info <slot>' in full)."""
+    lines = [f"{'slot':>4} {'+':>3} {'price':>5} {'tile':<22} type effects ('info <slot>')"]
+    rows = {row["slot"]: row for row in game.market()}
+    dale = game.config.mode == "dale"
+    for slot in range(c.DALE_FIRST_SLOT, c.DALE_LAST_SLOT + 1) if dale else range(c.NUM_SLOTS):
+        premium = f"+{c.SLOT_PREMIUMS[slot]}"
+        row = rows.get(slot)
+        if row is None:
+            lines.append(f"{slot:>4} {premium:>3} {'':>5} (empty)")
+            continue
+        kind = TILES.kind(row["tile"])
+        text = (f"{slot:>4} {premium:>3} {'$' + str(row['price']):>5} {row['tile']:<22} "
+                f"{tile_type_words(kind)[:3]:<4} {tile_effects_brief(kind)}")
+        lines.append(text if len(text) <= width else text[:width - 3] + "...")
+    return lines
+
+
+def _compact_market_lines(game: Game, width: int) -> list[str]:
+    """The market in two columns, without effects: the last resort of a crowded screen."""
+    rows = game.market()
+    items = [f"{row['slot']} ${row['price']:<3} {row['tile']}" for row in rows]
+    half = (len(items) + 1) // 2
+    cell = (width - 2) // 2
+    lines = ["Market (slot, price; 'market' shows the effects):"]
+    for left, right in zip(items[:half], items[half:] + [""]):
+        lines.append(("  " + left[:cell - 1].ljust(cell) + right[:cell - 1]).rstrip())
+    return lines
+
+
+def _panel_items(game: Game, human: int, labels: dict[int, str]) -> list[str]:
+    """What beside the map tells the person: their numbers, goals, stacks, supply and the
+    other seats' public numbers (R10.1)."""
+    mine = game.player_state(human)
+    items = [f"You: ${mine['money']}, income {mine['income']}, reputation "
+             f"{mine['reputation']}",
+             f"Population {mine['population']}, next red line "
+             f"{next_red_line(mine['population'])}; markers left {mine['markers_left']}"]
+    goal = game.private_goal(human)
+    if goal:
+        items.append(f"Your goal: {goal}")
+    if game.public_goals:
+        items.append("Public goals: " + ", ".join(game.public_goals))
+    items.append("Stacks: " + ", ".join(f"{name} {count}"
+                                        for name, count in game.stack_sizes().items()))
+    items.append("Supply: " + ", ".join(f"{name} {count}"
+                                        for name, count in game.supply().items()))
+    for seat in range(game.num_seats):
+        if seat == human:
+            continue
+        other = game.player_state(seat)
+        items.append(f"{_short_label(game, seat, labels)}: ${other['money']} inc "
+                     f"{other['income']} rep {other['reputation']} pop {other['population']}")
+    return items
+
+
+def _beside(left: list[str], right: list[str], width: int) -> list[str]:
+    """`left` lines with `right` lines printed to their right, from the same top line."""
+    left_width = max((len(line) for line in left), default=0) + 2
+    lines = []
+    for index in range(max(len(left), len(right))):
+        text = left[index] if index < len(left) else ""
+        if index < len(right):
+            text = text.ljust(left_width) + right[index]
+        lines.append(text.rstrip()[:width])
+    return lines
+
+
+def choice_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
+    """The decision's moves: numbered when they are few (goals, discards), else what each
+    kind of move may take, with the count 'legal' numbers."""
+    legal = game.legal_actions_text()
+    decision = game.pending_decision
+    if decision == "keep_goal":
+        human = game.current_player
+        base = s.player_base(human)
+        goals = [int(g) for g in game.state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2]]
+        lines = ["Your drawn goals (R3.6), one to keep as your private goal:"]
+        for number, goal in enumerate(goals, start=1):
+            lines += wrap(f"{number}) keep {goal_summary(goal, private=True)}", width, "  ")
+        return lines
+    if len(legal) <= 8:
+        items = [f"{number}) {text}" for number, text in enumerate(legal, start=1)]
+        if decision in ("discard", "remove"):
+            premiums = {row["slot"]: row["premium"] for row in game.market()}
+            items = [f"{item} (${premiums[int(item.rsplit(' ', 1)[1])]})" for item in items]
+        title = {"discard": "Discard, paying the premium: ", "remove": "Remove: "}.get(
+            decision, "Moves: ")
+        return wrap(title + "   ".join(items), width)
+    verbs: dict[str, list[str]] = {}
+    for text in legal:
+        verb, _, rest = text.partition(" ")
+        argument = rest.split("@")[0].strip()
+        if argument not in verbs.setdefault(verb, []):
+            verbs[verb].append(argument)
+    parts = [f"{verb} {_ranges(verbs[verb])}" for verb in ("buy", "lake", "basic")
+             if verb in verbs]
+    text = ", ".join(parts) + (" @ a '+' cell" if parts else "")
+    if "invest" in verbs:
+        text += ("; " if parts else "") + "invest " + " ".join(verbs["invest"])
+    return wrap(f"Moves ({len(legal)}, 'legal' numbers them): {text}", width)
+
+
+def _ranges(arguments: list[str]) -> str:
+    """`0-3 5` for slots 0, 1, 2, 3, 5; other arguments as they are."""
+    if not all(argument.isdigit() for argument in arguments):
+        return " ".join(arguments)
+    numbers = sorted(int(argument) for argument in arguments)
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return " ".join(f"{run[0]}-{run[-1]}" if len(run) > 2 else " ".join(map(str, run))
+                    for run in runs)
+
+
+HINT = "Type a number, a move, info <slot>, undo, save, help or quit."
+
+
+def decision_screen(game: Game, human: int, labels: dict[int, str],
+                    width: int = SCREEN_WIDTH, height: int = SCREEN_HEIGHT - 1) -> list[str]:
+    """The screen of one decision, at most `height` lines of at most `width` characters
+    (the prompt takes the last line of 24): header, market, the acting player's borough
+    with their numbers beside it, the moves. Public information and the person's own
+    goals only (R10.1, R10.2). A tall borough first loses its empty margin rows, then the
+    market its effects; the map is cut only past that (the whole map: 'board')."""
+    header = [_header_line(game, human, labels)[:width]]
+    choices = choice_lines(game, width)
+    items = _panel_items(game, human, labels)
+    lines: list[str] = []
+    for row_margin, compact in ((1, False), (0, False), (1, True), (0, True)):
+        market = _compact_market_lines(game, width) if compact else market_lines(game, width)
+        borough, _ = render_borough(game.state, human, mark_placeable=True,
+                                    row_margin=row_margin)
+        borough = ["Your borough ('+': a tile may go here):"[:width]] + borough
+        panel_width = width - max(len(line) for line in borough) - 2
+        if panel_width >= 26:
+            panel = [line for item in items for line in wrap(item, panel_width)]
+            region = _beside(borough, panel, width)
+        else:
+            panel = [line for item in items for line in wrap(item, width)]
+            region = [line[:width] for line in borough] + panel
+        lines = header + market + region + choices
+        if len(lines) + 1 <= height:
+            return lines + [HINT]
+        if len(lines) <= height:
+            return lines
+    room = height - len(header) - len(market) - len(choices) - 1
+    return header + market + region[:room] + ["(cut: 'board' draws the whole borough)"] \
+        + choices
+
+
+def full_market_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
+    """The market with each tile's effects in full sentences (`tile_text.tile_summary`)."""
+    lines = []
+    for row in game.market():
+        if game.config.mode == "dale" and not c.DALE_FIRST_SLOT <= row["slot"] <= c.DALE_LAST_SLOT:
+            continue
+        lines += wrap(f"slot {row['slot']}: ${row['price']} ({row['cost']} + premium "
+                      f"{row['premium']}) {tile_summary(TILES.kind(row['tile']))}", width, "")
+    return lines or ["The market is empty."]
+
+
+# info -------------------------------------------------------------------------------------
+
+_BASIC_WORDS = dict(zip(c.BASIC_NOTATION_NAMES, c.BASIC_TILE_NAMES))
+
+
+def info_lines(game: Game, human: int, what: str, width: int = SCREEN_WIDTH) -> list[str]:
+    """`info <what>`: a tile's effects in words (tile_text.py) for a market slot, a cell of
+    the person's borough, a tile or goal name (or the start of one), or the basic names;
+    a goal's criterion and bonuses. Only public facts and the person's own goals."""
+    what = " ".join(what.split())
+    lowered = what.lower()
+    if not what:
+        return ["info <slot | tile name | col,row | goal>, e.g. info 3, info office, "
+                "info 0,1"]
+    if re.fullmatch(r"[0-9]{1,2}", lowered):
+        slot = int(lowered)
+        rows = {row["slot"]: row for row in game.market()}
+        if slot not in rows:
+            return [f"Market slot {slot} is empty." if slot < c.NUM_SLOTS
+                    else f"There is no market slot {slot} (slots are 0..{c.NUM_SLOTS - 1})."]
+        row = rows[slot]
+        return wrap(f"Slot {slot}: ${row['price']} ({row['cost']} + premium {row['premium']})."
+                    f" {tile_summary(TILES.kind(row['tile']))}", width, "") + \
+            _note_lines(TILES.kind(row["tile"]), width)
+    cell_match = re.fullmatch(r"(-?[0-9]{1,2}) ?, ?(-?[0-9]{1,2})", lowered)
+    if cell_match:
+        column, row_number = int(cell_match.group(1)), int(cell_match.group(2))
+        for cell in game.player_state(human)["borough"]:
+            if (cell["col"], cell["row"]) == (column, row_number):
+                kind = TILES.lake if cell["lake"] else TILES.kind(cell["tile"])
+                marker = " It carries an investment marker (R7.3)." if cell["invested"] else ""
+                return wrap(f"Your {cell['col']},{cell['row']}: {tile_summary(kind)}{marker}",
+                            width, "")
+        return [f"Your borough has no tile at {shown(what)}."]
+    if lowered in _BASIC_WORDS:
+        lowered = _BASIC_WORDS[lowered].lower()
+    kinds = [kind for kind in range(TILES.num_kinds) if kind != TILES.one_more_round]
+    tiles = [kind for kind in kinds if TILES.names[kind].lower() == lowered]
+    goals = [goal for goal, name in enumerate(GOALS.names) if name.lower() == lowered]
+    if not tiles and not goals:
+        tiles = [kind for kind in kinds if lowered in TILES.names[kind].lower()]
+        goals = [goal for goal, name in enumerate(GOALS.names) if lowered in name.lower()]
+    found = len(tiles) + len(goals)
+    if found == 1 and tiles:
+        return wrap(tile_summary(tiles[0]), width, "") + _note_lines(tiles[0], width)
+    if found == 1:
+        return wrap(f"Goal {goal_summary(goals[0])} as a public goal; "
+                    f"+{goal_info(goals[0])['private_bonus']} as a private goal, for its "
+                    f"owner alone in front (R8.2).", width, "")
+    if found == 0:
+        return [f"No tile, slot, cell or goal is called {shown(what)}."]
+    names = [TILES.names[kind] for kind in tiles] + [GOALS.names[goal] for goal in goals]
+    return wrap(f"{shown(what)} could be: " + ", ".join(names) + ".", width, "")
+
+
+def _note_lines(kind: int, width: int) -> list[str]:
+    note = TILES.special_rules[kind] if kind < len(TILES.special_rules) else ""
+    return wrap(f"Note: {note}", width, "") if note else []
+
+
+# Saving ----------------------------------------------------------------------------------
+
+def read_line(stdin: TextIO) -> str | None:
+    """One typed line, None at the end of the input. A line longer than MAX_LINE is read
+    to its end and returned cut (the notation then refuses it); bytes that are not UTF-8
+    text become U+FFFD (refused the same way)."""
+    try:
+        line = stdin.readline(MAX_LINE)
+        if len(line) == MAX_LINE and not line.endswith("\n"):
+            while True:  # skip the rest of the over-long line
+                rest = stdin.readline(MAX_LINE)
+                if not rest or rest.endswith("\n"):
+                    break
+    except UnicodeDecodeError:
+        return "\ufffd"
+    except ValueError:  # the input stream was closed
+        return None
+    return line or None
+
+
+def default_save_path(game: Game) -> Path:
+    """Where an unfinished game is saved unless the person names a file. Without the seed:
+    a random seed stays unknown until the game is over (R10.2)."""
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return Path(f"suburbia-{game.config.mode}-{stamp}.json")
+
+
+def save_game(game: Game, path: Path) -> str:
+    """Write the game to `path`: its record (seed and moves, replayable) when replaying it
+    gives this very state, else the saved state itself. Returns what was written."""
+    record = game.record() if game.seed is not None else None
+    try:
+        same = record is not None and np.array_equal(Game.replay(record).state, game.state)
+    except SuburbiaError:
+        same = False
+    text = (json.dumps(record, indent=1) + "\n") if same else game.to_json()
+    path = Path(path).expanduser()
+    if path.parent != Path("."):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return "game record" if same else "game state"
+
+
+def write_error(error: Exception) -> str:
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return str(error)  # ValueError: a path with a NUL character
+
+
+def _name_problem(target: Path) -> str | None:
+    if any(ord(character) < 32 or character in "\x7f\ufffd" for character in str(target)):
+        return "a file name cannot hold control characters or bytes that are not text"
+    return None
+
+
+def offer_to_save(game: Game, stdin: TextIO, stdout: TextIO, default: Path, ask: bool,
+                  resume_hint: str = "") -> Path | None:
+    """Save an unfinished game: ask for a file name (Enter: `default`, 'no': not saved)
+    when `ask`, else (the input has ended) write `default`. A file that cannot be written
+    gets its reason and a new question; the end of the input or Ctrl-C at the question
+    saves to `default`, or, if that cannot be written, to a new file in the current
+    folder."""
+
+    def say(text: str = "") -> None:
+        print(text, file=stdout, flush=True)
+
+    asking, fallback = ask, default_save_path(game)
+    for _ in range(6):
+        answer = None
+        if asking:
+            stdout.write(f"Save the unfinished game? File name [{default}], or 'no': ")
+            stdout.flush()
+            try:
+                answer = read_line(stdin)
+            except KeyboardInterrupt:
+                say()
+            if answer is None:  # end of input or Ctrl-C: the default, nobody to ask
+                asking = False
+            elif answer.strip().lower() in ("no", "n"):
+                say("The game was not saved.")
+                return None
+        target = Path(answer.strip()) if answer and answer.strip() else default
+        problem = _name_problem(target)
+        if problem is None:
+            try:
+                what = save_game(game, target)
+            except (OSError, ValueError) as error:
+                problem = write_error(error)
+        if problem is None:
+            say(f"The unfinished game ({what}) is saved in {target}.")
+            say(f"Continue it with: suburbia play --resume {shlex.quote(str(target))}"
+                f"{resume_hint}")
+            return target
+        say(f"Cannot write {shown(str(target))}: {problem}.")
+        if not asking:
+            if target == fallback:
+                break
+            default = fallback  # nobody to ask: a new file in the current folder
+    say("The game was not saved.")
+    return None
+
+
+# The session -----------------------------------------------------------------------------
+
+class TerminalGame:
+    """One person at seat `human` against the agents of `opponents` (seat -> agent), on
+    `stdin`/`stdout`. `labels` names the agents' seats (their specs). `seed_source`:
+    "given" (the person chose it: printed), "random" (printed only once the game is over,
+    since it tells the stacks, R10.2) or "file" (a resumed game: not printed)."""
+
+    def __init__(self, game: Game, human: int, opponents: dict, stdin: TextIO,
+                 stdout: TextIO, show_board: bool = True, labels: dict[int, str] | None = None,
+                 save_path: Path | None = None, resume_hint: str = "",
+                 seed_source: str = "given"):
+        self.game = game
+        self.human = human
+        self.opponents = opponents
+        self.stdin, self.stdout = stdin, stdout
+        self.show_board = show_board
+        self.labels = labels or {seat: getattr(agent, "name", "agent")
+                                 for seat, agent in opponents.items()}
+        self.default = Path(save_path) if save_path else default_save_path(game)
+        self.resume_hint = resume_hint
+        self.seed_source = seed_source
+        self.undo_points = self._undo_points_of_history()
+        self.saved_state: np.ndarray | None = None
+        self._shown_for = None
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def _undo_points_of_history(self) -> list[Game]:
+        """The positions before each of the person's decisions so far, replayed from the
+        seed (a resumed record); none when the history does not replay to this state."""
+        game = self.game
+        if game.seed is None or not game.history:
+            return []
+        try:
+            replay = Game(game.config.players, game.config.mode, game.config.edition,
+                          game.seed, game.config.random_private_goals)
+            points = []
+            for text in game.history:
+                if replay.current_player == self.human:
+                    points.append(replay.copy())
+                replay.apply(text)
+        except SuburbiaError:
+            return []
+        return points if np.array_equal(replay.state, game.state) else []
+
+    # Running ------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Play until the game ends (0), the person quits (0), the input ends (1) or Ctrl-C
+        (130). On quitting or Ctrl-C the person is offered to save the unfinished game;
+        when the input ends it is saved without asking."""
+        self.say(f"You are player {self.human}. Type 'help' for the commands.")
+        if self.seed_source == "given":
+            self.say(f"Seed {self.game.seed}.")
+        elif self.seed_source == "random":
+            self.say("Seed: chosen at random, shown when the game is over (it fixes the "
+                     "hidden order of the stacks, R10.2); --seed N chooses one.")
+        try:
+            status = self._loop()
+        except KeyboardInterrupt:
+            self.say()
+            self.say("Interrupted.")
+            offer_to_save(self.game, self.stdin, self.stdout, self.default, True,
+                          self.resume_hint)
+            return 130
+        if status == "quit":
+            if self.saved_state is not None and np.array_equal(self.saved_state,
+                                                               self.game.state):
+                self.say(f"The game is saved in {self.default}; continue it with: suburbia "
+                         f"play --resume {shlex.quote(str(self.default))}{self.resume_hint}")
+                return 0
+            offer_to_save(self.game, self.stdin, self.stdout, self.default, True,
+                          self.resume_hint)
+            return 0
+        if status == "end of input":
+            offer_to_save(self.game, self.stdin, self.stdout, self.default, False,
+                          self.resume_hint)
+            return 1
+        self._game_over()
+        return 0
+
+    def _game_over(self) -> None:
+        game = self.game
+        self.say()
+        self.say(game.render() if self.show_board else "The game is over.")
+        self.say()
+        names = {self.human: "you", **{seat: f"player {seat} ({label})"
+                                       for seat, label in self.labels.items()}}
+        for line in final_scores_lines(game, names):
+            self.say(line)
+        if game.seed is not None:
+            self.say(f"Seed {game.seed}: the same setup again with --seed {game.seed}.")
+
+    def _loop(self) -> str:
+        """Decisions until the game is over ("over"), the person quits ("quit") or the
+        input ends ("end of input")."""
+        game_seen = None
+        while not self.game.is_over:
+            game = self.game
+            seat = game.current_player
+            if seat != self.human:
+                self._bot_move(seat)
+                continue
+            key = (id(game), len(game.history), game.pending_decision)
+            if key != game_seen:
+                game_seen = key
+                self._show_decision()
+            self.stdout.write(f"player {self.human}> ")
+            self.stdout.flush()
+            line = read_line(self.stdin)
+            if line is None:
+                self.say()
+                self.say("End of input: the game is left unfinished.")
+                return "end of input"
+            outcome = self._command(line)
+            if outcome == "quit":
+                return "quit"
+            if outcome == "show":
+                game_seen = None
+        return "over"
+
+    def _bot_move(self, seat: int) -> None:
+        game = self.game
+        agent = self.opponents.get(seat)
+        if agent is None:
+            raise SuburbiaError(f"seat {seat} decides but nobody plays it")
+        if hasattr(agent, "reset"):
+            agent.reset(bot_seed(game, seat))
+        action = agent.act(game)
+        text = game.action_to_text(game.action_number(action))
+        events = game.apply(action)
+        self.say(f"{seat_label(game, seat, self.human, self.labels)}: "
+                 f"{public_action_text(text)}")
+        for line in events:
+            self.say(f"    {line}")
+
+    def _show_decision(self) -> None:
+        game = self.game
+        self.say()
+        if self.show_board:
+            for line in decision_screen(game, self.human, self.labels):
+                self.say(line)
+            return
+        mine = game.player_state(self.human)
+        self.say(f"Round {game.round + 1}. You: ${mine['money']}, income {mine['income']}, "
+                 f"reputation {mine['reputation']}, population {mine['population']}, "
+                 f"markers left {mine['markers_left']}, {len(mine['borough'])} tiles")
+        self.say("Market: " + " | ".join(f"slot {row['slot']} {row['tile']} ${row['price']}"
+                                         for row in game.market()))
+        goal = game.private_goal(self.human)
+        if game.pending_decision == "keep_goal":
+            self.say("Your drawn goals (R3.6): " + ", ".join(game.goal_options(self.human)))
+        elif goal:
+            self.say(f"Your private goal: {goal}")
+        legal = game.legal_actions_text()
+        self.say(f"Legal moves ({len(legal)}; a number picks one of 'legal'):")
+        for line in group_legal_moves(legal):
+            self.say(line)
+
+    # Commands -----------------------------------------------------------------------------
+
+    def _command(self, line: str) -> str | None:
+        """Carry out one typed line; "quit" to leave, "show" to draw the screen again."""
+        game = self.game
+        words = line.strip().split()
+        command = " ".join(words).lower()
+        verb = command.split(" ", 1)[0] if command else ""
+        rest = " ".join(words[1:])
+        if not command:
+            return None
+        if command in QUIT_WORDS:
+            self.say("You left the game.")
+            return "quit"
+        if command in ("help", "?"):
+            self.say(PLAY_HELP)
+        elif verb == "legal":
+            self._legal(rest)
+        elif verb == "info":
+            for text in info_lines(game, self.human, rest):
+                self.say(text)
+        elif command == "market":
+            for text in full_market_lines(game):
+                self.say(text)
+        elif command == "board":
+            self.say(game.render())
+        elif command in ("show", "look"):
+            return "show"
+        elif command == "undo":
+            return self._undo()
+        elif verb == "save":
+            self._save(" ".join(line.strip().split(None, 1)[1:]))
+        elif command.isascii() and command.isdigit():
+            self._play_number(command)
+        else:
+            self._play(line.strip())
+        return None
+
+    def _legal(self, words: str) -> None:
+        moves = list(enumerate(self.game.legal_actions_text(), start=1))
+        wanted = " ".join(words.lower().split())
+        chosen = [(number, text) for number, text in moves
+                  if text.lower().startswith(wanted)] if wanted else moves
+        if not chosen:
+            self.say(f"No legal move starts with {shown(words)}; 'legal' lists all "
+                     f"{len(moves)}.")
+            return
+        for text in numbered_columns(chosen):
+            self.say(text)
+
+    def _play_number(self, digits: str) -> None:
+        legal = self.game.legal_actions()
+        number = int(digits) if len(digits) <= 6 else 0
+        if not 1 <= number <= len(legal):
+            self.say(f"Not accepted: {shown(digits) if len(digits) > 6 else digits} is not "
+                     f"a move number; the moves are numbered 1 to {len(legal)} ('legal').")
+            return
+        self._play(int(legal[number - 1]))
+
+    def _play(self, move) -> None:
+        game = self.game
+        before = game.copy()
+        try:
+            events = game.apply(move)
+        except SuburbiaError as error:
+            self.say(f"Not accepted: {error}")
+            self.say("Type 'legal' for the legal moves or 'help' for the notation.")
+            return
+        self.undo_points.append(before)
+        self.say(f"you: {game.history[-1]}")
+        for event in events:
+            self.say(f"    {event}")
+
+    def _undo(self) -> str | None:
+        """Back to the position before the person's last decision: everything after it,
+        the bots' moves included, is taken back (the engine decides nothing new)."""
+        if not self.undo_points:
+            self.say("Nothing to undo: you have taken no decision"
+                     + (" since the game was loaded." if self.game.history else "."))
+            return None
+        point = self.undo_points.pop()
+        taken_back = self.game.history[len(point.history):]
+        self.game = point
+        others = len(taken_back) - 1
+        self.say(f"Undone: your '{taken_back[0]}'" + (
+            f" and the {others} decision{'s' if others != 1 else ''} after it." if others
+            else "."))
+        return "show"
+
+    def _save(self, name: str) -> None:
+        target = Path(name.strip()) if name.strip() else self.default
+        problem = _name_problem(target)
+        if problem is None:
+            try:
+                what = save_game(self.game, target)
+            except (OSError, ValueError) as error:
+                problem = write_error(error)
+        if problem is not None:
+            self.say(f"Cannot write {shown(str(target))}: {problem}.")
+            return
+        self.default = target
+        self.saved_state = self.game.state.copy()
+        self.say(f"Saved ({what}) in {target}. Continue it later with: suburbia play "
+                 f"--resume {shlex.quote(str(target))}{self.resume_hint}")
+
+
+def play_session(game: Game, human: int, opponents: dict, stdin: TextIO, stdout: TextIO,
+                 show_board: bool = True, labels: dict[int, str] | None = None,
+                 save_path: Path | None = None, resume_hint: str = "",
+                 seed_source: str = "given") -> int:
+    """Play `game` with a person at seat `human` (see `TerminalGame.run`)."""
+    return TerminalGame(game, human, opponents, stdin, stdout, show_board, labels, save_path,
+                        resume_hint, seed_source).run()

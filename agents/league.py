@@ -16,6 +16,10 @@ Plackett-Luce ratings over every game ranked by final population; per player cou
 agent the win share (a shared win counts 1/winners, R8.3) with its 95% Wilson interval,
 mean population and mean margin; the win share of each turn position (1st player, 2nd,
 ...) with its interval, which measures the seat advantage; CSV, JSON and plots.
+
+Agents are specs or objects, and a bot that raises, answers an illegal action or runs
+over the move time limit forfeits the game, exactly as in a tournament
+(agents/tournament.py); means are of the games that were not forfeited.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ import numpy as np
 
 from .registry import AGENT_SPECS
 from .statistics import wilson_interval
-from .tournament import (DEFAULT_WORKERS, GameTask, TournamentError, agent_labels,
+from .tournament import (DEFAULT_WORKERS, GameTask, TournamentError, add_time_limit_argument,
+                         check_time_limit, entrants, forfeits, format_forfeits,
                          openskill_ratings, play_tasks, write_csv)
 
 PLAYER_COUNTS = (2, 3, 4)
@@ -50,9 +55,10 @@ def rotations(lineup: tuple[int, ...]) -> list[tuple[int, ...]]:
     return [lineup[shift:] + lineup[:shift] for shift in range(len(lineup))]
 
 
-def make_league_tasks(specs: list[str], player_counts=PLAYER_COUNTS, rounds: int = 1,
+def make_league_tasks(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
                       games: int | None = None, seed: int = 0, edition: str = "2nd",
-                      keep_records: bool = False) -> list[GameTask]:
+                      keep_records: bool = False,
+                      move_time_limit: float | None = None) -> list[GameTask]:
     """Every game of the league, checked before anything is played."""
     if len(specs) < 2:
         raise TournamentError("a league needs at least two agent specs")
@@ -63,7 +69,8 @@ def make_league_tasks(specs: list[str], player_counts=PLAYER_COUNTS, rounds: int
         raise TournamentError("rounds and games must be at least 1")
     if seed < 0:
         raise TournamentError(f"seed must be a whole number >= 0, not {seed}")
-    pairs = list(zip(agent_labels(list(specs)), specs))
+    pairs = entrants(list(specs))
+    limit = check_time_limit(move_time_limit)
     tasks: list[GameTask] = []
     for players in counts:
         lineups = table_lineups(len(pairs), players)
@@ -76,7 +83,8 @@ def make_league_tasks(specs: list[str], player_counts=PLAYER_COUNTS, rounds: int
             deal_seed = seed + (players - 2) * SEEDS_PER_PLAYER_COUNT + deal
             for seating in rotations(lineup)[:wanted - played]:
                 tasks.append(GameTask(len(tasks), deal, deal_seed, "standard", players, edition,
-                                      tuple(pairs[agent] for agent in seating), keep_records))
+                                      tuple(pairs[agent] for agent in seating), keep_records,
+                                      limit))
                 played += 1
             deal += 1
     return tasks
@@ -94,6 +102,11 @@ def turn_position(row: dict) -> int:
     return (row["seat"] - row["first_player"]) % row["seats"]
 
 
+def _mean(values) -> float | None:
+    known = [value for value in values if value is not None]
+    return float(np.mean(known)) if known else None
+
+
 def summarise_league(rows: list[dict], labels: list[str]) -> dict:
     """Ratings, per-count results and the turn-position effect (module docstring)."""
     counts = sorted({row["seats"] for row in rows})
@@ -106,13 +119,15 @@ def summarise_league(rows: list[dict], labels: list[str]) -> dict:
             if not own:
                 continue
             agents[label] = {**_win_share(own), "fair_share": 1 / players,
-                             "mean_population": float(np.mean([r["population"] for r in own])),
-                             "mean_margin": float(np.mean([r["margin"] for r in own]))}
+                             "mean_population": _mean(r["population"] for r in own),
+                             "mean_margin": _mean(r["margin"] for r in own),
+                             "forfeits": sum(bool(r.get("forfeit")) for r in own)}
         positions = {position + 1: _win_share([r for r in here if turn_position(r) == position])
                      for position in range(players)}
         by_count[players] = {"games": len(here) // players, "agents": agents,
                              "turn_positions": positions}
-    return {"ratings": openskill_ratings(rows, labels), "player_counts": by_count}
+    return {"ratings": openskill_ratings(rows, labels), "player_counts": by_count,
+            "forfeits": forfeits(rows)}
 
 
 def format_league(summary: dict) -> str:
@@ -131,14 +146,18 @@ def format_league(summary: dict) -> str:
         for label in ordered:
             entry = block["agents"].get(label)
             if entry:
+                population, margin = entry["mean_population"], entry["mean_margin"]
+                forfeited = f", {entry['forfeits']} forfeited" if entry.get("forfeits") else ""
                 lines.append(f"  {label.ljust(width)}  win share {entry['win_share']:.3f} "
                              f"[{entry['low']:.3f}, {entry['high']:.3f}]  mean pop "
-                             f"{entry['mean_population']:6.1f}  mean margin "
-                             f"{entry['mean_margin']:+6.1f}  ({entry['games']} seats)")
+                             f"{'-' if population is None else f'{population:6.1f}'}  mean "
+                             f"margin {'-' if margin is None else f'{margin:+6.1f}'}  "
+                             f"({entry['games']} seats{forfeited})")
         positions = ", ".join(f"{position}: {entry['win_share']:.3f} [{entry['low']:.3f}, "
                               f"{entry['high']:.3f}]"
                               for position, entry in block["turn_positions"].items())
         lines.append(f"  win share by turn position: {positions}")
+    lines += format_forfeits(summary.get("forfeits", []))
     return "\n".join(lines)
 
 
@@ -183,19 +202,23 @@ def plot_league(summary: dict, path: Path | None = None):
     return figure
 
 
-def run_league(specs: list[str], player_counts=PLAYER_COUNTS, rounds: int = 1,
+def run_league(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
                games: int | None = None, seed: int = 0, edition: str = "2nd",
                workers: int = DEFAULT_WORKERS, progress: bool = True,
-               keep_records: bool = False) -> tuple[list[dict], list[dict], dict, dict]:
-    """Play the league; returns (rows, records, summary, config)."""
-    tasks = make_league_tasks(specs, player_counts, rounds, games, seed, edition, keep_records)
+               keep_records: bool = False,
+               move_time_limit: float | None = None) -> tuple[list[dict], list[dict], dict, dict]:
+    """Play the league; returns (rows, records, summary, config). `specs` are spec
+    strings or agent objects; `move_time_limit` is in seconds per decision."""
+    tasks = make_league_tasks(specs, player_counts, rounds, games, seed, edition, keep_records,
+                              move_time_limit)
     rows, records, seconds = play_tasks(tasks, specs, "standard", workers, progress,
                                         description="league games")
-    labels = agent_labels(list(specs))
-    config = {"agents": list(specs), "player_counts": sorted(set(player_counts)),
+    pairs = entrants(list(specs))
+    config = {"agents": [key for _, key in pairs], "player_counts": sorted(set(player_counts)),
               "rounds": rounds, "games": games, "seed": seed, "edition": edition,
-              "workers": workers, "games_played": len(tasks), "seconds": seconds}
-    return rows, records, summarise_league(rows, labels), config
+              "workers": workers, "move_time_limit": tasks[0].move_time_limit,
+              "games_played": len(tasks), "seconds": seconds}
+    return rows, records, summarise_league(rows, [label for label, _ in pairs]), config
 
 
 def write_league(rows, records, summary, config, output_dir: Path) -> dict:
@@ -219,7 +242,9 @@ def write_league(rows, records, summary, config, output_dir: Path) -> dict:
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help=f"two or more agent specs: {', '.join(AGENT_SPECS)}")
+                        help=f"two or more agent specs: {', '.join(AGENT_SPECS)} (FILE.py:NAME, "
+                             f"MODULE:NAME: your own Agent, agent factory or function "
+                             f"(game) -> action)")
     parser.add_argument("--players", nargs="+", type=int, default=list(PLAYER_COUNTS),
                         metavar="K", help="player counts to play, among 2 3 4 (default: all)")
     parser.add_argument("--rounds", type=int, default=1,
@@ -234,6 +259,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="where results.csv, summary.json, league.png go (default runs/league)")
     parser.add_argument("--records", action="store_true",
                         help="also write every game's record (the dataset of the strategy notebook)")
+    add_time_limit_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -242,7 +268,8 @@ def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
     out = out or sys.stdout
     rows, records, summary, config = run_league(
         arguments.agents, arguments.players, arguments.rounds, arguments.games, arguments.seed,
-        arguments.edition, arguments.workers, not arguments.no_progress, arguments.records)
+        arguments.edition, arguments.workers, not arguments.no_progress, arguments.records,
+        arguments.move_time_limit)
     print(format_league(summary), file=out)
     paths = write_league(rows, records, summary, config, arguments.output_dir)
     print(f"{config['games_played']} games in {config['seconds']:.1f} s; wrote "

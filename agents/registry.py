@@ -23,13 +23,31 @@ spec                           agent
 ``ppo:pickle:PATH.zip`` ...    any ppo spec with ``pickle:`` before the path: a pickled
                                stable-baselines3 zip is allowed, which runs code stored
                                in the file (trusted files only; a warning is shown)
+``FILE.py:NAME``               your own bot: NAME in the Python file FILE.py (its folder
+                               goes on sys.path, so it may import files beside it)
+``MODULE:NAME``                your own bot: NAME in an importable module, e.g.
+                               ``mypackage.bots:MyBot`` (the current folder is on the path)
 =============================  =====================================================
+
+NAME (or an object given instead of a spec) is an `Agent` subclass or instance, an
+agent factory (a class or function called with no argument, or with ``seed=`` if it
+takes one, returning an agent) or a plain function ``(game) -> action``; an object
+with an ``act(game)`` method plays as well. Specs that load code are refused unless the
+caller passes ``allow_code=True``: the command line and the tournament runner do (the
+person typing the spec could run the code anyway), a server taking specs from its
+clients must not.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
 import inspect
+import keyword
 import math
+import os
+import sys
 from pathlib import Path
 
 from suburbia_env.errors import (ConfigError, ModelFileNotFoundError, ModelFormatError,
@@ -48,8 +66,10 @@ SEARCH_DEFAULTS = {
 }
 
 AGENT_SPECS = ("random", "dale", "greedy", "greedy:WEIGHTS", "ppo:PATH", "ppo-sample:PATH",
-               "ppo-search:PATH[,K,S,W,O]", "ppo-rollout:PATH[,K,S,W,O]")
+               "ppo-search:PATH[,K,S,W,O]", "ppo-rollout:PATH[,K,S,W,O]", "FILE.py:NAME",
+               "MODULE:NAME")
 PPO_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
+BUILT_IN_KINDS = ("random", "dale", "greedy") + PPO_KINDS
 PICKLE_PREFIX = "pickle:"
 """Before a ppo spec's path: permission to load a pickled model (which runs its code)."""
 
@@ -159,6 +179,199 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
     return agent
 
 
+# Bots of your own -------------------------------------------------------------------------
+
+class CallableAgent(Agent):
+    """A function ``(game) -> action``, or an object's ``act``, seated as an Agent: its
+    ``reset`` (when it has one) is called before each game, with the seed if it takes one."""
+
+    def __init__(self, function, name: str, reset=None):
+        self.function = function
+        self.name = name
+        self._reset = reset
+
+    def act(self, game):
+        return self.function(game)
+
+    def reset(self, seed: int | None = None) -> None:
+        if self._reset is not None:
+            self._reset(*([seed] if _required_arguments(self._reset) else []))
+
+
+def agent_name(entry) -> str:
+    """How results label an entrant: a spec is its own name, an object its `name`
+    (unless the base class's) or the name of its class or function."""
+    if isinstance(entry, str):
+        return entry
+    name = getattr(entry, "name", None)
+    if isinstance(name, str) and name and name != Agent.name:
+        return name
+    return getattr(entry, "__name__", None) or type(entry).__name__
+
+
+def _required_arguments(function) -> int:
+    """Positional arguments `function` needs (1 when its signature cannot be read, as for
+    many builtins; `*args` counts as taking the game)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return 1
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = sum(p.kind in kinds and p.default is p.empty for p in parameters)
+    return required or int(any(p.kind == p.VAR_POSITIONAL for p in parameters))
+
+
+def _takes_seed(function) -> bool:
+    try:
+        return "seed" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _error_text(error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}"
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _seated(value, name: str, where: str) -> Agent | None:
+    """`value` as an Agent if it plays (an Agent, an object with `act`, a function of the
+    game), None if it may be a factory (a class, a function of no argument)."""
+    if isinstance(value, Agent):
+        return value
+    if isinstance(value, type):
+        return None
+    act = getattr(value, "act", None)
+    if callable(act):
+        return CallableAgent(act, name, getattr(value, "reset", None))
+    if not callable(value):
+        return None
+    required = _required_arguments(value)
+    if required > 1:
+        raise AgentSpecError(f"{where}: {name} takes {required} arguments; a bot function "
+                             f"takes the game alone, (game) -> action")
+    return CallableAgent(value, name) if required == 1 else None
+
+
+def _agent_from_object(value, seed: int | None, name: str, where: str) -> Agent:
+    """An agent from an Agent, agent factory or function (the module docstring)."""
+    agent = _seated(value, name, where)
+    if agent is None and callable(value):
+        try:
+            built = value(**({"seed": seed} if _takes_seed(value) else {}))
+        except Exception as error:
+            raise AgentSpecError(f"{where}: building the agent, {name}() raised "
+                                 f"{_error_text(error)}") from None
+        agent = _seated(built, name, where)
+        if agent is None:
+            raise AgentSpecError(f"{where}: {name}() returned {shown(built)}, not an Agent or "
+                                 f"a function (game) -> action")
+    if agent is None:
+        raise AgentSpecError(f"{where}: {shown(value)} is a {type(value).__name__}, not an "
+                             f"Agent, an agent factory or a function (game) -> action")
+    if agent.name == Agent.name:
+        agent.name = name
+    return agent
+
+
+def _code_error(spec: str, where: str, error: BaseException) -> AgentSpecError:
+    if isinstance(error, SyntaxError):
+        return AgentSpecError(f"agent spec {shown(spec)}: syntax error in {error.filename} "
+                              f"line {error.lineno}: {error.msg}")
+    return AgentSpecError(f"agent spec {shown(spec)}: loading {where} raised "
+                          f"{_error_text(error)}")
+
+
+_FILE_MODULES: dict[Path, object] = {}
+
+
+def _load_file(spec: str, path_text: str):
+    """The module of a bot file, executed once per process. It is registered under its
+    file name when no other module has that name (so objects of its classes pickle and
+    its folder's other files import), else under a private name."""
+    path = Path(path_text).expanduser()
+    try:
+        resolved = path.resolve()
+        found = resolved.is_file()
+    except (OSError, ValueError) as error:
+        raise AgentSpecError(f"agent spec {shown(spec)}: no file can be at {shown(str(path))} "
+                             f"({getattr(error, 'strerror', None) or error})") from None
+    if not found:
+        raise AgentSpecError(f"agent spec {shown(spec)}: no file {shown(str(path))}")
+    if resolved in _FILE_MODULES:
+        return _FILE_MODULES[resolved]
+    directory = str(resolved.parent)
+    if directory not in sys.path:
+        sys.path.append(directory)
+    name = resolved.stem
+    usable = name.isidentifier() and not keyword.iskeyword(name)
+    try:
+        other = importlib.util.find_spec(name) if usable else None
+    except (ImportError, ValueError):
+        other = None
+    if not usable or (other is not None and other.origin and Path(other.origin) != resolved):
+        name = f"_suburbia_bot_{hashlib.sha1(str(resolved).encode()).hexdigest()[:12]}"
+    module = sys.modules.get(name)
+    if module is None or Path(getattr(module, "__file__", "") or "").resolve() != resolved:
+        module_spec = importlib.util.spec_from_file_location(name, resolved)
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module
+        try:
+            module_spec.loader.exec_module(module)
+        except (Exception, SystemExit) as error:
+            del sys.modules[name]
+            raise _code_error(spec, str(path), error) from None
+    _FILE_MODULES[resolved] = module
+    return module
+
+
+def _import_module(spec: str, name: str):
+    """The module `name`, imported with the current folder on the path (as `python -m`)."""
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name and (name == error.name or name.startswith(error.name + ".")):
+            raise AgentSpecError(f"agent spec {shown(spec)}: no module named {error.name!r} "
+                                 f"(a file is named as FILE.py:NAME)") from None
+        raise _code_error(spec, f"module {name!r}", error) from None
+    except (Exception, SystemExit) as error:
+        raise _code_error(spec, f"module {name!r}", error) from None
+
+
+def _candidates(module) -> str:
+    """The agents and functions a module defines, to suggest after a wrong name."""
+    names = [name for name, value in vars(module).items() if not name.startswith("_")
+             and getattr(value, "__module__", None) == module.__name__
+             and (inspect.isfunction(value)
+                  or (isinstance(value, type) and (issubclass(value, Agent)
+                                                   or callable(getattr(value, "act", None)))))]
+    return f" (it defines {', '.join(names[:10])})" if names else ""
+
+
+def _agent_from_code(spec: str, target: str, member: str, seed: int | None) -> Agent:
+    """NAME of FILE.py or MODULE, as an agent (the module docstring)."""
+    is_file = target.lower().endswith(".py")
+    where = shown(target) if is_file else f"module {target!r}"
+    if not member:
+        raise AgentSpecError(f"agent spec {shown(spec)}: name the bot after the colon, e.g. "
+                             f"'{target}:MyBot'")
+    module = _load_file(spec, target) if is_file else _import_module(spec, target)
+    value = module
+    for part in member.split("."):
+        try:
+            value = getattr(value, part)
+        except Exception:
+            raise AgentSpecError(f"agent spec {shown(spec)}: {where} has no {member!r}"
+                                 f"{_candidates(module)}") from None
+    return _agent_from_object(value, seed, spec, f"agent spec {shown(spec)}")
+
+
+def _is_code_spec(target: str) -> bool:
+    return target.lower().endswith(".py") or (
+        bool(target) and all(part.isidentifier() for part in target.split(".")))
+
+
 def allow_pickle_in_spec(spec: str) -> str:
     """`spec` with permission to load a pickled model (the ``pickle:`` prefix before its
     path) if it is a ppo spec, else unchanged: how a command line's --allow-pickle reaches
@@ -171,17 +384,24 @@ def allow_pickle_in_spec(spec: str) -> str:
     return f"{kind}:{PICKLE_PREFIX}{arguments}"
 
 
-def make_agent(spec: str, seed: int | None = None, allow_pickle: bool = False) -> Agent:
+def make_agent(spec, seed: int | None = None, allow_pickle: bool = False,
+               allow_code: bool = False) -> Agent:
     """The agent a spec names (table above); `seed` seeds agents that draw at random.
     `allow_pickle` (or the spec's ``pickle:`` prefix) lets a ppo spec load a pickled
-    stable-baselines3 zip, which runs code stored in the file.
+    stable-baselines3 zip, which runs code stored in the file. `allow_code` lets a spec
+    name a bot in a Python file or module (``FILE.py:NAME``, ``MODULE:NAME``). Instead of
+    a spec, an Agent, agent factory or function may be given (module docstring).
 
-    Raises AgentSpecError for an unknown or malformed spec, ModelFileNotFoundError (a
-    FileNotFoundError) for a model file that does not exist and ModelFormatError for
-    one that cannot be loaded safely.
+    Raises AgentSpecError for an unknown or malformed spec or a bot that cannot be
+    loaded or built (naming the file, the line of a syntax error, the missing name),
+    ModelFileNotFoundError (a FileNotFoundError) for a model file that does not exist
+    and ModelFormatError for one that cannot be loaded safely.
     """
     if not isinstance(spec, str):
-        raise AgentSpecError(f"an agent spec is text such as 'greedy', not {shown(spec)}")
+        if isinstance(spec, Agent) or callable(spec) or callable(getattr(spec, "act", None)):
+            return _agent_from_object(spec, seed, agent_name(spec), f"agent {agent_name(spec)!r}")
+        raise AgentSpecError(f"an agent spec is text such as 'greedy' (or an Agent, an agent "
+                             f"factory or a function (game) -> action), not {shown(spec)}")
     text = spec.strip()
     kind, separator, arguments = text.partition(":")
     kind = kind.lower()
@@ -198,4 +418,13 @@ def make_agent(spec: str, seed: int | None = None, allow_pickle: bool = False) -
         return _ppo_search(text, kind, arguments, seed, evaluation, allow_pickle)
     if kind in ("ppo", "ppo-sample") and separator:
         return _ppo(text, arguments.strip(), kind == "ppo", seed, allow_pickle)
+    target, _, member = text.rpartition(":")
+    if separator and kind not in BUILT_IN_KINDS and _is_code_spec(target.strip()):
+        if not allow_code:
+            raise AgentSpecError(f"agent spec {shown(spec)} names Python code, which is not "
+                                 f"loaded here")
+        return _agent_from_code(text, target.strip(), member.strip(), seed)
+    if text.lower().endswith(".py"):
+        raise AgentSpecError(f"agent spec {shown(spec)}: name the bot in the file after a "
+                             f"colon, e.g. '{text}:MyBot'")
     raise AgentSpecError(f"unknown agent spec {shown(spec)}: use one of {_known()}")

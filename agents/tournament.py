@@ -1,4 +1,4 @@
-"""Tournaments: seeded games between agent specs, summarised with intervals and ratings.
+"""Tournaments: seeded games between agents, summarised with intervals and ratings.
 
 Modes (R9, R3.1):
 - ``dale``: every agent plays the same N seeded games alone against the engine's Dale
@@ -10,8 +10,28 @@ Modes (R9, R3.1):
 
 Every game is played by fresh-reset agents: an agent that draws at random is reseeded
 from (game seed, seat) before each game, so results do not depend on the number of
-workers or on the order in which they finish. Games run in parallel processes
-(``spawn``), each worker building its agents once from the spec strings.
+workers or on the order in which they finish (an agent that keeps other state from game
+to game breaks this). Games run in parallel processes (``spawn``), each worker building
+its agents once from the spec strings.
+
+Agents are spec strings (agents/registry.py, your own bot as ``FILE.py:NAME`` or
+``MODULE:NAME``) or, from Python, objects: an Agent, an agent factory or a function
+``(game) -> action``. Objects reach the workers pickled once per worker; one that cannot
+be pickled, or that lives in an interactive session's ``__main__`` (which workers cannot
+import), makes the runner play every game in this process, with a warning. Every seat
+plays a deep copy of an object (one that cannot be copied plays a single seat itself).
+
+Forfeits. An agent that raises, answers something that is not a legal action (R10.1),
+changes the game it was shown, or takes longer than ``move_time_limit`` seconds for a
+move, loses that game: the game stops there; its row has win 0 and the reason in
+``forfeit`` (which decision, what was raised or answered, the time taken), the other
+seats share the win, as in R8.3, and every row of the game has ``forfeit_seat`` and no
+population or margin. The tournament goes on. The time limit (default: none) is wall
+time per decision, a seat's first decision of each game excepted (it may include
+one-time costs: numba compiling, a model loading). On Unix, in a process's main thread,
+a move still running at the limit is interrupted (code in Python is stopped at once,
+compiled code when it returns to Python); elsewhere the move is measured when it
+returns. A move that never returns cannot be stopped and holds up its worker.
 
 Per agent the summary gives games, win rate with its 95% Wilson interval (a shared win
 counts 1/winners, R8.3), mean and median final population, mean margin (own final
@@ -23,12 +43,19 @@ in games where Dale was beaten, R9.2).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import copy
 import csv
 import json
+import math
 import os
+import pickle
+import signal
 import statistics
 import sys
+import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,26 +64,34 @@ import numpy as np
 from suburbia_env import Game
 from suburbia_env.constants import EDITION_NAMES
 from suburbia_env import state_layout as s
-from suburbia_env.errors import ConfigError, IllegalActionError, NotationError, shown
+from suburbia_env.errors import ConfigError, SuburbiaError, shown
 from suburbia_env.scoring import LADDER, ladder_rank
 
-from .registry import AGENT_SPECS, allow_pickle_in_spec, make_agent
+from .registry import AGENT_SPECS, agent_name, allow_pickle_in_spec, make_agent
 from .statistics import wilson_interval
 
 MODES = ("dale", "solitary", "standard")
 DALE_LABEL = "Dale (engine)"
 NO_RANK = "no rank (Dale not beaten)"
+FORFEITED = "forfeited"
+FORFEITS_SHOWN = 10  # forfeit lines printed under a results table; all are in CSV and JSON
 LADDER_TITLES = tuple(title for _, title in reversed(LADDER))  # lowest first
 DEFAULT_WORKERS = 2
 MAX_GAMES = 1_000_000  # per agent (solo modes) or in all (standard): the task list is built first
 MAX_WORKERS = 64
 CSV_FIELDS = ("table", "game", "seed", "mode", "seats", "seat", "agent", "spec", "first_player",
               "population", "reputation", "income", "money_left", "winner", "win",
-              "best_other_population", "margin", "ladder_rank", "rounds", "decisions")
+              "best_other_population", "margin", "ladder_rank", "rounds", "decisions",
+              "forfeit_seat", "forfeit")
 
 
 class TournamentError(RuntimeError):
-    """A tournament that cannot be set up, or an agent that broke the rules of a game."""
+    """A tournament that cannot be set up or whose agents cannot reach its workers."""
+
+
+class MoveTimeout(BaseException):
+    """Raised inside a move that runs over the time limit; a BaseException, so the agent's
+    own `except Exception` does not swallow it."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +107,7 @@ class GameTask:
     edition: str
     lineup: tuple[tuple[str, str], ...]
     keep_record: bool = False
+    move_time_limit: float | None = None  # seconds per decision (module docstring)
 
 
 @dataclass
@@ -86,13 +122,38 @@ class TournamentResult:
 
 # Setting up ---------------------------------------------------------------------------------
 
-def agent_labels(specs: list[str]) -> list[str]:
-    """Labels for the results table: the spec itself, with #2, #3 ... on repeats."""
+def agent_labels(specs: list) -> list[str]:
+    """Labels for the results table: the spec itself (an object's name), with #2, #3 ...
+    on repeats."""
     labels, seen = [], {}
-    for spec in specs:
+    for spec in map(agent_name, specs):
         seen[spec] = seen.get(spec, 0) + 1
         labels.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
     return labels
+
+
+def entrants(agents: list) -> list[tuple[str, str]]:
+    """(label, key) of each agent: a spec is its own key, an object given from Python is
+    keyed "<label>" (the spec column of its rows)."""
+    labels = agent_labels(list(agents))
+    return [(label, agent if isinstance(agent, str) else f"<{label}>")
+            for label, agent in zip(labels, agents)]
+
+
+def agent_sources(agents: list) -> dict:
+    """The objects among `agents`, by their key."""
+    return {key: agent for (_, key), agent in zip(entrants(agents), agents)
+            if not isinstance(agent, str)}
+
+
+def check_time_limit(seconds) -> float | None:
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
+            or not math.isfinite(seconds) or seconds <= 0:
+        raise TournamentError(f"the move time limit must be a number of seconds above 0, "
+                              f"not {shown(seconds)}")
+    return float(seconds)
 
 
 def seat_assignment(game_index: int, num_agents: int, seats: int) -> list[int]:
@@ -105,8 +166,9 @@ def agent_seed(game_seed: int, seat: int) -> int:
     return int(np.random.SeedSequence([game_seed, seat]).generate_state(1)[0])
 
 
-def make_tasks(specs: list[str], mode: str, games: int, players: int | None = None,
-               seed: int = 0, edition: str = "2nd", keep_records: bool = False) -> list[GameTask]:
+def make_tasks(specs: list, mode: str, games: int, players: int | None = None,
+               seed: int = 0, edition: str = "2nd", keep_records: bool = False,
+               move_time_limit: float | None = None) -> list[GameTask]:
     """The games of a tournament (module docstring), checked before anything is played."""
     if mode not in MODES:
         raise TournamentError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -117,8 +179,8 @@ def make_tasks(specs: list[str], mode: str, games: int, players: int | None = No
                               f"not {shown(games)}")
     if not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise TournamentError(f"seed must be a whole number 0..2**63-1, not {shown(seed)}")
-    labels = agent_labels(list(specs))
-    pairs = list(zip(labels, specs))
+    pairs = entrants(list(specs))
+    limit = check_time_limit(move_time_limit)
     if edition not in EDITION_NAMES:
         raise TournamentError(f"edition must be one of {', '.join(EDITION_NAMES)}, "
                               f"not {edition!r}")
@@ -131,30 +193,72 @@ def make_tasks(specs: list[str], mode: str, games: int, players: int | None = No
             raise TournamentError(f"standard games seat 2 to 4 players (R3.1), not {players}")
         return [GameTask(i, i, seed + i, mode, players, edition,
                          tuple(pairs[a] for a in seat_assignment(i, len(pairs), players)),
-                         keep_records)
+                         keep_records, limit)
                 for i in range(games)]
     if players not in (None, 1):
         raise TournamentError(f"mode {mode!r} is played by one player (R9), not {players}")
-    return [GameTask(number * games + i, i, seed + i, mode, 1, edition, (pair,), keep_records)
+    return [GameTask(number * games + i, i, seed + i, mode, 1, edition, (pair,), keep_records,
+                     limit)
             for number, pair in enumerate(pairs) for i in range(games)]
 
 
 # Playing ------------------------------------------------------------------------------------
 
 _WORKER_AGENTS: dict = {}
+_WORKER_PAYLOAD: bytes | None = None  # the agent objects, pickled; loaded at first use
+_WORKER_SOURCES: dict | None = None
 
 
-def _init_worker() -> None:
-    """Worker start: one thread for numerical libraries (the cores are the workers)."""
+def _init_worker(payload: bytes | None = None) -> None:
+    """Worker start: one thread for numerical libraries (the cores are the workers); the
+    agent objects are kept pickled, so that one that cannot be loaded here fails a game
+    with its reason instead of the worker's start (which a pool would retry forever)."""
+    global _WORKER_PAYLOAD
     os.environ["OMP_NUM_THREADS"] = "1"
     os.environ["MKL_NUM_THREADS"] = "1"
+    _WORKER_PAYLOAD = payload
 
 
-def _agent(spec: str, seat: int, cache: dict):
+def _worker_sources() -> dict:
+    global _WORKER_SOURCES
+    if _WORKER_SOURCES is None:
+        try:
+            _WORKER_SOURCES = pickle.loads(_WORKER_PAYLOAD) if _WORKER_PAYLOAD else {}
+        except Exception as error:
+            raise TournamentError(
+                f"a worker process cannot load the agent objects ({_error_text(error)}): "
+                f"define them in a module or file the workers can import (or name them as "
+                f"'FILE.py:NAME'), or play with workers=1") from None
+    return _WORKER_SOURCES
+
+
+def _error_text(error: BaseException) -> str:
+    text = " ".join(f"{type(error).__name__}: {error}".split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _copied(source, spec: str, alone: bool):
+    """A deep copy of an agent object; the object itself if it cannot be copied and
+    plays one seat only."""
+    try:
+        return copy.deepcopy(source)
+    except Exception as error:
+        if alone:
+            return source
+        raise TournamentError(f"agent {spec} fills several seats but cannot be copied "
+                              f"({_error_text(error)}): give its class or a factory "
+                              f"instead") from None
+
+
+def _agent(spec: str, seat: int, cache: dict, sources: dict | None = None):
     """The agent of `spec` for `seat`, built once per process: every seat has its own
-    instance, so two seats played by one spec never share a generator."""
+    instance, so two seats played by one spec never share a generator. An agent object
+    (in `sources`) plays as a deep copy, so the object itself is left as it was."""
     if (spec, seat) not in cache:
-        cache[spec, seat] = make_agent(spec)
+        source = (sources or {}).get(spec, spec)
+        if not isinstance(source, str):
+            source = _copied(source, spec, not any(key[0] == spec for key in cache))
+        cache[spec, seat] = make_agent(source, allow_code=True)
         if "torch" in sys.modules:
             sys.modules["torch"].set_num_threads(1)
     return cache[spec, seat]
@@ -165,74 +269,170 @@ def _win_value(seat: int, winners: list[int]) -> float:
     return 1.0 / len(winners) if seat in winners else 0.0
 
 
-def play_game(task: GameTask, cache: dict | None = None) -> dict:
-    """Play one game of a tournament; returns {"table", "rows", "record"}.
+@contextlib.contextmanager
+def _stop_after(seconds: float | None):
+    """Raise MoveTimeout in the block after `seconds`, where a timer signal can (Unix, the
+    main thread, SIGALRM not used by anyone else); elsewhere do nothing."""
+    if seconds is None or not hasattr(signal, "setitimer") \
+            or threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, signal.SIG_IGN, None):
+        yield
+        return
 
-    The rows hold one entry per seat (Dale's seat included in mode "dale").
-    """
-    cache = _WORKER_AGENTS if cache is None else cache
-    game = Game(task.players, task.mode, task.edition, task.seed)
-    seats_of_agents = {}
-    for seat, (label, spec) in enumerate(task.lineup):
-        agent = _agent(spec, seat, cache)
-        agent.reset(agent_seed(task.seed, seat))
-        seats_of_agents[seat] = (label, agent)
+    def stop(signum, frame):
+        raise MoveTimeout
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _move(agent, game: Game, limit: float | None):
+    """(action, None), or (None, why the agent forfeits)."""
+    state, decisions = game.state.copy(), len(game.history)
+    started = time.perf_counter()
+    try:
+        with _stop_after(limit):
+            action = agent.act(game)
+    except MoveTimeout:
+        return None, f"stopped after {limit:g} s (move time limit {limit:g} s)"
+    except Exception as error:
+        return None, f"raised {_error_text(error)}"
+    seconds = time.perf_counter() - started
+    if limit is not None and seconds > limit:
+        return None, f"took {seconds:.3g} s (move time limit {limit:g} s)"
+    if len(game.history) != decisions or not np.array_equal(game.state, state):
+        game.state[:] = state
+        del game.history[decisions:]
+        return None, "changed the game it was shown (look ahead on game.copy())"
+    return action, None
+
+
+def _play(task: GameTask, game: Game, agents: dict) -> tuple[int, str] | None:
+    """Play `game` to its end; returns (seat, reason) if a seat forfeits (module
+    docstring), else None."""
+    for seat, agent in agents.items():
+        try:
+            agent.reset(agent_seed(task.seed, seat))
+        except Exception as error:
+            return seat, f"reset before the game raised {_error_text(error)}"
+    timed = set()  # seats past their first decision
     while not game.is_over:
         seat = game.current_player
-        if seat not in seats_of_agents:
+        if seat not in agents:
             raise TournamentError(f"game {task.index} (seed {task.seed}): seat {seat} decides "
                                   f"but no agent plays it")
-        label, agent = seats_of_agents[seat]
-        action = agent.act(game)
-        try:
-            game.apply(action)
-        except (IllegalActionError, NotationError) as error:
-            raise TournamentError(f"game {task.index} (seed {task.seed}): agent {label!r} in "
-                                  f"seat {seat} chose an illegal action: {error}") from None
-    scores = game.final_scores()
-    winners = game.winners
-    populations = [score["population"] for score in scores]
+        action, problem = _move(agents[seat], game, task.move_time_limit
+                                if seat in timed else None)
+        timed.add(seat)
+        if problem is None:
+            try:
+                game.apply(action)
+                continue
+            except SuburbiaError as error:
+                problem = f"answered an illegal action {shown(action)}: {error}"
+        return seat, (f"at the game's decision {len(game.history) + 1} (round "
+                      f"{game.round + 1}): {problem}")
+    return None
+
+
+def play_game(task: GameTask, cache: dict | None = None, sources: dict | None = None) -> dict:
+    """Play one game of a tournament; returns {"table", "rows", "record"}.
+
+    The rows hold one entry per seat (Dale's seat included in mode "dale"); a forfeit
+    stops the game (module docstring). `sources` maps the keys of agent objects to them
+    (in a worker: the objects it was started with).
+    """
+    cache = _WORKER_AGENTS if cache is None else cache
+    sources = _worker_sources() if sources is None else sources
+    game = Game(task.players, task.mode, task.edition, task.seed)
+    agents = {seat: _agent(spec, seat, cache, sources)
+              for seat, (_, spec) in enumerate(task.lineup)}
     first_player = int(game.state[s.FIRST_PLAYER])
+    forfeit = _play(task, game, agents)
+    solo = task.mode == "solitary"
     rows = []
-    for seat, score in enumerate(scores):
-        if seat in seats_of_agents:
-            label, spec = task.lineup[seat]
-        else:
-            label, spec = DALE_LABEL, "engine"
-        solo = task.mode == "solitary"
-        best_other = None if solo else max(p for k, p in enumerate(populations) if k != seat)
-        rank = None
-        if task.mode == "solitary" or (task.mode == "dale" and seat == 0 and winners == [0]):
-            rank = ladder_rank(score["population"])
-        rows.append({
-            "table": task.table, "game": task.index, "seed": task.seed, "mode": task.mode,
-            "seats": len(scores), "seat": seat, "agent": label, "spec": spec,
-            "first_player": first_player,
-            "population": score["population"], "reputation": score["reputation"],
-            "income": score["income"], "money_left": score["money_left"],
-            "winner": score["winner"], "win": None if solo else _win_value(seat, winners),
-            "best_other_population": best_other,
-            "margin": None if solo else score["population"] - best_other,
-            "ladder_rank": rank, "rounds": game.round, "decisions": len(game.history)})
+    for seat in range(game.num_seats):
+        label, spec = task.lineup[seat] if seat in agents else (DALE_LABEL, "engine")
+        row = dict.fromkeys(CSV_FIELDS)  # the columns in order; a forfeit leaves scores None
+        row.update({"table": task.table, "game": task.index, "seed": task.seed,
+                    "mode": task.mode, "seats": game.num_seats, "seat": seat, "agent": label,
+                    "spec": spec, "first_player": first_player, "rounds": game.round,
+                    "decisions": len(game.history)})
+        rows.append(row)
+    if forfeit is None:
+        scores, winners = game.final_scores(), game.winners
+        populations = [score["population"] for score in scores]
+        for seat, (row, score) in enumerate(zip(rows, scores)):
+            best_other = None if solo else max(p for k, p in enumerate(populations) if k != seat)
+            rank = None
+            if solo or (task.mode == "dale" and seat == 0 and winners == [0]):
+                rank = ladder_rank(score["population"])
+            row.update({
+                "population": score["population"], "reputation": score["reputation"],
+                "income": score["income"], "money_left": score["money_left"],
+                "winner": score["winner"], "win": None if solo else _win_value(seat, winners),
+                "best_other_population": best_other,
+                "margin": None if solo else score["population"] - best_other,
+                "ladder_rank": rank})
+    else:
+        loser, reason = forfeit
+        others = game.num_seats - 1
+        for seat, row in enumerate(rows):
+            row.update({"winner": not solo and seat != loser,
+                        "win": None if solo else (0.0 if seat == loser else 1.0 / others),
+                        "forfeit_seat": loser, "forfeit": reason if seat == loser else None})
     return {"table": task.table, "rows": rows,
             "record": game.record() if task.keep_record else None}
 
 
-def play_tasks(tasks: list[GameTask], specs: list[str], mode: str,
+def _worker_payload(sources: dict) -> tuple[bytes | None, str | None]:
+    """The agent objects pickled for the workers, or why they cannot go there."""
+    try:
+        payload = pickle.dumps(sources)
+    except Exception as error:
+        return None, (f"the agent objects cannot be sent to worker processes "
+                      f"({_error_text(error)}): define them at the top level of a module or "
+                      f"file, or name them as 'FILE.py:NAME'")
+    main = sys.modules.get("__main__")
+    if b"__main__" in payload and not getattr(main, "__file__", None):
+        return None, ("the agent objects are defined in an interactive session (__main__), "
+                      "which worker processes cannot import: define them in a file and name "
+                      "them as 'FILE.py:NAME', or import them from it")
+    return payload, None
+
+
+def play_tasks(tasks: list[GameTask], specs: list, mode: str,
                workers: int = DEFAULT_WORKERS, progress: bool = True,
                description: str | None = None) -> tuple[list[dict], list[tuple[int, dict]], float]:
     """Play every task, `workers` processes in parallel (1: in this process); returns the
     seat rows in table order, the kept (table, record) pairs and the seconds taken.
 
-    Agents are built once per worker from their specs, so every spec is checked here
-    first (a bad spec, a missing model file, a mode the agent cannot play).
+    Agents are built once per worker from their specs (or objects, module docstring), so
+    every one is built here first (a bad spec, a missing model file, a bot file that does
+    not load, a mode the agent cannot play).
     """
     if not isinstance(workers, int) or workers > MAX_WORKERS:
         raise TournamentError(f"workers must be a whole number up to {MAX_WORKERS}, "
                               f"not {shown(workers)}")
+    sources = agent_sources(list(specs))
     local_cache: dict = {}
-    for spec in dict.fromkeys(specs):
-        _agent(spec, 0, local_cache).check_mode(mode)
+    for _, key in entrants(list(specs)):
+        if (key, 0) not in local_cache:
+            _agent(key, 0, local_cache, sources).check_mode(mode)
+    payload = None
+    if sources and workers > 1 and len(tasks) > 1:
+        payload, problem = _worker_payload(sources)
+        if problem:
+            warnings.warn(f"{problem}; playing every game in this process", RuntimeWarning,
+                          stacklevel=3)
+            workers = 1
     started = time.time()
     outcomes = []
     from tqdm import tqdm
@@ -241,12 +441,13 @@ def play_tasks(tasks: list[GameTask], specs: list[str], mode: str,
     try:
         if workers <= 1 or len(tasks) == 1:
             for task in tasks:
-                outcomes.append(play_game(task, local_cache))
+                outcomes.append(play_game(task, local_cache, sources))
                 bar.update()
         else:
             import multiprocessing
             context = multiprocessing.get_context("spawn")
-            with context.Pool(min(workers, len(tasks)), initializer=_init_worker) as pool:
+            with context.Pool(min(workers, len(tasks)), initializer=_init_worker,
+                              initargs=(payload,)) as pool:
                 for outcome in pool.imap_unordered(play_game, tasks):
                     outcomes.append(outcome)
                     bar.update()
@@ -259,18 +460,21 @@ def play_tasks(tasks: list[GameTask], specs: list[str], mode: str,
     return rows, records, round(time.time() - started, 2)
 
 
-def run_tournament(specs: list[str], mode: str = "dale", games: int = 100,
+def run_tournament(specs: list, mode: str = "dale", games: int = 100,
                    players: int | None = None, seed: int = 0, edition: str = "2nd",
                    workers: int = DEFAULT_WORKERS, progress: bool = True,
-                   keep_records: bool = False) -> TournamentResult:
-    """Play a tournament (module docstring) and return every seat's result."""
-    tasks = make_tasks(list(specs), mode, games, players, seed, edition, keep_records)
+                   keep_records: bool = False,
+                   move_time_limit: float | None = None) -> TournamentResult:
+    """Play a tournament (module docstring) and return every seat's result. `specs` are
+    spec strings or agent objects; `move_time_limit` is in seconds per decision."""
+    tasks = make_tasks(list(specs), mode, games, players, seed, edition, keep_records,
+                       move_time_limit)
     rows, records, seconds = play_tasks(tasks, list(specs), mode, workers, progress)
-    labels = agent_labels(list(specs))
-    config = {"agents": list(specs), "mode": mode, "games": games,
+    pairs = entrants(list(specs))
+    config = {"agents": [key for _, key in pairs], "mode": mode, "games": games,
               "players": tasks[0].players, "seed": seed, "edition": edition,
-              "workers": workers}
-    return TournamentResult(config, labels, dict(zip(labels, specs)), rows,
+              "workers": workers, "move_time_limit": tasks[0].move_time_limit}
+    return TournamentResult(config, [label for label, _ in pairs], dict(pairs), rows,
                             [record for _, record in records], seconds)
 
 
@@ -282,7 +486,8 @@ def _mean(values: list[float]) -> float | None:
 
 def openskill_ratings(rows: list[dict], labels: list[str]) -> dict:
     """Plackett-Luce ratings from multi-seat games ranked by final population (ties share
-    a rank), updated game by game in game order. A game where one agent fills several
+    a rank; in a forfeited game the seat that forfeited is last, the others share the
+    first rank), updated game by game in game order. A game where one agent fills several
     seats is not rated (one rating cannot play against itself)."""
     from openskill.models import PlackettLuce
     model = PlackettLuce()
@@ -299,8 +504,8 @@ def openskill_ratings(rows: list[dict], labels: list[str]) -> dict:
         if len(seats) < 2 or len(set(agents)) < len(agents):
             skipped += 1
             continue
-        populations = [row["population"] for row in seats]
-        ranks = [1 + sum(other > own for other in populations) for own in populations]
+        standing = [(not row.get("forfeit"), row["population"] or 0) for row in seats]
+        ranks = [1 + sum(other > own for other in standing) for own in standing]
         updated = model.rate([[ratings[agent]] for agent in agents], ranks=ranks)
         for agent, team in zip(agents, updated):
             ratings[agent] = team[0]
@@ -310,42 +515,74 @@ def openskill_ratings(rows: list[dict], labels: list[str]) -> dict:
     return {"ratings": result, "unrated_games": skipped}
 
 
+def _known(values) -> list:
+    """The values that are not None (a forfeited game has no population or margin)."""
+    return [value for value in values if value is not None]
+
+
+def forfeits(rows: list[dict]) -> list[dict]:
+    """One entry per forfeited game: who, where and why (module docstring)."""
+    return [{"agent": row["agent"], "table": row["table"], "game": row["game"],
+             "seed": row["seed"], "seats": row["seats"], "seat": row["seat"],
+             "reason": row["forfeit"]} for row in rows if row.get("forfeit")]
+
+
+def format_forfeits(entries: list[dict]) -> list[str]:
+    """The forfeits as lines under a results table, the first FORFEITS_SHOWN of them."""
+    if not entries:
+        return []
+    lines = [f"Forfeits ({len(entries)}; a forfeit loses the game, which stops there):"]
+    for entry in entries[:FORFEITS_SHOWN]:
+        lines.append(f"  {entry['agent']} forfeited game {entry['game']} (seed {entry['seed']}"
+                     f", {entry['seats']} seats) in seat {entry['seat']}: {entry['reason']}")
+    if len(entries) > FORFEITS_SHOWN:
+        lines.append(f"  ... and {len(entries) - FORFEITS_SHOWN} more (column forfeit of "
+                     f"results.csv, forfeits of summary.json)")
+    return lines
+
+
 def summarise(rows: list[dict], labels: list[str], mode: str) -> dict:
-    """Per-agent statistics (module docstring) from the seat rows of a tournament."""
+    """Per-agent statistics (module docstring) from the seat rows of a tournament;
+    populations and margins are of the games that were not forfeited."""
     agents = {}
     for label in labels:
         own = [row for row in rows if row["agent"] == label]
-        populations = [row["population"] for row in own]
+        populations = _known(row["population"] for row in own)
         entry = {"agent": label, "games": len(own),
                  "mean_population": _mean(populations),
-                 "median_population": float(statistics.median(populations)) if own else None}
+                 "median_population": float(statistics.median(populations))
+                 if populations else None,
+                 "forfeits": sum(bool(row.get("forfeit")) for row in own)}
         if mode != "solitary":
             wins = sum(row["win"] for row in own)
             low, high = wilson_interval(wins, len(own))
             entry.update({"wins": wins, "win_rate": wins / len(own) if own else None,
                           "win_rate_low": low, "win_rate_high": high,
-                          "mean_margin": _mean([row["margin"] for row in own])})
+                          "mean_margin": _mean(_known(row["margin"] for row in own))})
         if mode in ("dale", "solitary"):
             counts = {title: 0 for title in LADDER_TITLES}
             if mode == "dale":
                 counts[NO_RANK] = 0
             for row in own:
-                counts[row["ladder_rank"] or NO_RANK] += 1
+                if row.get("forfeit"):
+                    counts[FORFEITED] = counts.get(FORFEITED, 0) + 1
+                else:
+                    counts[row["ladder_rank"] or NO_RANK] += 1
             entry["ladder_ranks"] = counts
         if mode == "dale":
             tables = {row["table"] for row in own}
-            dale = [row["population"] for row in rows
-                    if row["agent"] == DALE_LABEL and row["table"] in tables]
+            dale = _known(row["population"] for row in rows
+                          if row["agent"] == DALE_LABEL and row["table"] in tables)
             entry["mean_dale_population"] = _mean(dale)
         agents[label] = entry
-    summary = {"mode": mode, "agents": agents}
+    summary = {"mode": mode, "agents": agents, "forfeits": forfeits(rows)}
     if mode == "standard":
         ratings = openskill_ratings(rows, labels)
         for label in labels:
             agents[label]["rating"] = ratings["ratings"][label]
         summary["unrated_games"] = ratings["unrated_games"]
     if mode == "dale":
-        dale = [row["population"] for row in rows if row["agent"] == DALE_LABEL]
+        dale = _known(row["population"] for row in rows if row["agent"] == DALE_LABEL)
         summary["dale"] = {"games": len(dale), "mean_population": _mean(dale),
                            "median_population": float(statistics.median(dale)) if dale else None}
     return summary
@@ -366,6 +603,9 @@ def format_summary(summary: dict, config: dict | None = None) -> str:
         header += ["mean margin"]
     if mode == "standard":
         header += ["rating mu±sigma (ordinal)"]
+    forfeited = any(entry.get("forfeits") for entry in summary["agents"].values())
+    if forfeited:
+        header += ["forfeits"]
     table = [header]
     for entry in summary["agents"].values():
         line = [entry["agent"], str(entry["games"])]
@@ -378,6 +618,8 @@ def format_summary(summary: dict, config: dict | None = None) -> str:
         if mode == "standard":
             rating = entry["rating"]
             line.append(f"{rating['mu']:.2f}±{rating['sigma']:.2f} ({rating['ordinal']:.2f})")
+        if forfeited:
+            line.append(str(entry.get("forfeits", 0)))
         table.append(line)
     widths = [max(len(line[column]) for line in table) for column in range(len(header))]
     lines = []
@@ -407,6 +649,7 @@ def format_summary(summary: dict, config: dict | None = None) -> str:
     if mode == "standard" and summary.get("unrated_games"):
         lines.append(f"{summary['unrated_games']} game(s) not rated: an agent filled several "
                      f"seats")
+    lines += format_forfeits(summary.get("forfeits", []))
     return "\n".join(lines)
 
 
@@ -425,7 +668,7 @@ def write_csv(rows: list[dict], path: Path) -> None:
         writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
         writer.writeheader()
         for row in rows:
-            writer.writerow({name: _csv_value(row[name]) for name in CSV_FIELDS})
+            writer.writerow({name: _csv_value(row.get(name)) for name in CSV_FIELDS})
 
 
 def plot_populations(result: TournamentResult, path: Path | None = None):
@@ -435,7 +678,7 @@ def plot_populations(result: TournamentResult, path: Path | None = None):
     from matplotlib.figure import Figure
     mode = result.config["mode"]
     labels = list(result.labels) + ([DALE_LABEL] if mode == "dale" else [])
-    data = [[row["population"] for row in result.rows if row["agent"] == label]
+    data = [_known(row["population"] for row in result.rows if row["agent"] == label)
             for label in labels]
     figure = Figure(figsize=(max(5.0, 1.6 * len(labels) + 2), 4.2), dpi=100)
     FigureCanvasAgg(figure)
@@ -479,10 +722,17 @@ def write_outputs(result: TournamentResult, summary: dict, output_dir: Path) -> 
 
 # Command line -------------------------------------------------------------------------------
 
+def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS",
+                        help="an agent whose decision takes longer forfeits the game; a seat's "
+                             "first decision of each game is not timed (default: no limit)")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--agents", nargs="+", default=["greedy", "dale", "random"],
                         metavar="SPEC", help=f"agent specs: {', '.join(AGENT_SPECS)} "
-                        "(default: greedy dale random)")
+                        "(FILE.py:NAME, MODULE:NAME: your own Agent, agent factory or function "
+                        "(game) -> action; default: greedy dale random)")
     parser.add_argument("--mode", choices=MODES, default="dale",
                         help="dale: each agent alone against Dale (R9.2); solitary: alone "
                              "(R9.1); standard: the agents at one table (default dale)")
@@ -499,6 +749,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "(default runs/strength)")
     parser.add_argument("--records", action="store_true",
                         help="also write every game's record (replayable, suburbia replay)")
+    add_time_limit_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--allow-pickle", action="store_true",
                         help="let ppo agents load pickled stable-baselines3 .zip models, which "
@@ -514,7 +765,8 @@ def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
     try:
         result = run_tournament(agents, arguments.mode, arguments.games,
                                 arguments.players, arguments.seed, arguments.edition,
-                                arguments.workers, not arguments.no_progress, arguments.records)
+                                arguments.workers, not arguments.no_progress, arguments.records,
+                                getattr(arguments, "move_time_limit", None))
     except (ConfigError, ValueError, OSError, TournamentError) as error:
         raise SystemExit(f"error: {error}") from None
     summary = summarise(result.rows, result.labels, result.config["mode"])

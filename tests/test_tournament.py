@@ -210,10 +210,15 @@ class IllegalAgent:
         return "buy 0 @ 6,8"  # a cell far from the borough: never legal (R2.4)
 
 
-def test_an_illegal_action_names_the_agent_and_the_game():
+def test_an_illegal_action_forfeits_the_game_and_names_it():
+    """An answer that is not a legal action loses the game (tests/test_byo_bot.py has the
+    other forfeits); Dale's seat takes the win."""
     task = GameTask(0, 0, 11, "dale", 1, "2nd", (("cheater", "bad"),))
-    with pytest.raises(TournamentError, match=r"game 0 \(seed 11\): agent 'cheater' in seat 0"):
-        play_game(task, {("bad", 0): IllegalAgent()})
+    cheater, dale = play_game(task, {("bad", 0): IllegalAgent()})["rows"]
+    assert cheater["forfeit"].startswith("at the game's decision 1 (round 1): answered an "
+                                         "illegal action 'buy 0 @ 6,8': illegal action")
+    assert (cheater["win"], dale["win"], dale["forfeit"]) == (0.0, 1.0, None)
+    assert cheater["forfeit_seat"] == dale["forfeit_seat"] == 0
 
 
 def test_parallel_workers_give_the_same_results():

@@ -83,3 +83,30 @@ def test_same_seed_same_games():
     first = _play(SelfPlayVecEnv(num_envs=4, players=(2, 3), greedy_share=0.5), 150, seed=9)
     second = _play(SelfPlayVecEnv(num_envs=4, players=(2, 3), greedy_share=0.5), 150, seed=9)
     assert first == second and len(first[0]) > 0
+
+
+def test_training_config_mixes_player_counts_and_opponents():
+    from training.config import parse_config
+    config = parse_config(["--mode", "self_play", "--players", "2", "3", "4",
+                           "--greedy-share", "0.5", "--dale-share", "0.1"])
+    assert (config.players, config.greedy_share, config.dale_share) == ([2, 3, 4], 0.5, 0.1)
+    with pytest.raises(SystemExit, match="player counts 2..4"):
+        parse_config(["--mode", "self_play", "--players", "2", "5"])
+    with pytest.raises(SystemExit, match="add up to more than 1"):
+        parse_config(["--mode", "self_play", "--greedy-share", "0.7", "--dale-share", "0.4"])
+
+
+class FirstLegalPolicy:
+    """The lowest legal action: a yardstick that loses to the greedy player."""
+
+    def predict(self, observation, action_masks, deterministic=True):
+        return int(np.flatnonzero(action_masks)[0]), None
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_evaluation_against_greedy_rotates_the_learners_seat(players):
+    from training.evaluation import evaluate_against_greedy
+    result = evaluate_against_greedy(FirstLegalPolicy(), games=players, seed=5, players=players)
+    assert (result["games"], result["players"], result["win_rate"]) == (players, players, 0.0)
+    assert result["mean_population"] < result["mean_best_other_population"]
+    assert result["mean_margin"] < 0 and result["win_rate_low"] == 0.0

@@ -16,7 +16,8 @@ from suburbia_env.errors import shown
 class TrainingConfig:
     # What to play.
     mode: str = "dale"  # "dale": against Dale (R9.2); "self_play": 2-4 players vs a checkpoint pool
-    players: int = 2  # self-play only: seats at the table
+    # self-play only: seats at the table, drawn per game from this list (2 to 4, R3.1)
+    players: list[int] = field(default_factory=lambda: [2])
     edition: str = "2nd"
     reward: str = "margin"  # "win_loss" or "margin" (suburbia_env.env_core)
     population_shaping: float = 0.0
@@ -60,6 +61,10 @@ class TrainingConfig:
     # Self-play pool.
     pool_size: int = 5
     pool_update_every: int = 200_000
+    # Self-play opponents: these shares of the other seats go to Dale's procedure and the
+    # greedy player, the rest to the pool (training/self_play.py).
+    dale_share: float = 0.2
+    greedy_share: float = 0.0
     progress_bar: bool = True
 
     def to_dict(self) -> dict:
@@ -88,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
 # Ranges of the numeric options: (low, high), None for no bound. Values outside fail
 # with a message here instead of deep inside the training libraries.
 LIMITS = {
-    "players": (2, 4), "population_shaping": (None, None), "total_timesteps": (None, 10**12),
+    "population_shaping": (None, None), "total_timesteps": (None, 10**12),
     "seed": (0, 2**32 - 1), "num_envs": (1, 4096), "torch_threads": (1, 256),
     "env_threads": (1, 256), "learning_rate": (0, 1), "n_steps": (1, 1_000_000),
     "batch_size": (1, 10**7), "n_epochs": (1, 10_000), "gamma": (0, 1), "gae_lambda": (0, 1),
@@ -96,7 +101,8 @@ LIMITS = {
     "max_grad_norm": (0, None), "features_dim": (1, 65_536), "pretrain_games": (0, 10**7),
     "pretrain_epochs": (0, 100_000), "pretrain_learning_rate": (0, 1),
     "eval_every": (1, None), "eval_games": (1, 10**7), "checkpoint_every": (1, None),
-    "pool_size": (1, 10_000), "pool_update_every": (1, None),
+    "pool_size": (1, 10_000), "pool_update_every": (1, None), "dale_share": (0, 1),
+    "greedy_share": (0, 1),
 }
 
 
@@ -107,6 +113,12 @@ def _checked(name: str, value, default, source: str):
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise SystemExit(f"{source}{option} must be true or false, not {shown(value)}")
+        return value
+    if name == "players":
+        value = [value] if isinstance(value, int) and not isinstance(value, bool) else value
+        if (not isinstance(value, list) or not 1 <= len(value) <= 3
+                or not all(type(count) is int and 2 <= count <= 4 for count in value)):
+            raise SystemExit(f"{source}{option} must be player counts 2..4, not {shown(value)}")
         return value
     if isinstance(default, list):
         if (not isinstance(value, list) or len(value) > 16
@@ -175,4 +187,7 @@ def parse_config(argv: list[str] | None = None) -> TrainingConfig:
                          f"more, not {config.total_timesteps}")
     if config.mode not in ("dale", "self_play"):
         raise SystemExit(f"--mode must be 'dale' or 'self_play', not {config.mode!r}")
+    if config.dale_share + config.greedy_share > 1:
+        raise SystemExit(f"--dale-share and --greedy-share add up to more than 1 "
+                         f"({config.dale_share} + {config.greedy_share})")
     return config

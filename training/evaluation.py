@@ -53,3 +53,43 @@ def evaluate_against_dale(policy, games: int = 200, seed: int = 12345, num_envs:
             "median_population": float(np.median(populations)),
             "mean_dale_population": float(dale_populations.mean()),
             "mean_margin": float((populations - dale_populations).mean()), "ranks": ranks}
+
+
+def evaluate_against_greedy(policy, games: int = 200, seed: int = 12345, players: int = 2,
+                            edition: str = "2nd", deterministic: bool = True) -> dict:
+    """Play `games` standard games of `players` seats, `policy` in one seat (rotated game
+    by game) and the greedy player in the others; the yardstick of the multi-player model
+    (issue 18). A shared win counts as 1/winners (agents.tournament)."""
+    from agents.greedy import GreedyAgent
+    from suburbia_env import Game
+    from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
+    from suburbia_env.tile_data import TILES
+
+    greedy = GreedyAgent()
+    observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    populations, best_others, wins = [], [], []
+    for index in range(games):
+        game = Game(players=players, mode="standard", edition=edition, seed=seed + index)
+        learner = index % players
+        while not game.is_over:
+            if game.current_player == learner:
+                encode_observation(game.state, TILES.table, learner, observation)
+                action, _ = policy.predict(observation, action_masks=game.legal_action_mask(),
+                                           deterministic=deterministic)
+                game.apply(int(np.asarray(action).reshape(-1)[0]))
+            else:
+                game.apply(greedy.act(game))
+        final = [score["population"] for score in game.final_scores()]
+        winners = game.winners
+        populations.append(final[learner])
+        best_others.append(max(value for seat, value in enumerate(final) if seat != learner))
+        wins.append(1.0 / len(winners) if learner in winners else 0.0)
+    wins_array = np.array(wins)
+    populations_array = np.array(populations)
+    low, high = wilson_interval(wins_array.sum(), games)
+    return {"games": games, "players": players, "win_rate": float(wins_array.mean()),
+            "win_rate_low": low, "win_rate_high": high,
+            "mean_population": float(populations_array.mean()),
+            "median_population": float(np.median(populations_array)),
+            "mean_best_other_population": float(np.mean(best_others)),
+            "mean_margin": float((populations_array - np.array(best_others)).mean())}

@@ -1,7 +1,8 @@
 """Train MaskablePPO (sb3-contrib) against Dale or by self-play; `suburbia train --help`.
 
 Writes to `output_dir`: config.json, TensorBoard logs (tensorboard/), checkpoints
-(checkpoints/), evaluations against Dale (evaluations.jsonl), the best model by
+(checkpoints/), evaluations against Dale or, in self-play, the greedy player
+(evaluations.jsonl), the best model by
 evaluation (best_model.zip), the final model (model.zip) and summary.json. The final,
 best and pretrained models are also written in the safe format (model.safetensors with
 model.json, ...: agents/model_format.py), which the agents load without running code
@@ -26,15 +27,18 @@ from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
 from agents.model_format import save_model_safely  # noqa: E402
 
 from .config import TrainingConfig, parse_config  # noqa: E402
-from .evaluation import evaluate_against_dale  # noqa: E402
+from .evaluation import evaluate_against_dale, evaluate_against_greedy  # noqa: E402
 
 
-class EvaluateAgainstDale(BaseCallback):
-    """Every `every` steps: win rate against Dale with its 95% interval, logged and kept."""
+class PeriodicEvaluation(BaseCallback):
+    """Every `every` steps: win rate with its 95% interval, logged and kept; against Dale
+    (R9.2) when training against Dale, against the greedy player in 2-player games when
+    training by self-play (the yardstick of issue 18)."""
 
     def __init__(self, every: int, games: int, seed: int, output_dir: Path, edition: str,
-                 provenance: dict | None = None):
+                 provenance: dict | None = None, opponent: str = "dale"):
         super().__init__()
+        self.opponent = opponent
         self.provenance = provenance or {}
         self.every = every
         self.games = games
@@ -53,7 +57,12 @@ class EvaluateAgainstDale(BaseCallback):
 
     def evaluate(self) -> dict:
         started = time.time()
-        result = evaluate_against_dale(self.model, self.games, self.seed, edition=self.edition)
+        if self.opponent == "greedy":
+            result = evaluate_against_greedy(self.model, self.games, self.seed, players=2,
+                                             edition=self.edition)
+        else:
+            result = evaluate_against_dale(self.model, self.games, self.seed,
+                                           edition=self.edition)
         result["timesteps"] = int(self.num_timesteps)
         result["seconds"] = round(time.time() - started, 1)
         for key in ("win_rate", "win_rate_low", "win_rate_high", "mean_population",
@@ -68,10 +77,12 @@ class EvaluateAgainstDale(BaseCallback):
             self.model.save(self.output_dir / "best_model.zip")
             save_model_safely(self.model, self.output_dir / "best_model.safetensors",
                               training={**self.provenance, "evaluation": result})
-        print(f"[eval {self.num_timesteps:>9} steps] win rate vs Dale {result['win_rate']:.3f} "
+        other = result.get("mean_dale_population", result.get("mean_best_other_population"))
+        print(f"[eval {self.num_timesteps:>9} steps] win rate vs {self.opponent} "
+              f"{result['win_rate']:.3f} "
               f"(95% CI {result['win_rate_low']:.3f}-{result['win_rate_high']:.3f}), "
               f"mean population {result['mean_population']:.1f} "
-              f"(Dale {result['mean_dale_population']:.1f})", flush=True)
+              f"({self.opponent} {other:.1f})", flush=True)
         return result
 
 
@@ -82,10 +93,11 @@ def make_environment(config: TrainingConfig):
                             population_shaping=config.population_shaping,
                             num_threads=config.env_threads)
     from .self_play import SelfPlayVecEnv
-    return SelfPlayVecEnv(num_envs=config.num_envs, players=config.players,
+    return SelfPlayVecEnv(num_envs=config.num_envs, players=tuple(config.players),
                           edition=config.edition, reward=config.reward,
                           population_shaping=config.population_shaping,
-                          pool_size=config.pool_size, seed=config.seed)
+                          pool_size=config.pool_size, dale_share=config.dale_share,
+                          greedy_share=config.greedy_share, seed=config.seed)
 
 
 def policy_options(config: TrainingConfig) -> dict:
@@ -130,8 +142,9 @@ def train(config: TrainingConfig) -> dict:
         model.save(output_dir / "pretrained_model.zip")
         save_model_safely(model, output_dir / "pretrained_model.safetensors",
                           training={**provenance, "stage": "imitation"})
-    evaluation = EvaluateAgainstDale(config.eval_every, config.eval_games, config.seed + 1,
-                                     output_dir, config.edition, provenance)
+    evaluation = PeriodicEvaluation(config.eval_every, config.eval_games, config.seed + 1,
+                                    output_dir, config.edition, provenance,
+                                    "greedy" if config.mode == "self_play" else "dale")
     callbacks = [evaluation, CheckpointCallback(
         save_freq=max(1, config.checkpoint_every // config.num_envs),
         save_path=str(output_dir / "checkpoints"), name_prefix="model")]

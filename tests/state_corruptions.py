@@ -241,7 +241,28 @@ def drive_kernels_in_play(games_per_mode: int = 2) -> int:
     return decisions
 
 
+def check_bounds_checking() -> str:
+    """'on' when numba compiled the engine's cached kernels with bounds checks, else 'off'.
+
+    With bounds checks the entry check given a state cut after its header raises
+    IndexError instead of reading past it; that proves the kernels were not loaded from a
+    cache of code compiled without them (numba's cache index ignores the option, hence
+    the run's own NUMBA_CACHE_DIR). Only reads go past the end, never writes."""
+    from numba.core import config
+    if not config.BOUNDSCHECK:
+        return "off"
+    header = midgame(dict(players=2)).state[:s.PILE].copy()
+    try:
+        check_invariants(header, TILES.table)
+    except IndexError:
+        return "on"
+    raise AssertionError("NUMBA_BOUNDSCHECK=1, but a compiled check read past the end of a "
+                         "short state: its code came from a cache compiled without bounds "
+                         "checks")
+
+
 def main() -> None:
+    print(f"bounds checks: {check_bounds_checking()}", flush=True)
     print(f"corruptions refused: {check_corruptions()}", flush=True)
     check_guarded_kernels()
     print("guarded kernels: ok", flush=True)

@@ -2,24 +2,34 @@
 
 Inputs are mutations of real ones: saved states (JSON documents of seeded random games of
 every mode, at the goal choice, mid-game, at a pending discard or removal and at the
-end), game records, lines of notation and action values. Each must be either refused
+end, changed as JSON values, as bytes of text, or holding Python values), raw state
+vectors given to Game.from_state (the door of hand-made positions), game records, lines
+of notation, action values (legal ones in several forms too) and model files (the
+description as JSON values or bytes, the weights as bytes). Each must be either refused
 with the right exception, a SuburbiaError subclass (StateFormatError for states and
 records, NotationError for notation, IllegalActionError, NotationError or GameOverError
-for actions, the game left untouched), or accepted; an accepted state or record is then
-played to the end by random legal moves with every invariant holding after each step
-(`invariants.check_reachable`, which includes `check_invariants`), and its saved text
-round-trips (save, load, save gives the same text and state). Any other exception, or an
-invariant broken, fails the test.
+for actions, the game left untouched; ModelFormatError or ConfigError for models), or
+accepted; an accepted state or record is then played to the end by random legal moves
+with every invariant holding after each step (`invariants.check_reachable`, or for a
+hand-made vector `check_consistency`), the observation of every seat and the redraw of
+hidden information running on each state, and its saved text round-trips; an accepted
+model picks a legal action. Any other exception, or an invariant broken, fails the test.
 
 The CI run tries a bounded number of examples (the whole file takes well under a minute).
-A long run multiplies every test's examples::
+A long run multiplies every test's examples and counts the inputs tried::
 
-    SUBURBIA_FUZZ_SCALE=200 OMP_NUM_THREADS=1 python -m pytest tests/test_fuzz.py -q \\
-        -p no:cacheprovider --hypothesis-show-statistics
+    SUBURBIA_FUZZ_SCALE=50 SUBURBIA_FUZZ_REPORT=fuzz-plain.json OMP_NUM_THREADS=1 \\
+        timeout 1500 python -m pytest tests/test_fuzz.py -q -p no:cacheprovider
 
-(about half an hour on two cores; docs/fuzzing.md has the details and the findings of
-the last long run). A failing example is printed with its reproduction blob and kept in
-hypothesis' example database (.hypothesis/), which replays it first next time.
+and once more with compiled bounds checks (an out-of-place index raises IndexError, which
+fails the test, instead of corrupting memory silently), in numba's cache of its own::
+
+    NUMBA_BOUNDSCHECK=1 NUMBA_CACHE_DIR=/tmp/suburbia-boundscheck-cache \\
+        SUBURBIA_FUZZ_SCALE=25 SUBURBIA_FUZZ_REPORT=fuzz-boundscheck.json ...
+
+docs/fuzzing.md has the details and the findings of the last long run. A failing example
+is printed with its reproduction blob and kept in hypothesis' example database
+(.hypothesis/), which replays it first next time.
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from hypothesis import strategies as st
 
 from suburbia_env import (Game, GameOverError, IllegalActionError, NotationError,
                           StateFormatError, SuburbiaError)
+from suburbia_env.errors import ModelFormatError
 from suburbia_env import action_space as a
 from suburbia_env import constants as c
 from suburbia_env import state_layout as s
@@ -118,17 +129,20 @@ def _check_play_to_the_end(game: Game, rng: np.random.Generator, reachable: bool
     (`check_reachable`; for a hand-made state vector that play need not reach,
     `check_consistency`, the invariants play keeps from any state that entered); the
     observation of every seat and the redraw of what the player cannot see (which must
-    pass the same check) run on each state; a reachable state's saved text round-trips."""
+    pass the same check) run on each state; a reachable state's saved text round-trips at
+    the start and at the end (check_reachable in between is what the loader checks)."""
     check = check_reachable if reachable else check_consistency
     observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    if reachable:
+        _check_round_trip(game)
     for _ in range(2000):
         code = int(check(game.state, TILES.table))
         assert code == 0, describe_invariant_error(code)
         for seat in range(game.num_seats):
             encode_observation(game.state, TILES.table, seat, observation)
-        if reachable:
-            _check_round_trip(game)
         if game.is_over:
+            if reachable:
+                _check_round_trip(game)
             return
         trial = game.state.copy()
         redraw_hidden_information(trial, TILES.table, GOALS.table, game.current_player,
@@ -424,10 +438,21 @@ def test_notation_is_parsed_or_refused_with_notation_error(data, line):
     assert game.is_legal(line) == game.is_legal(number)
 
 
+def _legal_action_forms(game: Game, number: int) -> list:
+    """A legal action as agents may answer it: its number in several types, its notation
+    with other spacing or case."""
+    text = game.action_to_text(number)
+    return [number, np.int64(number), np.int32(number), np.uint16(number), text,
+            f"  {text}\t", text.upper(), text.replace(" ", "  ")]
+
+
 @fuzz_settings(400)
 @given(data=st.data(), action=action_values)
 def test_actions_apply_or_are_refused_without_touching_the_game(data, action):
     game = data.draw(st.sampled_from(_decision_states())).copy()
+    if not game.is_over and data.draw(st.integers(0, 3)) == 0:  # a legal action in a form
+        number = int(data.draw(st.sampled_from(list(game.legal_actions()))))
+        action = data.draw(st.sampled_from(_legal_action_forms(game, number)))
     before = game.state.copy()
     legal = game.is_legal(action)
     assert isinstance(legal, bool)
@@ -442,3 +467,92 @@ def test_actions_apply_or_are_refused_without_touching_the_game(data, action):
     _count("actions", "accepted")
     assert legal
     _check_play_to_the_end(game, np.random.default_rng(0))
+
+
+# Model files -----------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def _tiny_model() -> tuple[str, bytes, str]:
+    """(folder, weights, description text) of an untrained policy in the safe format:
+    the compact extractor and one layer of 8 units (agents/model_format.py)."""
+    import tempfile
+
+    import gymnasium as gym
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.model_format import save_safe_model
+    from suburbia_env.gym_env import observation_spaces
+    from training.features import SuburbiaFeatures
+    torch.manual_seed(0)
+    policy = MaskableActorCriticPolicy(
+        observation_spaces("flat"), gym.spaces.Discrete(a.NUM_ACTIONS), lambda _: 0.0,
+        net_arch=[8], features_extractor_class=SuburbiaFeatures,
+        features_extractor_kwargs={"features_dim": 8})
+    folder = tempfile.mkdtemp(prefix="suburbia-fuzz-model-")
+    weights = save_safe_model(policy, os.path.join(folder, "tiny.safetensors"), 0.99, None)
+    return folder, weights.read_bytes(), weights.with_suffix(".json").read_text()
+
+
+def _mutated_bytes(data, original: bytes, most: int = 4) -> bytes:
+    """`original` with one to `most` runs of bytes changed, inserted or deleted."""
+    changed = bytearray(original)
+    for _ in range(data.draw(st.integers(1, most))):
+        position = data.draw(st.integers(0, max(0, len(changed) - 1))  # near the start
+                             | st.floats(0, 1, exclude_max=True).map(  # or anywhere
+                                 lambda share: int(share * len(changed))))
+        operation = data.draw(st.sampled_from(("set", "insert", "delete")))
+        if operation == "delete":
+            del changed[position:position + data.draw(st.integers(1, 8))]
+        else:
+            chunk = data.draw(st.binary(min_size=1, max_size=8) | st.sampled_from(
+                [b"\xff" * 8, b"\x00" * 8, b"9" * 20, b'"', b"[" * 50, b"-1"]))
+            changed[position:position + (len(chunk) if operation == "set" else 0)] = chunk
+    return bytes(changed)
+
+
+@fuzz_settings(60)
+@given(data=st.data())
+def test_mutated_model_files_are_refused_or_play(data):
+    """A model whose description (as JSON values or as bytes) or weights (the SHA-256 in the
+    description made to match, so that the safetensors reader sees the bytes) were changed:
+    ModelFormatError or ConfigError (a SuburbiaError naming the file), or it loads and
+    picks a legal action, or says its output is no probability distribution (finite
+    weights so large that the network overflows)."""
+    import hashlib
+
+    from agents import PPOAgent
+    folder, weights, description = _tiny_model()
+    part = data.draw(st.sampled_from(("description", "description text", "weights")))
+    if part == "description":
+        description = json.dumps(data.draw(mutated_documents((description,))))
+    elif part == "description text":
+        description = _mutated_bytes(data, description.encode()).decode("utf-8", "replace")
+    else:
+        weights = _mutated_bytes(data, weights)
+        document = json.loads(description)
+        document["weights"].update(sha256=hashlib.sha256(weights).hexdigest(), bytes=len(weights))
+        description = json.dumps(document)
+    path = os.path.join(folder, "model.safetensors")
+    with open(path, "wb") as file:
+        file.write(weights)
+    with open(os.path.join(folder, "model.json"), "w") as file:
+        file.write(description)
+    try:
+        agent = PPOAgent(path)
+    except SuburbiaError as error:
+        assert "model." in str(error) and len(str(error)) < 2000, str(error)
+        _count(f"model files ({part})", "refused")
+        return
+    game = data.draw(st.sampled_from(_decision_states()))
+    if game.is_over:
+        _count(f"model files ({part})", "accepted")
+        return
+    try:
+        action = agent.act(game)
+    except ModelFormatError as error:  # finite weights whose output overflows
+        assert "not a probability distribution" in str(error), str(error)
+        _count(f"model files ({part})", "accepted, refused to play")
+        return
+    _count(f"model files ({part})", "accepted")
+    assert game.is_legal(action)

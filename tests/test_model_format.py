@@ -308,6 +308,21 @@ def test_bad_tensors_are_named(tiny, tmp_path):
         _refused(weights, message)
 
 
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_weights_that_overflow_give_an_error_not_an_illegal_action(tiny, tmp_path,
+                                                                   deterministic):
+    """Finite but huge weights pass every check of the format; the network's output is NaN,
+    whose mode was action 0, illegal at a goal choice (found by tests/test_fuzz.py)."""
+    weights, _ = _copy(tiny, tmp_path)
+    tensors = _tensors(weights)
+    name = "action_net.weight"
+    tensors[name] = tensors[name].clone().fill_(3e38)
+    _write(weights, tensors=tensors)
+    agent = PPOAgent(weights, deterministic=deterministic, seed=1)
+    with pytest.raises(ModelFormatError, match="not a probability distribution"):
+        agent.act(Game(2, seed=4))
+
+
 def test_truncated_or_foreign_weights_are_named(tiny, tmp_path):
     import hashlib
     weights, description = _copy(tiny, tmp_path)

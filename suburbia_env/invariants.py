@@ -918,6 +918,9 @@ def _check_state(state, tiles, entry):
     code = _check_header(state, entry)
     if code != OK:
         return code
+    code = _check_goals(state)  # before the score blocks index the goal table by them
+    if code != OK:
+        return code
     num_players = state[s.NUM_PLAYERS]
     for player in range(c.MAX_PLAYERS):
         base = s.PLAYERS + player * s.PLAYER_STRIDE
@@ -937,9 +940,6 @@ def _check_state(state, tiles, entry):
         code = _check_score_block(state, base, player, entry)
         if code != OK:
             return code
-    code = _check_goals(state)
-    if code != OK:
-        return code
     code = _check_tiles(state, tiles, num_players)
     if code != OK:
         return code

@@ -32,8 +32,9 @@ the money and population bounds leave int32 arithmetic far from overflow. Checke
 - the pending decision agrees with the game being over and the mode; the current player
   is a seat that may decide (never Dale); the decision has a legal action: a discard or
   removal has a payable occupied slot (R5.1b, d, R9.1: with none the engine skips it), a
-  goal choice has two drawn goals and none kept; while a Dale game runs, Dale's borough
-  has a placeable cell for his next tile (R9.2);
+  goal choice has two drawn goals, and no seat still to choose (from the current player
+  to the first, R3.6) has kept one; while a Dale game runs, Dale's borough has a
+  placeable cell for his next tile (R9.2);
 - seats beyond the player count and the padding of the layout are empty;
 - One More Round drawn exactly when the final round is set, and with Dale only at game
   over (R4.3, R9.1, R9.2): otherwise a game whose One More Round is gone never ends.
@@ -884,9 +885,17 @@ def _check_decision(state, num_players):
     if mode == c.MODE_DALE and player != 0:  # Dale never waits for a decision (R9.2)
         return _error(CURRENT_PLAYER_WRONG, 0)
     base = s.PLAYERS + player * s.PLAYER_STRIDE
-    if decision == c.DECISION_KEEP_GOAL and (state[base + s.GOAL_OPTIONS] < 0
-                                             or state[base + s.PRIVATE_GOAL] >= 0):
-        return _error(NO_LEGAL_ACTION, 0)
+    if decision == c.DECISION_KEEP_GOAL:
+        if state[base + s.GOAL_OPTIONS] < 0:
+            return _error(NO_LEGAL_ACTION, 0)
+        # The engine asks each later seat with drawn goals in turn until the first player
+        # (turn.py); none of them may have kept a goal already, or play would reach a
+        # second choice of the same player (R3.6).
+        first = state[s.FIRST_PLAYER]
+        for offset in range((player - first) % num_players, num_players):
+            seat_base = s.PLAYERS + ((first + offset) % num_players) * s.PLAYER_STRIDE
+            if state[seat_base + s.GOAL_OPTIONS] >= 0 and state[seat_base + s.PRIVATE_GOAL] >= 0:
+                return _error(GOALS_KEPT_WRONG, (first + offset) % num_players)
     if (decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE) and (
             not _premium_payable(state, player)):
         return _error(NO_LEGAL_ACTION, 0)

@@ -149,9 +149,8 @@ def _reachable_gap(config, change, seed=5, decisions=12):
 
 
 @pytest.mark.parametrize("config, decisions, change, field", [
-    (dict(players=3), 1,
-     lambda st: st.__setitem__(s.player_base((st[s.FIRST_PLAYER] + 2) % 3) + s.PRIVATE_GOAL,
-                               st[s.player_base((st[s.FIRST_PLAYER] + 2) % 3) + s.GOAL_OPTIONS]),
+    (dict(players=3), 12,
+     lambda st: st.__setitem__(s.player_base((st[s.FIRST_PLAYER] + 2) % 3) + s.PRIVATE_GOAL, -1),
      "players[{}].private_goal"),
     (dict(players=2), 0, lambda st: st.__setitem__(s.RANDOM_PRIVATE_GOALS, 1), "pending_decision"),
     (dict(players=2), 12, lambda st: st.__setitem__(slice(s.RNG_STATE, s.RNG_STATE + 4), 0),
@@ -160,7 +159,7 @@ def _reachable_gap(config, change, seed=5, decisions=12):
                                                      st[s.BOX + TILES.basic_kinds[0]] - 1),
                                       st.__setitem__(s.DISCARDED + TILES.basic_kinds[0], 1)),
      f"discarded.{TILES.names[TILES.basic_kinds[0]]}"),
-], ids=["goal kept out of turn order", "goal choice with random goals", "generator all 0",
+], ids=["a goal never kept", "goal choice with random goals", "generator all 0",
         "basic tile discarded"])
 def test_check_reachable_refuses_what_the_loader_refuses(config, decisions, change, field):
     """The compiled check_reachable and the JSON loader accept the same states: a state
@@ -212,3 +211,17 @@ def test_play_from_a_hand_made_position_keeps_the_consistency_check():
     assert beyond, "the position never went past MONEY_BOUND"
     assert check_consistency(game.state, TILES.table) == 0
     assert check_reachable(game.state, TILES.table) != 0
+
+
+def test_a_goal_choice_waits_for_no_player_who_has_kept_one():
+    """While goals are chosen, no seat still to choose may hold a kept goal: the engine
+    would ask that player again (R3.6). A hand-made state like that passed the entry
+    check and play from it broke the check (found by tests/test_fuzz.py)."""
+    game = Game(3, seed=2)
+    game.apply(game.legal_actions()[0])  # the first player keeps; the next one chooses
+    later = (game.state[s.FIRST_PLAYER] + 2) % 3
+    state = game.state.copy()
+    validate_state(state)
+    state[s.player_base(later) + s.PRIVATE_GOAL] = state[s.player_base(later) + s.GOAL_OPTIONS]
+    with pytest.raises(StateFormatError, match=rf"^players\[{later}\].private_goal: "):
+        validate_state(state)

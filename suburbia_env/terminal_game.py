@@ -20,15 +20,14 @@ would tell the stacks) only once the game is over. The screen of a decision (the
 acting player's borough, their numbers, the market with the tiles' effects, the moves)
 fits 80 columns by 24 lines.
 
-Bots are reseeded before every decision from the game's seed, their seat and the
-position (`bot_seed`), so after an undo, or in a saved game resumed, the same position
-gets the same reply.
+The bots are the agents of the registry, seeded once per game as in a tournament
+(`agents.tournament.agent_seed`): an undo takes their replies back, and a bot that
+draws at random may answer the same move differently the second time.
 """
 
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import re
 import secrets
@@ -41,9 +40,10 @@ import numpy as np
 
 from . import constants as c
 from . import state_layout as s
-from .errors import SuburbiaError, shown
+from .errors import IllegalActionError, SuburbiaError, shown
 from .game import Game
-from .render import next_red_line, render_borough
+from .legal_actions import illegal_reason
+from .render import TILE_LABELS, next_red_line, render_borough
 from .tile_data import GOALS, TILES
 from .tile_text import (goal_info, goal_summary, tile_effects_brief, tile_summary,
                         tile_type_words)
@@ -133,6 +133,18 @@ def wrap(text: str, width: int = SCREEN_WIDTH, indent: str = "") -> list[str]:
                          initial_indent=indent, break_on_hyphens=False) or [""]
 
 
+def packed(items: list[str], width: int = SCREEN_WIDTH, gap: str = "   ") -> list[str]:
+    """`items` on as few lines as fit `width`, never splitting one (the later lines
+    indented by two spaces)."""
+    lines = [items[0]]
+    for item in items[1:]:
+        if len(lines[-1]) + len(gap) + len(item) <= width:
+            lines[-1] += gap + item
+        else:
+            lines.append("  " + item)
+    return lines
+
+
 def public_action_text(text: str) -> str:
     """A move as every player may read it: which goal was kept is hidden (R10.2)."""
     return "keeps a private goal" if text.startswith("keep ") else text
@@ -176,15 +188,6 @@ def final_scores_lines(game: Game, labels: dict[int, str] | None = None) -> list
 
 def random_seed() -> int:
     return secrets.randbelow(RANDOM_SEEDS)
-
-
-def bot_seed(game: Game, seat: int) -> int:
-    """The seed a bot is reset with before deciding at this position: a hash of the game's
-    seed, the seat and the state, so that the same position always gets the same reply
-    (after an undo, in a resumed game) and no bot's choice depends on how it got there."""
-    digest = hashlib.blake2b(f"{game.seed or 0}/{seat}/".encode() + game.state.tobytes(),
-                             digest_size=8).digest()
-    return int.from_bytes(digest, "little")
 
 
 # The decision screen --------------------------------------------------------------------
@@ -271,6 +274,18 @@ def _panel_items(game: Game, human: int, labels: dict[int, str]) -> list[str]:
     return items
 
 
+def key_lines(kinds: set[int], width: int, room: int) -> list[str]:
+    """What the labels of the map stand for (`HF Heavy Factory`), in at most `room` lines
+    of `width`: the lines left free beside the map; 'info <label>' tells the rest."""
+    if room <= 0 or not kinds:
+        return []
+    entries = sorted(f"{TILE_LABELS[kind]} {TILES.names[kind]}" for kind in kinds)
+    lines = packed(["Key:"] + entries, width, gap="  ")
+    if len(lines) <= room:
+        return lines
+    return lines[:room - 1] + ["  (info <label>: the others)"] if room > 1 else []
+
+
 def _beside(left: list[str], right: list[str], width: int) -> list[str]:
     """`left` lines with `right` lines printed to their right, from the same top line."""
     left_width = max((len(line) for line in left), default=0) + 2
@@ -292,18 +307,21 @@ def choice_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
         human = game.current_player
         base = s.player_base(human)
         goals = [int(g) for g in game.state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2]]
-        lines = ["Your drawn goals (R3.6), one to keep as your private goal:"]
+        lines = ["Your two drawn goals (R3.6); keep one as your private goal (bonus in "
+                 "population):"]
         for number, goal in enumerate(goals, start=1):
-            lines += wrap(f"{number}) keep {goal_summary(goal, private=True)}", width, "  ")
+            info = goal_info(goal)
+            lines += wrap(f"{number}) keep {info['name']}: {info['criterion']} "
+                          f"(+{info['private_bonus']})", width, "  ")
         return lines
     if len(legal) <= 8:
         items = [f"{number}) {text}" for number, text in enumerate(legal, start=1)]
         if decision in ("discard", "remove"):
             premiums = {row["slot"]: row["premium"] for row in game.market()}
             items = [f"{item} (${premiums[int(item.rsplit(' ', 1)[1])]})" for item in items]
-        title = {"discard": "Discard, paying the premium: ", "remove": "Remove: "}.get(
-            decision, "Moves: ")
-        return wrap(title + "   ".join(items), width)
+        title = {"discard": "Discard, paying the premium:", "remove": "Remove:"}.get(
+            decision, "Moves:")
+        return packed([f"{title} {items[0]}"] + items[1:], width)
     verbs: dict[str, list[str]] = {}
     for text in legal:
         verb, _, rest = text.partition(" ")
@@ -349,12 +367,13 @@ def decision_screen(game: Game, human: int, labels: dict[int, str],
     lines: list[str] = []
     for row_margin, compact in ((1, False), (0, False), (1, True), (0, True)):
         market = _compact_market_lines(game, width) if compact else market_lines(game, width)
-        borough, _ = render_borough(game.state, human, mark_placeable=True,
-                                    row_margin=row_margin)
+        borough, kinds = render_borough(game.state, human, mark_placeable=True,
+                                        row_margin=row_margin)
         borough = ["Your borough ('+': a tile may go here):"[:width]] + borough
         panel_width = width - max(len(line) for line in borough) - 2
         if panel_width >= 26:
             panel = [line for item in items for line in wrap(item, panel_width)]
+            panel += key_lines(kinds, panel_width, len(borough) - len(panel))
             region = _beside(borough, panel, width)
         else:
             panel = [line for item in items for line in wrap(item, width)]
@@ -419,6 +438,8 @@ def info_lines(game: Game, human: int, what: str, width: int = SCREEN_WIDTH) -> 
     kinds = [kind for kind in range(TILES.num_kinds) if kind != TILES.one_more_round]
     tiles = [kind for kind in kinds if TILES.names[kind].lower() == lowered]
     goals = [goal for goal, name in enumerate(GOALS.names) if name.lower() == lowered]
+    if not tiles and not goals:  # a label of the borough map: info HF
+        tiles = [kind for kind in kinds if TILE_LABELS[kind].lower() == lowered.rstrip("*")]
     if not tiles and not goals:
         tiles = [kind for kind in kinds if lowered in TILES.names[kind].lower()]
         goals = [goal for goal, name in enumerate(GOALS.names) if lowered in name.lower()]
@@ -460,11 +481,14 @@ def read_line(stdin: TextIO) -> str | None:
     return line or None
 
 
-def default_save_path(game: Game) -> Path:
-    """Where an unfinished game is saved unless the person names a file. Without the seed:
-    a random seed stays unknown until the game is over (R10.2)."""
+def default_save_path(game: Game, seed_known: bool = False) -> Path:
+    """Where an unfinished game is saved unless the person names a file, in the current
+    folder: `suburbia-dale-seed7-20261125-130000.json`. The seed is in the name only when
+    the person chose it; a random one stays unshown until the game is over (it fixes the
+    order of the stacks, R10.2)."""
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Path(f"suburbia-{game.config.mode}-{stamp}.json")
+    seed = f"seed{game.seed}-" if seed_known and game.seed is not None else ""
+    return Path(f"suburbia-{game.config.mode}-{seed}{stamp}.json")
 
 
 def save_game(game: Game, path: Path) -> str:
@@ -561,7 +585,8 @@ class TerminalGame:
         self.show_board = show_board
         self.labels = labels or {seat: getattr(agent, "name", "agent")
                                  for seat, agent in opponents.items()}
-        self.default = Path(save_path) if save_path else default_save_path(game)
+        self.default = (Path(save_path) if save_path
+                        else default_save_path(game, seed_known=seed_source == "given"))
         self.resume_hint = resume_hint
         self.seed_source = seed_source
         self.undo_points = self._undo_points_of_history()
@@ -670,8 +695,6 @@ class TerminalGame:
         agent = self.opponents.get(seat)
         if agent is None:
             raise SuburbiaError(f"seat {seat} decides but nobody plays it")
-        if hasattr(agent, "reset"):
-            agent.reset(bot_seed(game, seat))
         action = agent.act(game)
         text = game.action_to_text(game.action_number(action))
         events = game.apply(action)
@@ -688,19 +711,23 @@ class TerminalGame:
                 self.say(line)
             return
         mine = game.player_state(self.human)
-        self.say(f"Round {game.round + 1}. You: ${mine['money']}, income {mine['income']}, "
-                 f"reputation {mine['reputation']}, population {mine['population']}, "
-                 f"markers left {mine['markers_left']}, {len(mine['borough'])} tiles")
-        self.say("Market: " + " | ".join(f"slot {row['slot']} {row['tile']} ${row['price']}"
-                                         for row in game.market()))
-        goal = game.private_goal(self.human)
+        lines = wrap(f"Round {game.round + 1}. You: ${mine['money']}, income "
+                     f"{mine['income']}, reputation {mine['reputation']}, population "
+                     f"{mine['population']}, markers left {mine['markers_left']}, "
+                     f"{len(mine['borough'])} tiles")
+        lines += wrap("Market: " + " | ".join(f"slot {row['slot']} {row['tile']} "
+                                              f"${row['price']}" for row in game.market()))
         if game.pending_decision == "keep_goal":
-            self.say("Your drawn goals (R3.6): " + ", ".join(game.goal_options(self.human)))
-        elif goal:
-            self.say(f"Your private goal: {goal}")
+            lines += wrap("Your drawn goals (R3.6): "
+                          + ", ".join(game.goal_options(self.human)))
+        elif game.private_goal(self.human):
+            lines.append(f"Your private goal: {game.private_goal(self.human)}")
         legal = game.legal_actions_text()
-        self.say(f"Legal moves ({len(legal)}; a number picks one of 'legal'):")
-        for line in group_legal_moves(legal):
+        lines.append(f"Legal moves ({len(legal)}; a number picks one of 'legal'):")
+        lines += [part for line in group_legal_moves(legal)
+                  for part in textwrap.wrap(line.strip(), SCREEN_WIDTH, initial_indent="  ",
+                                            subsequent_indent="    ")]
+        for line in lines:
             self.say(line)
 
     # Commands -----------------------------------------------------------------------------
@@ -757,18 +784,28 @@ class TerminalGame:
         legal = self.game.legal_actions()
         number = int(digits) if len(digits) <= 6 else 0
         if not 1 <= number <= len(legal):
-            self.say(f"Not accepted: {shown(digits) if len(digits) > 6 else digits} is not "
-                     f"a move number; the moves are numbered 1 to {len(legal)} ('legal').")
+            for line in wrap(f"Not accepted: {shown(digits) if len(digits) > 6 else digits} "
+                             f"is not a move number; the moves are numbered 1 to "
+                             f"{len(legal)} ('legal')."):
+                self.say(line)
             return
         self._play(int(legal[number - 1]))
 
     def _play(self, move) -> None:
+        """Apply a move (notation or action number); a move that is not legal now is
+        refused with the rule that forbids it (legal_actions.illegal_reason)."""
         game = self.game
-        before = game.copy()
         try:
-            events = game.apply(move)
+            number = game.action_number(move)
+            if not game.is_legal(number):
+                why = illegal_reason(game.state, TILES.table, TILES.basic_kinds, number)
+                raise IllegalActionError(f"illegal action {game.action_to_text(number)!r}: "
+                                         f"{why}")
+            before = game.copy()
+            events = game.apply(number)
         except SuburbiaError as error:
-            self.say(f"Not accepted: {error}")
+            for line in wrap(f"Not accepted: {str(error).rstrip('.')}."):
+                self.say(line)
             self.say("Type 'legal' for the legal moves or 'help' for the notation.")
             return
         self.undo_points.append(before)

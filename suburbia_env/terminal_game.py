@@ -6,8 +6,8 @@ the game and reads the person's commands:
     <number>         the move of that number in the list 'legal' prints
     <move>           a move in the action notation: buy 3 @ -1,0, keep Investor, pass ...
     legal [words]    the legal moves, numbered (only those starting with `words`)
-    info <what>      a tile's effects in words (a market slot, a tile name, a cell of
-                     your borough, suburbs/park/factory, lake) or a goal's criterion
+    info <what>      a tile's effects in words (a market slot, a tile name, a label or
+                     a cell of your borough's map, lake) or a goal's criterion
     market           the market with every tile's effects in full
     board            the whole table, every borough; show: this decision's screen again
     undo             back to before your last decision (bots' moves after it undone too)
@@ -43,9 +43,10 @@ from . import state_layout as s
 from .errors import IllegalActionError, SuburbiaError, shown
 from .game import Game
 from .legal_actions import illegal_reason
-from .render import TILE_LABELS, next_red_line, render_borough
+from .render import (INVESTED_MARK, LAKE_LABEL, TILE_LABELS, next_red_line,
+                     render_borough)
 from .tile_data import GOALS, TILES
-from .tile_text import (goal_info, goal_summary, tile_effects_brief, tile_summary,
+from .tile_text import (goal_info, tile_effects_brief, tile_summary,
                         tile_type_words)
 
 QUIT_WORDS = ("quit", "exit", "q")
@@ -63,9 +64,9 @@ PLAY_HELP = """Commands:
                   0..8; odd columns sit half a cell lower, R2.1; '+' on your map marks
                   the cells where a tile may go, R2.4)
   legal [words]   the legal moves, numbered; 'legal buy 3' only those of slot 3
-  info <what>     effects of a tile: a market slot (info 3), a tile name (info
-                  office), a cell of your borough (info 0,1), suburbs, park, factory,
-                  lake; or a goal (info investor)
+  info <what>     effects of a tile: a market slot (info 3), a tile name or its
+                  start (info office), a label of your map (info HF), a cell of
+                  your borough (info 0,1), lake; or a goal (info investor)
   market          the market with the tiles' effects in full
   board           the whole table: every borough, the public goals, the supply
   show            this decision's screen again
@@ -219,9 +220,12 @@ def _header_line(game: Game, human: int, labels: dict[int, str]) -> str:
 
 def market_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
     """The market (R4.1) one slot a line: premium, price, tile, type and its effects in
-    brief (`tile_text.tile_effects_brief`), cut to `width` ('info <slot>' in full)."""
-    lines = [f"{'slot':>4} {'+':>3} {'price':>5} {'tile':<22} type effects ('info <slot>')"]
+    brief (`tile_text.tile_effects_brief`); effects that do not fit `width` are cut
+    after a whole effect and end with a pointer to 'info <slot>', which says them all."""
     rows = {row["slot"]: row for row in game.market()}
+    name_width = max([len(row["tile"]) for row in rows.values()] + [4])
+    lines = [f"{'slot':>4} {'+':>3} {'price':>5} {'tile':<{name_width}} type effects "
+             f"('info <slot>')"[:width]]
     dale = game.config.mode == "dale"
     for slot in range(c.DALE_FIRST_SLOT, c.DALE_LAST_SLOT + 1) if dale else range(c.NUM_SLOTS):
         premium = f"+{c.SLOT_PREMIUMS[slot]}"
@@ -230,10 +234,26 @@ def market_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
             lines.append(f"{slot:>4} {premium:>3} {'':>5} (empty)")
             continue
         kind = TILES.kind(row["tile"])
-        text = (f"{slot:>4} {premium:>3} {'$' + str(row['price']):>5} {row['tile']:<22} "
-                f"{tile_type_words(kind)[:3]:<4} {tile_effects_brief(kind)}")
-        lines.append(text if len(text) <= width else text[:width - 3] + "...")
+        start = (f"{slot:>4} {premium:>3} {'$' + str(row['price']):>5} "
+                 f"{row['tile']:<{name_width}} {tile_type_words(kind)[:3]:<4} ")
+        lines.append(start + _cut_effects(tile_effects_brief(kind), width - len(start), slot))
     return lines
+
+
+def _cut_effects(effects: str, room: int, slot: int) -> str:
+    """`effects` (terms joined by '; ') within `room` characters: whole terms, then
+    '... info 3' when some are left out."""
+    if len(effects) <= room:
+        return effects
+    more = f"... info {slot}"
+    terms = effects.split("; ")
+    kept = ""
+    for term in terms:
+        candidate = f"{kept}; {term}" if kept else term
+        if len(candidate) + 2 + len(more) > room:
+            break
+        kept = candidate
+    return (f"{kept}; {more}" if kept else more)[:room]
 
 
 def _compact_market_lines(game: Game, width: int) -> list[str]:
@@ -254,8 +274,9 @@ def _panel_items(game: Game, human: int, labels: dict[int, str]) -> list[str]:
     mine = game.player_state(human)
     items = [f"You: ${mine['money']}, income {mine['income']}, reputation "
              f"{mine['reputation']}",
-             f"Population {mine['population']}, next red line "
-             f"{next_red_line(mine['population'])}; markers left {mine['markers_left']}"]
+             f"Population {mine['population']}, next red line at "
+             f"{next_red_line(mine['population'])}",
+             f"Investment markers left: {mine['markers_left']}"]
     goal = game.private_goal(human)
     if goal:
         items.append(f"Your goal: {goal}")
@@ -274,16 +295,17 @@ def _panel_items(game: Game, human: int, labels: dict[int, str]) -> list[str]:
     return items
 
 
-def key_lines(kinds: set[int], width: int, room: int) -> list[str]:
-    """What the labels of the map stand for (`HF Heavy Factory`), in at most `room` lines
-    of `width`: the lines left free beside the map; 'info <label>' tells the rest."""
+def key_lines(kinds: set[int], marks: list[str], width: int, room: int) -> list[str]:
+    """What the labels of the map stand for (`HF Heavy Factory`, then `marks` such as
+    `~~~ lake`) in at most `room` lines of `width`; when not all fit, the last line says
+    that 'info <label>' tells the rest."""
     if room <= 0 or not kinds:
         return []
-    entries = sorted(f"{TILE_LABELS[kind]} {TILES.names[kind]}" for kind in kinds)
-    lines = packed(["Key:"] + entries, width, gap="  ")
+    entries = sorted(f"{TILE_LABELS[kind]} {TILES.names[kind]}" for kind in kinds) + marks
+    lines = packed([f"Key: {entries[0]}"] + entries[1:], width, gap="  ")
     if len(lines) <= room:
         return lines
-    return lines[:room - 1] + ["  (info <label>: the others)"] if room > 1 else []
+    return lines[:room - 1] + ["  ... 'info <label>' says the rest"] if room > 1 else []
 
 
 def _beside(left: list[str], right: list[str], width: int) -> list[str]:
@@ -307,8 +329,8 @@ def choice_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
         human = game.current_player
         base = s.player_base(human)
         goals = [int(g) for g in game.state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2]]
-        lines = ["Your two drawn goals (R3.6); keep one as your private goal (bonus in "
-                 "population):"]
+        lines = wrap("Your two drawn goals (R3.6); keep one as your private goal "
+                     "(population bonus):", width)
         for number, goal in enumerate(goals, start=1):
             info = goal_info(goal)
             lines += wrap(f"{number}) keep {info['name']}: {info['criterion']} "
@@ -354,38 +376,53 @@ def _ranges(arguments: list[str]) -> str:
 HINT = "Type a number, a move, info <slot>, undo, save, help or quit."
 
 
+BOROUGH_TITLE = "Your borough ('+': a tile may go here; odd columns sit half a row lower):"
+
+
 def decision_screen(game: Game, human: int, labels: dict[int, str],
                     width: int = SCREEN_WIDTH, height: int = SCREEN_HEIGHT - 1) -> list[str]:
     """The screen of one decision, at most `height` lines of at most `width` characters
     (the prompt takes the last line of 24): header, market, the acting player's borough
     with their numbers beside it, the moves. Public information and the person's own
     goals only (R10.1, R10.2). A tall borough first loses its empty margin rows, then the
-    market its effects; the map is cut only past that (the whole map: 'board')."""
+    market its effects; the map is cut only past that (the whole map: 'board'). Lines
+    left over say what the map's labels stand for."""
     header = [_header_line(game, human, labels)[:width]]
     choices = choice_lines(game, width)
     items = _panel_items(game, human, labels)
-    lines: list[str] = []
+    cells = game.player_state(human)["borough"]
+    marks = ([f"{LAKE_LABEL} lake"] if any(cell["lake"] for cell in cells) else []) + \
+        ([f"{INVESTED_MARK} investment"] if any(cell["invested"] for cell in cells) else [])
     for row_margin, compact in ((1, False), (0, False), (1, True), (0, True)):
         market = _compact_market_lines(game, width) if compact else market_lines(game, width)
         borough, kinds = render_borough(game.state, human, mark_placeable=True,
                                         row_margin=row_margin)
-        borough = ["Your borough ('+': a tile may go here):"[:width]] + borough
-        panel_width = width - max(len(line) for line in borough) - 2
-        if panel_width >= 26:
-            panel = [line for item in items for line in wrap(item, panel_width)]
-            panel += key_lines(kinds, panel_width, len(borough) - len(panel))
-            region = _beside(borough, panel, width)
-        else:
-            panel = [line for item in items for line in wrap(item, width)]
-            region = [line[:width] for line in borough] + panel
+        region = _borough_region(borough, items, kinds, marks, width, 0)
         lines = header + market + region + choices
-        if len(lines) + 1 <= height:
-            return lines + [HINT]
         if len(lines) <= height:
-            return lines
+            spare = height - len(lines) - 1  # the last line: HINT
+            if spare < 0:
+                return lines
+            region = _borough_region(borough, items, kinds, marks, width, spare)
+            return header + market + region + choices + [HINT]
     room = height - len(header) - len(market) - len(choices) - 1
     return header + market + region[:room] + ["(cut: 'board' draws the whole borough)"] \
         + choices
+
+
+def _borough_region(borough: list[str], items: list[str], kinds: set[int],
+                    marks: list[str], width: int, spare: int) -> list[str]:
+    """The title, the map and the panel of `items` beside it (below it when the map is
+    too wide), then the key of the labels in the panel's free lines and `spare` more."""
+    panel_width = width - max(len(line) for line in borough) - 2
+    beside = panel_width >= 26
+    panel_width = panel_width if beside else width
+    panel = [line for item in items for line in wrap(item, panel_width)]
+    free = max(0, len(borough) - len(panel)) if beside else 0
+    panel += key_lines(kinds, marks, panel_width, free + spare)
+    body = _beside(borough, panel, width) if beside else \
+        [line[:width] for line in borough] + panel
+    return [BOROUGH_TITLE[:width]] + body
 
 
 def full_market_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
@@ -416,6 +453,10 @@ def info_lines(game: Game, human: int, what: str, width: int = SCREEN_WIDTH) -> 
     if re.fullmatch(r"[0-9]{1,2}", lowered):
         slot = int(lowered)
         rows = {row["slot"]: row for row in game.market()}
+        dale = game.config.mode == "dale"
+        if slot not in rows and dale and slot < c.NUM_SLOTS:
+            return [f"The game against Dale uses market slots {c.DALE_FIRST_SLOT}-"
+                    f"{c.DALE_LAST_SLOT} only (R9.2)."]
         if slot not in rows:
             return [f"Market slot {slot} is empty." if slot < c.NUM_SLOTS
                     else f"There is no market slot {slot} (slots are 0..{c.NUM_SLOTS - 1})."]
@@ -440,20 +481,31 @@ def info_lines(game: Game, human: int, what: str, width: int = SCREEN_WIDTH) -> 
     goals = [goal for goal, name in enumerate(GOALS.names) if name.lower() == lowered]
     if not tiles and not goals:  # a label of the borough map: info HF
         tiles = [kind for kind in kinds if TILE_LABELS[kind].lower() == lowered.rstrip("*")]
-    if not tiles and not goals:
-        tiles = [kind for kind in kinds if lowered in TILES.names[kind].lower()]
-        goals = [goal for goal, name in enumerate(GOALS.names) if lowered in name.lower()]
+    if not tiles and not goals:  # a start of a word (info air), else any part of a name
+        for matches in (_starts_a_word, str.__contains__):
+            tiles = [kind for kind in kinds if matches(TILES.names[kind].lower(), lowered)]
+            goals = [goal for goal, name in enumerate(GOALS.names)
+                     if matches(name.lower(), lowered)]
+            if tiles or goals:
+                break
     found = len(tiles) + len(goals)
     if found == 1 and tiles:
         return wrap(tile_summary(tiles[0]), width, "") + _note_lines(tiles[0], width)
     if found == 1:
-        return wrap(f"Goal {goal_summary(goals[0])} as a public goal; "
-                    f"+{goal_info(goals[0])['private_bonus']} as a private goal, for its "
-                    f"owner alone in front (R8.2).", width, "")
+        info = goal_info(goals[0])
+        return wrap(f"Goal {info['name']}: {info['criterion']}. As a public goal +"
+                    f"{info['public_bonus']} population to the one player strictly in "
+                    f"front; as a private goal +{info['private_bonus']} to its owner if "
+                    f"strictly alone in front of all players (R8.2).", width, "")
     if found == 0:
         return [f"No tile, slot, cell or goal is called {shown(what)}."]
     names = [TILES.names[kind] for kind in tiles] + [GOALS.names[goal] for goal in goals]
     return wrap(f"{shown(what)} could be: " + ", ".join(names) + ".", width, "")
+
+
+def _starts_a_word(name: str, start: str) -> bool:
+    return any(name[index:].startswith(start) for index in range(len(name))
+               if index == 0 or name[index - 1] == " ")
 
 
 def _note_lines(kind: int, width: int) -> list[str]:
@@ -553,9 +605,9 @@ def offer_to_save(game: Game, stdin: TextIO, stdout: TextIO, default: Path, ask:
             except (OSError, ValueError) as error:
                 problem = write_error(error)
         if problem is None:
-            say(f"The unfinished game ({what}) is saved in {target}.")
-            say(f"Continue it with: suburbia play --resume {shlex.quote(str(target))}"
-                f"{resume_hint}")
+            say(f"The game is saved in {target} ({what}).")
+            say("Continue it with:")
+            say(f"  suburbia play --resume {shlex.quote(str(target))}{resume_hint}")
             return target
         say(f"Cannot write {shown(str(target))}: {problem}.")
         if not asking:
@@ -590,6 +642,7 @@ class TerminalGame:
         self.resume_hint = resume_hint
         self.seed_source = seed_source
         self.undo_points = self._undo_points_of_history()
+        self.loaded_without_history = seed_source == "file" and not self.undo_points
         self.saved_state: np.ndarray | None = None
         self._shown_for = None
 
@@ -620,12 +673,16 @@ class TerminalGame:
         """Play until the game ends (0), the person quits (0), the input ends (1) or Ctrl-C
         (130). On quitting or Ctrl-C the person is offered to save the unfinished game;
         when the input ends it is saved without asking."""
-        self.say(f"You are player {self.human}. Type 'help' for the commands.")
+        for line in wrap(f"{self._table_words()}; you are player {self.human}."):
+            self.say(line)
         if self.seed_source == "given":
             self.say(f"Seed {self.game.seed}.")
         elif self.seed_source == "random":
-            self.say("Seed: chosen at random, shown when the game is over (it fixes the "
-                     "hidden order of the stacks, R10.2); --seed N chooses one.")
+            for line in wrap("The seed was drawn at random; it is shown when the game is "
+                             "over, since it fixes the hidden order of the stacks (R10.2). "
+                             "--seed N chooses one."):
+                self.say(line)
+        self.say("Type 'help' for the commands.")
         try:
             status = self._loop()
         except KeyboardInterrupt:
@@ -637,8 +694,10 @@ class TerminalGame:
         if status == "quit":
             if self.saved_state is not None and np.array_equal(self.saved_state,
                                                                self.game.state):
-                self.say(f"The game is saved in {self.default}; continue it with: suburbia "
-                         f"play --resume {shlex.quote(str(self.default))}{self.resume_hint}")
+                self.say(f"The game is saved in {self.default}.")
+                self.say("Continue it with:")
+                self.say(f"  suburbia play --resume {shlex.quote(str(self.default))}"
+                         f"{self.resume_hint}")
                 return 0
             offer_to_save(self.game, self.stdin, self.stdout, self.default, True,
                           self.resume_hint)
@@ -649,6 +708,17 @@ class TerminalGame:
             return 1
         self._game_over()
         return 0
+
+    def _table_words(self) -> str:
+        game = self.game
+        edition = "" if game.config.edition == "2nd" else f", {game.config.edition} edition"
+        if game.config.mode == "dale":
+            return f"Suburbia against Dale the bot (R9.2){edition}"
+        if game.config.mode == "solitary":
+            return f"Suburbia, Solitary Architect (R9.1){edition}"
+        others = ", ".join(f"player {seat} {self.labels.get(seat, 'agent')}"
+                           for seat in sorted(self.opponents))
+        return f"Suburbia, {game.num_seats} players{edition}: {others}"
 
     def _game_over(self) -> None:
         game = self.game
@@ -818,7 +888,8 @@ class TerminalGame:
         the bots' moves included, is taken back (the engine decides nothing new)."""
         if not self.undo_points:
             self.say("Nothing to undo: you have taken no decision"
-                     + (" since the game was loaded." if self.game.history else "."))
+                     + (" since the game was loaded." if self.loaded_without_history
+                        else "."))
             return None
         point = self.undo_points.pop()
         taken_back = self.game.history[len(point.history):]
@@ -842,8 +913,9 @@ class TerminalGame:
             return
         self.default = target
         self.saved_state = self.game.state.copy()
-        self.say(f"Saved ({what}) in {target}. Continue it later with: suburbia play "
-                 f"--resume {shlex.quote(str(target))}{self.resume_hint}")
+        self.say(f"Saved in {target} ({what}).")
+        self.say("Continue it later with:")
+        self.say(f"  suburbia play --resume {shlex.quote(str(target))}{self.resume_hint}")
 
 
 def play_session(game: Game, human: int, opponents: dict, stdin: TextIO, stdout: TextIO,

@@ -145,7 +145,8 @@ def test_quit_and_end_of_input_leave_the_game(tmp_path, monkeypatch):
     assert status == 1 and len(list(tmp_path.glob("suburbia-dale-seed0-*.json"))) == 1
     status, output = run_cli(["play", "--no-board", "--save-record", "mine.json"], "quit\n\n")
     assert status == 0 and (tmp_path / "mine.json").is_file()
-    assert "Continue it with: suburbia play --resume mine.json" in output
+    assert "is saved in mine.json (game record).\nContinue it with:\n" \
+        "  suburbia play --resume mine.json\n" in output
 
 
 @pytest.mark.parametrize("argv, message", [

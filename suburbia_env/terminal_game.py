@@ -39,11 +39,12 @@ from typing import TextIO
 import numpy as np
 
 from . import constants as c
+from . import event_log as ev
 from . import state_layout as s
 from .errors import IllegalActionError, SuburbiaError, shown
 from .game import Game
 from .legal_actions import illegal_reason
-from .render import (INVESTED_MARK, LAKE_LABEL, TILE_LABELS, next_red_line,
+from .render import (INVESTED_MARK, LAKE_LABEL, TILE_LABELS, describe_event, next_red_line,
                      render_borough)
 from .tile_data import GOALS, TILES
 from .tile_text import (goal_info, tile_effects_brief, tile_summary,
@@ -57,23 +58,23 @@ SCREEN_HEIGHT = 24
 RANDOM_SEEDS = 2**31  # a random seed is below this: short enough to type again
 
 PLAY_HELP = """Commands:
-  <number>        the move of that number in the list 'legal' prints
-  <move>          a move in the action notation, e.g.  buy 3 @ -1,0   lake 5 @ 1,1
-                  basic suburbs @ 0,3   invest 0,1   discard 4   remove 2
-                  keep <goal>   pass   (cells are <col>,<row>: columns -6..6, rows
-                  0..8; odd columns sit half a cell lower, R2.1; '+' on your map marks
-                  the cells where a tile may go, R2.4)
-  legal [words]   the legal moves, numbered; 'legal buy 3' only those of slot 3
-  info <what>     effects of a tile: a market slot (info 3), a tile name or its
-                  start (info office), a label of your map (info HF), a cell of
-                  your borough (info 0,1), lake; or a goal (info investor)
-  market          the market with the tiles' effects in full
-  board           the whole table: every borough, the public goals, the supply
-  show            this decision's screen again
-  undo            back to before your last decision (the bots' moves after it too)
-  save [file]     save the game now and go on playing
-  help            this text
-  quit            leave the game (you are offered to save it)"""
+  <number>       the move of that number in the list 'legal' prints
+  <move>         a move in the action notation: buy 3 @ -1,0  lake 5 @ 1,1
+                 basic suburbs @ 0,3  invest 0,1  discard 4  remove 2  pass
+                 keep <goal>. A cell is <col>,<row>: columns -6..6, rows 0..8;
+                 odd columns sit half a row lower (R2.1); '+' marks where a tile
+                 may go (R2.4)
+  legal [words]  the legal moves, numbered; 'legal buy 3': only those of slot 3
+  info <what>    a tile's effects: a market slot (info 3), a tile name or its
+                 start (info office), a label or a cell of your map (info HF,
+                 info 0,1), lake; or a goal (info investor)
+  market         the market with the tiles' effects in full
+  board          the whole table: every borough, the public goals, the supply
+  show           this decision's screen again
+  undo           back to before your last decision (and the bots' replies to it)
+  save [file]    save the game now and go on playing
+  help           this text
+  quit           leave the game (you are offered to save it)"""
 
 
 # Text helpers ----------------------------------------------------------------------------
@@ -146,9 +147,32 @@ def packed(items: list[str], width: int = SCREEN_WIDTH, gap: str = "   ") -> lis
     return lines
 
 
+def fitted(text: str, width: int = SCREEN_WIDTH) -> list[str]:
+    """The lines of `text`, each longer than `width` wrapped, its continuation indented
+    two more spaces than the line (the whole table of `board` on an 80-column screen)."""
+    lines = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        lines += [line] if len(line) <= width else textwrap.wrap(
+            line.strip(), width, initial_indent=indent, subsequent_indent=indent + "  ",
+            break_on_hyphens=False)
+    return lines
+
+
 def public_action_text(text: str) -> str:
     """A move as every player may read it: which goal was kept is hidden (R10.2)."""
     return "keeps a private goal" if text.startswith("keep ") else text
+
+
+_HEADLINES = (ev.PLACE, ev.DALE_BUY, ev.INVEST, ev.DISCARD, ev.PASS)
+
+
+def headline_events(game: Game, exclude: int) -> list[str]:
+    """What the other seats did in the last `Game.apply`, one line a move (placements,
+    investments, discards, passes), in the words of the event log (render.py)."""
+    return [describe_event(row, game.config.mode == "dale") for row in game.last_events
+            if row[ev.EVENT] in _HEADLINES and row[ev.PLAYER] >= 0
+            and row[ev.PLAYER] != exclude]
 
 
 def seat_label(game: Game, seat: int, human: int, labels: dict[int, str]) -> str:
@@ -380,13 +404,15 @@ BOROUGH_TITLE = "Your borough ('+': a tile may go here; odd columns sit half a r
 
 
 def decision_screen(game: Game, human: int, labels: dict[int, str],
-                    width: int = SCREEN_WIDTH, height: int = SCREEN_HEIGHT - 1) -> list[str]:
+                    width: int = SCREEN_WIDTH, height: int = SCREEN_HEIGHT - 1,
+                    recent: list[str] | None = None) -> list[str]:
     """The screen of one decision, at most `height` lines of at most `width` characters
     (the prompt takes the last line of 24): header, market, the acting player's borough
     with their numbers beside it, the moves. Public information and the person's own
     goals only (R10.1, R10.2). A tall borough first loses its empty margin rows, then the
     market its effects; the map is cut only past that (the whole map: 'board'). Lines
-    left over say what the map's labels stand for."""
+    left over show the `recent` moves of the others (the latest first kept), then what
+    the map's labels stand for."""
     header = [_header_line(game, human, labels)[:width]]
     choices = choice_lines(game, width)
     items = _panel_items(game, human, labels)
@@ -403,11 +429,23 @@ def decision_screen(game: Game, human: int, labels: dict[int, str],
             spare = height - len(lines) - 1  # the last line: HINT
             if spare < 0:
                 return lines
-            region = _borough_region(borough, items, kinds, marks, width, spare)
-            return header + market + region + choices + [HINT]
+            news = _recent_lines(recent or [], width, spare)
+            region = _borough_region(borough, items, kinds, marks, width,
+                                     spare - len(news))
+            return header + news + market + region + choices + [HINT]
     room = height - len(header) - len(market) - len(choices) - 1
     return header + market + region[:room] + ["(cut: 'board' draws the whole borough)"] \
         + choices
+
+
+def _recent_lines(recent: list[str], width: int, room: int) -> list[str]:
+    """`Last moves: Dale pays $3 and places Mint at -1,0`, one line a move, the latest
+    ones when not all fit in `room` lines."""
+    shown_moves = recent[max(0, len(recent) - room):] if room > 0 else []
+    title = "Last moves: " if len(shown_moves) == len(recent) else \
+        f"Last {len(shown_moves)} of {len(recent)} moves: "
+    return [(title + text if index == 0 else " " * len(title) + text)[:width]
+            for index, text in enumerate(shown_moves)]
 
 
 def _borough_region(borough: list[str], items: list[str], kinds: set[int],
@@ -644,6 +682,7 @@ class TerminalGame:
         self.undo_points = self._undo_points_of_history()
         self.loaded_without_history = seed_source == "file" and not self.undo_points
         self.saved_state: np.ndarray | None = None
+        self.recent: list[str] = []  # the others' moves since the person's last one
         self._shown_for = None
 
     def say(self, text: str = "") -> None:
@@ -723,7 +762,8 @@ class TerminalGame:
     def _game_over(self) -> None:
         game = self.game
         self.say()
-        self.say(game.render() if self.show_board else "The game is over.")
+        for line in fitted(game.render()) if self.show_board else ["The game is over."]:
+            self.say(line)
         self.say()
         names = {self.human: "you", **{seat: f"player {seat} ({label})"
                                        for seat, label in self.labels.items()}}
@@ -768,6 +808,7 @@ class TerminalGame:
         action = agent.act(game)
         text = game.action_to_text(game.action_number(action))
         events = game.apply(action)
+        self.recent += headline_events(game, exclude=self.human)
         self.say(f"{seat_label(game, seat, self.human, self.labels)}: "
                  f"{public_action_text(text)}")
         for line in events:
@@ -777,7 +818,7 @@ class TerminalGame:
         game = self.game
         self.say()
         if self.show_board:
-            for line in decision_screen(game, self.human, self.labels):
+            for line in decision_screen(game, self.human, self.labels, recent=self.recent):
                 self.say(line)
             return
         mine = game.player_state(self.human)
@@ -825,7 +866,8 @@ class TerminalGame:
             for text in full_market_lines(game):
                 self.say(text)
         elif command == "board":
-            self.say(game.render())
+            for text in fitted(game.render()):
+                self.say(text)
         elif command in ("show", "look"):
             return "show"
         elif command == "undo":
@@ -879,6 +921,7 @@ class TerminalGame:
             self.say("Type 'legal' for the legal moves or 'help' for the notation.")
             return
         self.undo_points.append(before)
+        self.recent = headline_events(game, exclude=self.human)  # Dale's turn (R9.2)
         self.say(f"you: {game.history[-1]}")
         for event in events:
             self.say(f"    {event}")
@@ -892,6 +935,7 @@ class TerminalGame:
                         else "."))
             return None
         point = self.undo_points.pop()
+        self.recent = []
         taken_back = self.game.history[len(point.history):]
         self.game = point
         others = len(taken_back) - 1

@@ -436,6 +436,33 @@ def test_the_screen_shows_the_acting_players_borough_and_numbers():
     assert "CP" in borough[1 + 2]  # Community Park, the new one, at -1,0: odd column, row 0
 
 
+def test_the_screen_recalls_what_the_others_did_since_the_persons_move():
+    """Dale's turn follows the person's in the same step (R9.2); bots' moves are their
+    own steps: the next screen names them above the market when there is room."""
+    game = Game(1, "dale", seed=3)
+    _, _, output = session(game, ["keep Builder", "basic park @ -1,0", "discard 5"])
+    dale_move = re.search(r"\n    (Dale pays \$3 and places .* at -?\d+,\d+)\n", output)[1]
+    assert screens(output)[-1][1] == f"Last moves: {dale_move}"
+    assert "Last moves" not in "\n".join(screens(output)[0] + screens(output)[1])
+    specs = {1: "greedy", 2: "random"}
+    _, _, output = session(Game(3, seed=12), ["1", "1"], specs=specs)
+    placed = re.findall(r"\n    (player [12] pays \$\d+ and places [^\n]*)", output)
+    assert screens(output)[1][1] == f"Last 1 of 2 moves: {placed[1]}"  # room for one
+    assert screens(output)[1][0].startswith("Round 1; first: P1 greedy. Player 0, you take")
+
+
+def test_help_and_board_fit_80_columns():
+    _, _, output = session(Game(4, seed=8), ["help", "board"],
+                           specs={1: "greedy", 2: "random", 3: "dale"})
+    said = PROMPT.split(output)
+    assert 15 <= len(said[1].splitlines()) <= SCREEN_HEIGHT - 1  # help: one screen
+    board = said[2].splitlines()
+    assert board[0] == "Suburbia: standard game, 4 players, edition 2nd"
+    assert "Private goals: hidden (R10.2)" in board
+    assert any(line.startswith("Legend") for line in board)
+    assert max(len(line) for line in said[1].splitlines() + board) <= SCREEN_WIDTH
+
+
 # Hidden information (R10.2) ----------------------------------------------------------------------
 
 def _at_persons_turn(players: int, seed: int, decisions: int) -> Game:

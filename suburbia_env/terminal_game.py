@@ -624,7 +624,8 @@ def offer_to_save(game: Game, stdin: TextIO, stdout: TextIO, default: Path, ask:
     for _ in range(6):
         answer = None
         if asking:
-            stdout.write(f"Save the unfinished game? File name [{default}], or 'no': ")
+            stdout.write(f"Save the unfinished game? Enter: in {default}\n"
+                         f"(or type another file name, or 'no'): ")
             stdout.flush()
             try:
                 answer = read_line(stdin)

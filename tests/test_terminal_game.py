@@ -48,11 +48,11 @@ def session(game: Game, typed: list[str], human: int = 0, specs: dict | None = N
     `suburbia play` seats them; (session, exit status, everything printed)."""
     specs = specs or {}
     seed = game.seed if game.seed is not None else 0
-    agents = {seat: make_agent(spec, seed=agent_seed(seed, seat)) for seat, spec in specs.items()}
-    stdout = io.StringIO()
-    terminal = TerminalGame(game, human, agents, io.StringIO("".join(f"{line}\n" for line in typed)),
-                            stdout, show_board, dict(specs), save_path=save_path,
-                            seed_source=seed_source)
+    agents = {seat: make_agent(spec, seed=agent_seed(seed, seat))
+              for seat, spec in specs.items()}
+    stdin, stdout = io.StringIO("".join(f"{line}\n" for line in typed)), io.StringIO()
+    terminal = TerminalGame(game, human, agents, stdin, stdout, show_board, dict(specs),
+                            save_path=save_path, seed_source=seed_source)
     status = terminal.run()
     return terminal, status, stdout.getvalue()
 
@@ -326,7 +326,8 @@ def test_a_saved_state_without_its_record_resumes_too(in_tmp):
     assert "Saved in state.json (game state)." in output
     stdout = io.StringIO()
     assert main(["play", "--resume", "state.json", "--no-board"],
-                stdin=io.StringIO("undo\nquit\nno\n"), stdout=stdout) == 0
+                stdin=io.StringIO("undo\nsave back.json\nquit\n"), stdout=stdout) == 0
+    assert np.array_equal(Game.from_json((in_tmp / "back.json").read_text()).state, game.state)
     assert "Nothing to undo: you have taken no decision since the game was loaded." \
         in stdout.getvalue()
 

@@ -7,6 +7,7 @@ replay game records and render saved games.
     suburbia play --resume saved.json                  continue a saved or unfinished game
     suburbia match --agents greedy dale random --mode dale --games 100
     suburbia train --total-timesteps 100000 --output-dir runs/try
+    suburbia train --backend rllib [--address HOST:PORT]  PPO with RLlib on Ray
     suburbia bench --quick
     suburbia replay game.json [--boards]
     suburbia render state.json --png board.png [--svg board.svg] [--text]
@@ -162,8 +163,18 @@ def command_league(args, extra, stdin, stdout) -> int:
 
 
 def command_train(args, extra, stdin, stdout) -> int:
-    from training.train import main as train_main
-    train_main(list(extra))
+    """stable-baselines3 (training/train.py), or RLlib on Ray with --backend rllib
+    (training/rllib_train.py); each backend parses the other options itself."""
+    backend = argparse.ArgumentParser(prog="suburbia train", add_help=False)
+    backend.add_argument("--backend", choices=("sb3", "rllib"), default="sb3")
+    chosen, rest = backend.parse_known_args(list(extra))
+    if chosen.backend == "rllib":
+        from agents.ray_session import import_ray
+        import_ray()  # names the extra to install when Ray is missing
+        from training.rllib_train import main as train_main
+    else:
+        from training.train import main as train_main
+    train_main(rest)
     return 0
 
 
@@ -362,7 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
     league.set_defaults(handler=command_league)
 
     train = commands.add_parser("train", add_help=False,
-                                help="train MaskablePPO (options: suburbia train --help)")
+                                help="train MaskablePPO (options: suburbia train --help), or "
+                                     "PPO with RLlib on Ray (suburbia train --backend rllib "
+                                     "--help)")
     train.set_defaults(handler=command_train, passthrough=True)
     bench = commands.add_parser("bench", add_help=False,
                                 help="engine speed benchmark (options: suburbia bench --help)")

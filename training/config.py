@@ -74,7 +74,9 @@ class TrainingConfig:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="suburbia train",
-        description="Train a MaskablePPO agent for Suburbia (against Dale or by self-play).")
+        description="Train a MaskablePPO agent for Suburbia (against Dale or by self-play).",
+        epilog="--backend rllib: train PPO with RLlib on Ray instead (a local instance or a "
+               "cluster); its options: suburbia train --backend rllib --help")
     parser.add_argument("--config", type=Path, help="JSON file with any of the options below")
     for item in fields(TrainingConfig):
         name = "--" + item.name.replace("_", "-")

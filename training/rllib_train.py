@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import math
 import os
 import time
@@ -326,14 +327,14 @@ def train(options: argparse.Namespace) -> dict:
     output_dir = Path(options.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     checkpoint = (output_dir / "checkpoint").resolve()
-    per_iteration = options.train_batch_size
+    iterations = math.ceil(options.total_timesteps / options.train_batch_size)
     print(f"RLlib PPO ({options.mode}): {options.total_timesteps} env steps, about "
-          f"{math.ceil(options.total_timesteps / per_iteration)} iterations of "
-          f"{per_iteration} steps (training stops after the first iteration that reaches "
-          f"them)", flush=True)
+          f"{iterations} iteration{'s' * (iterations != 1)} of {options.train_batch_size} "
+          f"steps (training stops after the first iteration that reaches them)", flush=True)
     local_bytes = None if options.address else options.object_store_memory * 1024 * 1024
     with ray_session(options.address, options.num_cpus, local_bytes) as ray:
         from ray.tune.registry import register_env
+        logging.getLogger("ray.rllib").setLevel(logging.ERROR)  # deprecation notices
         register_env(DALE_ENV, make_dale_env)
         register_env(TABLE_ENV, make_table_env)
         _check_resources(ray, options)

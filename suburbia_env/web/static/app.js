@@ -397,7 +397,7 @@ function onDecisionClick(event) {
 
 function renderLog() {
   const list = $("log");
-  list.innerHTML = S.log.map((e) => `<li value="${e.n}"><span class="act">Round ${e.round}, ${escapeHtml(e.who)}: ${escapeHtml(e.action)}</span><ul>${e.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul></li>`).join("");
+  list.innerHTML = S.log.map((e) => `<li value="${e.n}"><span class="act">Round ${e.round}, ${escapeHtml(e.who)} ${escapeHtml(e.action)}</span> <span class="notation">${escapeHtml(e.notation)}</span><ul>${e.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul></li>`).join("");
   list.scrollTop = list.scrollHeight;
 }
 
@@ -519,9 +519,9 @@ async function showStep(step) {
     if (current) rounds.value = String(current.step);
     const info = view.this_step;
     $("r-step").innerHTML = info
-      ? `<h2 id="r-action">Step ${info.n}: round ${info.round}, ${escapeHtml(info.who)}: ${escapeHtml(info.action)}</h2><ul>${info.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul>`
+      ? `<h2 id="r-action">Step ${info.n}: round ${info.round}, ${escapeHtml(info.who)} ${escapeHtml(info.action)}</h2><p class="notation">${escapeHtml(info.notation)}</p><ul>${info.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul>`
       : `<h2 id="r-action">The setup (${escapeHtml(view.mode)}, ${view.players} player(s), edition ${escapeHtml(view.edition)}, seed ${view.seed})</h2>` +
-        (view.next_step ? `<p class="hint">Next: ${escapeHtml(view.next_step.who)}: ${escapeHtml(view.next_step.action)}</p>` : "");
+        (view.next_step ? `<p class="hint">Next: ${escapeHtml(view.next_step.who)} ${escapeHtml(view.next_step.action)}</p>` : "");
     $("r-scores").hidden = !view.scores;
     if (view.scores) $("r-scores").innerHTML = scoresTable(view.scores);
     const ms = performance.now() - start;

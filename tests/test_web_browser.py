@@ -305,3 +305,12 @@ def test_a_replay_stepped_both_ways(page, server, tmp_path):
         assert int(column["final"]) == score["population"]
     page.click("#r-first")
     assert "The setup" in at(0)
+    # the board fitted to the window, or at the drawing's natural size (1 unit = 1 pixel)
+    width = "document.querySelector('#replay-board svg').getBoundingClientRect().width"
+    natural = int(page.get_attribute("#replay-board svg", "width"))
+    page.set_viewport_size({"width": 1280, "height": 800})  # a laptop's screen
+    assert page.evaluate(width) < natural
+    page.click("#zoom")
+    assert page.evaluate(width) == natural and "fit the window" in page.inner_text("#zoom")
+    page.click("#zoom")
+    assert page.evaluate(width) < natural

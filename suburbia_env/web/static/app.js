@@ -543,6 +543,14 @@ function toggleAutoplay() {
   S.autoplay = setInterval(() => showStep(S.step + 1), Number($("r-speed").value));
 }
 
+// Board size: fitted to the window, or the drawing's natural size (scrolled) ----------------
+
+function setZoom(natural) {
+  for (const id of ["board", "replay-board"]) $(id).classList.toggle("natural", natural);
+  $("zoom").textContent = natural ? "Board: fit the window" : "Board: actual size";
+  localStorage.setItem("suburbia.zoom", natural ? "natural" : "fit");
+}
+
 // Wiring -----------------------------------------------------------------------------------------
 
 async function init() {
@@ -554,6 +562,8 @@ async function init() {
   document.querySelectorAll("input[name=mode]").forEach((el) => el.addEventListener("change", buildSeatRows));
   $("players").addEventListener("change", buildSeatRows);
   buildSeatRows();
+  setZoom(localStorage.getItem("suburbia.zoom") === "natural");
+  $("zoom").addEventListener("click", () => setZoom(!$("board").classList.contains("natural")));
   $("new-game").addEventListener("submit", startGame);
   $("open-file").addEventListener("change", openFile);
   $("board").addEventListener("click", onBoardClick);

@@ -34,7 +34,8 @@ import numpy as np
 
 from .registry import AGENT_SPECS
 from .statistics import wilson_interval
-from .tournament import (DEFAULT_WORKERS, GameTask, TournamentError, add_backend_arguments,
+from .tournament import (DEFAULT_WORKERS, MAX_WORKERS, GameTask, TournamentError,
+                         add_backend_arguments,
                          add_time_limit_argument, check_time_limit, entrants, forfeits,
                          format_forfeits, openskill_ratings, play_tasks, write_csv)
 
@@ -250,16 +251,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              f"MODULE:NAME: your own Agent, agent factory or function "
                              f"(game) -> action)")
     parser.add_argument("--players", nargs="+", type=int, default=list(PLAYER_COUNTS),
-                        metavar="K", help="player counts to play, among 2 3 4 (default: all)")
+                        metavar="K", help="player counts to play, each 2-4 (default: 2 3 4)")
     parser.add_argument("--rounds", type=int, default=1,
-                        help="full rounds of the design per player count (default 1)")
+                        help="full rounds of the design per player count, 1 or more (default 1)")
     parser.add_argument("--games", type=int, default=None,
-                        help="instead of --rounds: this many games per player count")
-    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd")
+                        help="instead of --rounds: this many games per player count, 1 or more")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="first seed, 0 or more (default 0)")
+    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd",
+                        help="stack layout: 2nd (default) or 1st (R3.2, R3.3)")
     parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS,
-                        help=f"parallel processes, or games at once with --backend ray "
-                             f"(default {DEFAULT_WORKERS})")
+                        help=f"parallel processes, 1..{MAX_WORKERS}, or games at once with "
+                             f"--backend ray (default {DEFAULT_WORKERS})")
     add_backend_arguments(parser)
     parser.add_argument("--output-dir", type=Path, default=Path("runs/league"),
                         help="where results.csv, summary.json, league.png go (default runs/league)")

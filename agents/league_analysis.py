@@ -227,10 +227,16 @@ def _difference_rows(names: list[str], values: np.ndarray, seats: list[dict],
                      "adjusted": float(adjusted[0][column]),
                      "adjusted_low": float(adjusted[1][column]),
                      "adjusted_high": float(adjusted[2][column])})
-        rows[-1]["established"] = bool(not rows[-1]["low"] <= 0 <= rows[-1]["high"]
-                                       and not rows[-1]["adjusted_low"] <= 0
-                                       <= rows[-1]["adjusted_high"])
+        rows[-1]["established"] = _excludes_zero_alike(rows[-1])
     return rows
+
+
+def _excludes_zero_alike(row: dict) -> bool:
+    """Both intervals, raw and within agents, exist and lie on the same side of 0."""
+    sides = [np.sign(row["low"]) if row["low"] > 0 or row["high"] < 0 else 0,
+             np.sign(row["adjusted_low"])
+             if row["adjusted_low"] > 0 or row["adjusted_high"] < 0 else 0]
+    return bool(sides[0] != 0 and sides[0] == sides[1])
 
 
 def tile_table(seats: list[dict], resamples: int = 1000, seed: int = 0,
@@ -406,6 +412,8 @@ def analyse(entries: list[dict], resamples: int = 1000, seed: int = 0,
             minimum_buyers: int = 10, minimum_games: int = 30) -> dict:
     """Every table of the study and its findings (the notebook's one call)."""
     seats, forfeited = all_seat_facts(entries)
+    if not seats:
+        raise ValueError(f"no finished game to analyse ({forfeited} forfeited)")
     positions = turn_position_table(seats)
     goals = goal_table(seats)
     tiles = tile_table(seats, resamples, seed, minimum_buyers)
@@ -522,3 +530,73 @@ def plot_count_groups(lakes: list[dict], investments: list[dict]):
     axes[0].set_ylabel("win share [95% Wilson]")
     figure.tight_layout()
     return figure
+
+
+# Tables as text ----------------------------------------------------------------------------
+
+def _columns(header: list[str], lines: list[list[str]]) -> str:
+    widths = [max(len(row[index]) for row in [header, *lines]) for index in range(len(header))]
+    text = ["  ".join(cell.ljust(width) if index == 0 else cell.rjust(width)
+                      for index, (cell, width) in enumerate(zip(row, widths)))
+            for row in [header, *lines]]
+    text.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(text)
+
+
+def _share_text(entry: dict) -> str:
+    if not entry["games"]:
+        return "-"
+    return f"{entry['share']:.3f} [{entry['low']:.3f}, {entry['high']:.3f}]"
+
+
+def _rate_text(entry: dict) -> str:
+    if np.isnan(entry["rate"]):
+        return "-"
+    return f"{entry['rate']:.3f} [{entry['low']:.3f}, {entry['high']:.3f}]"
+
+
+def format_positions(positions: list[dict]) -> str:
+    return _columns(["players", "turn position", "games", "win share [95% CI]", "fair share",
+                     "mean pop"],
+                    [[str(row["players"]), str(row["position"]), str(row["games"]),
+                      _share_text(row), f"{row['fair']:.3f}", f"{row['mean_population']:.1f}"]
+                     for row in positions])
+
+
+def format_goals(goals: list[dict]) -> str:
+    public = [[g["goal"], str(g["public"]["games"]), _rate_text(g["public"]),
+               f"{g['public']['mean_bonus']:.1f}" if g["public"]["count"] else "-",
+               _share_text(g["public"]["scorer_win"]), _rate_text(g["public"]["decisive"])]
+              for g in goals if g["public"]["games"]]
+    private = [[g["goal"], str(g["private"]["held"]), _rate_text(g["private"]),
+                f"{g['private']['mean_bonus']:.1f}" if g["private"]["count"] else "-",
+                _share_text(g["private"]["win_when_achieved"]),
+                _share_text(g["private"]["win_when_missed"])]
+               for g in goals if g["private"]["held"]]
+    return ("Public goals (R8.2: only a player strictly ahead scores):\n"
+            + _columns(["goal", "games", "scored [95% CI]", "bonus", "scorer won [95% CI]",
+                        "bonus decided the game"], public)
+            + "\n\nPrivate goals (scored only strictly alone in front):\n"
+            + _columns(["goal", "kept", "achieved [95% CI]", "bonus", "won when achieved",
+                        "won when missed"], private))
+
+
+def format_differences(rows: list[dict], scale: float = 1.0, digits: int = 2) -> str:
+    def number(value):
+        return "-" if np.isnan(value) else f"{scale * value:+.{digits}f}"
+
+    return _columns(["", "winners", "losers", "difference [95% CI]", "within agent [95% CI]",
+                     "established"],
+                    [[row["name"], f"{scale * row['winners']:.{digits}f}",
+                      f"{scale * row['losers']:.{digits}f}",
+                      f"{number(row['difference'])} [{number(row['low'])}, "
+                      f"{number(row['high'])}]",
+                      f"{number(row['adjusted'])} [{number(row['adjusted_low'])}, "
+                      f"{number(row['adjusted_high'])}]",
+                      "yes" if row["established"] else "no"] for row in rows])
+
+
+def format_groups(rows: list[dict], name: str) -> str:
+    return _columns([name, "seats", "win share [95% CI]", "fair share", "mean pop"],
+                    [[row["count"], str(row["seats"]), _share_text(row), f"{row['fair']:.3f}",
+                      f"{row['mean_population']:.1f}"] for row in rows])

@@ -31,7 +31,7 @@ def stratified_difference(values, in_group, strata=None, weights=None):
     groups."""
     import numpy as np
     values = np.asarray(values, dtype=np.float64)
-    values = values.reshape(values.shape[0], -1)
+    values = values.reshape(len(values), -1) if values.ndim < 2 else values
     in_group = np.asarray(in_group, dtype=bool)
     strata = np.zeros(len(in_group), dtype=np.int64) if strata is None else np.asarray(strata)
     weights = np.ones(len(in_group)) if weights is None else np.asarray(weights, np.float64)
@@ -65,5 +65,8 @@ def game_bootstrap_difference(values, in_group, games, strata=None, resamples: i
                              minlength=len(names))
         draws[number] = stratified_difference(values, in_group, strata, counts[game_index])
     tail = (1 - level) / 2 * 100
-    low, high = np.nanpercentile(draws, [tail, 100 - tail], axis=0)
+    low, high = np.full(estimate.size, np.nan), np.full(estimate.size, np.nan)
+    some = ~np.isnan(draws).all(axis=0)  # columns no resample can compare stay NaN
+    if some.any():
+        low[some], high[some] = np.nanpercentile(draws[:, some], [tail, 100 - tail], axis=0)
     return estimate, low, high

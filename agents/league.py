@@ -205,7 +205,7 @@ def league_markdown(summary: dict, config: dict) -> str:
              f"{config['seed']}, edition {config['edition']}, rules of "
              f"{provenance.get('rules', '?')}; {config['seconds']:.0f} s with "
              f"{config['workers']} worker(s).",
-             f"Run on {provenance.get('date', '?')} at commit "
+             f"Started {provenance.get('date', '?')} at commit "
              f"`{provenance.get('commit') or 'unknown'}`"
              + (" (with uncommitted changes)" if provenance.get("uncommitted_changes") else "")
              + "."]
@@ -317,6 +317,7 @@ def run_league(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
     strings or agent objects; `move_time_limit` is in seconds per decision."""
     tasks = make_league_tasks(specs, player_counts, rounds, games, seed, edition, keep_records,
                               move_time_limit)
+    origin = provenance([key for _, key in entrants(list(specs))])  # the code that plays
     rows, records, seconds = play_tasks(tasks, specs, "standard", workers, progress,
                                         description="league games")
     pairs = entrants(list(specs))
@@ -324,7 +325,7 @@ def run_league(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
               "rounds": rounds, "games": games, "seed": seed, "edition": edition,
               "workers": workers, "move_time_limit": tasks[0].move_time_limit,
               "games_played": len(tasks), "seconds": seconds,
-              "provenance": provenance([key for _, key in pairs])}
+              "provenance": origin}
     return rows, records, summarise_league(rows, [label for label, _ in pairs]), config
 
 

@@ -266,3 +266,19 @@ def test_analyse_a_small_league(entries):
     sentences = report["established"] + report["not_established"]
     assert any(sentence.startswith("At 4 players the first player won ") for sentence in sentences)
     assert all("[" in sentence for sentence in sentences if "too few" not in sentence)
+
+
+@pytest.mark.parametrize("raw,adjusted,established", [
+    ((0.1, 0.3), (0.05, 0.2), True),
+    ((-0.3, -0.1), (-0.2, -0.01), True),
+    ((0.1, 0.3), (-0.2, 0.1), False),  # within agents the difference may be nil
+    ((0.1, 0.3), (-0.3, -0.1), False),  # opposite signs: the agents made the difference
+    ((-0.1, 0.3), (0.1, 0.2), False),
+    ((0.1, 0.3), (np.nan, np.nan), False),  # no agent both won and lost
+])
+def test_a_difference_is_established_when_both_intervals_exclude_zero_alike(raw, adjusted,
+                                                                             established):
+    from agents.league_analysis import _excludes_zero_alike
+    row = {"low": raw[0], "high": raw[1], "adjusted_low": adjusted[0],
+           "adjusted_high": adjusted[1]}
+    assert _excludes_zero_alike(row) is established

@@ -329,6 +329,32 @@ def run_league(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
     return rows, records, summarise_league(rows, [label for label, _ in pairs]), config
 
 
+TABLE_START = "<!-- league table: start (written by suburbia league --update-doc) -->"
+TABLE_END = "<!-- league table: end -->"
+
+
+def document_parts(path: Path) -> tuple[str, str]:
+    """The text of the document at `path` before its TABLE_START line and after its
+    TABLE_END line; TournamentError if it is missing or its markers are not in order."""
+    path = Path(path)
+    if not path.is_file():
+        raise TournamentError(f"no document {path} to put the league table into")
+    text = path.read_text()
+    if text.count(TABLE_START) != 1 or text.count(TABLE_END) != 1 \
+            or text.index(TABLE_START) > text.index(TABLE_END):
+        raise TournamentError(f"{path} needs one line {TABLE_START!r} and, after it, one line "
+                              f"{TABLE_END!r} around the league table")
+    before, rest = text.split(TABLE_START, 1)
+    return before, rest.split(TABLE_END, 1)[1]
+
+
+def update_document(path: Path, markdown: str) -> None:
+    """Put the league's Markdown tables into the document at `path`, replacing what lies
+    between its TABLE_START and TABLE_END lines (docs/league.md)."""
+    before, after = document_parts(path)
+    Path(path).write_text(f"{before}{TABLE_START}\n\n{markdown.strip()}\n\n{TABLE_END}{after}")
+
+
 def write_league(rows, records, summary, config, output_dir: Path,
                  records_dir: Path | None = None) -> dict:
     """results.csv, summary.json, league.png and league.md in `output_dir`; with
@@ -368,6 +394,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--records", type=Path, default=None, metavar="DIR",
                         help="also write every game to DIR/games.jsonl: seats, agents, scores, "
                              "seed and the replayable record (docs/dataset.md)")
+    parser.add_argument("--update-doc", type=Path, default=None, metavar="FILE",
+                        help="also put the tables into FILE between its league-table marker "
+                             "lines (docs/league.md)")
     add_time_limit_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -375,6 +404,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
     out = out or sys.stdout
+    if arguments.update_doc is not None:
+        document_parts(arguments.update_doc)  # a bad document fails before any game
     rows, records, summary, config = run_league(
         arguments.agents, arguments.players, arguments.rounds, arguments.games, arguments.seed,
         arguments.edition, arguments.workers, not arguments.no_progress,
@@ -382,6 +413,9 @@ def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
     print(format_league(summary), file=out)
     paths = write_league(rows, records, summary, config, arguments.output_dir,
                          arguments.records)
+    if arguments.update_doc is not None:
+        update_document(arguments.update_doc, paths["markdown"].read_text())
+        paths["document"] = arguments.update_doc
     print(f"{config['games_played']} games in {config['seconds']:.1f} s; wrote "
           + ", ".join(str(path) for path in paths.values()), file=out)
     return summary

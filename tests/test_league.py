@@ -240,3 +240,30 @@ def test_malformed_dataset_lines_are_named(tmp_path, line, message):
 def test_a_missing_dataset_says_how_to_make_one(tmp_path):
     with pytest.raises(FileNotFoundError, match="suburbia league --records"):
         read_dataset(tmp_path)
+
+
+def test_update_doc_replaces_only_the_table_between_the_markers(tmp_path, capsys):
+    from agents.league import TABLE_END, TABLE_START
+    document = tmp_path / "league.md"
+    document.write_text(f"# League\n\nHow to run it.\n\n{TABLE_START}\n\nold table\n\n"
+                        f"{TABLE_END}\n\nNotes after.\n")
+    status = cli_main(["league", "--agents", "random", "greedy", "--players", "2", "--games",
+                       "2", "--workers", "1", "--no-progress", "--output-dir",
+                       str(tmp_path / "out"), "--update-doc", str(document)])
+    assert status == 0
+    text = document.read_text()
+    table = (tmp_path / "out" / "league.md").read_text().strip()
+    assert text == (f"# League\n\nHow to run it.\n\n{TABLE_START}\n\n{table}\n\n{TABLE_END}"
+                    f"\n\nNotes after.\n")
+    assert "old table" not in text
+
+
+def test_a_document_without_markers_is_refused_before_any_game(tmp_path, capsys):
+    document = tmp_path / "notes.md"
+    document.write_text("# Notes\n")
+    status = cli_main(["league", "--agents", "random", "greedy", "--players", "2", "--games",
+                       "2", "--workers", "1", "--no-progress", "--output-dir",
+                       str(tmp_path / "out"), "--update-doc", str(document)])
+    assert status == 2
+    assert "needs one line '<!-- league table: start" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() and document.read_text() == "# Notes\n"

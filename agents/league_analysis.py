@@ -27,7 +27,7 @@ from suburbia_env import constants as c
 from suburbia_env import event_log as ev
 from suburbia_env.tile_data import COLUMN_TYPE, GOALS, TILES
 
-from .statistics import game_bootstrap_difference, wilson_interval
+from .statistics import game_bootstrap_difference, newcombe_interval, wilson_interval
 
 PHASES = ("A", "B", "C")
 LOG_CAPACITY = 8192  # events of one action; a full log may have dropped some (checked)
@@ -197,6 +197,12 @@ def goal_table(seats: list[dict]) -> list[dict]:
                         "win_when_achieved": _share(sum(s["win"] for s in achieved),
                                                     len(achieved)),
                         "win_when_missed": _share(sum(s["win"] for s in missed), len(missed)),
+                        "win_difference": dict(zip(("difference", "low", "high"),
+                                                   newcombe_interval(
+                                                       sum(s["win"] for s in achieved),
+                                                       len(achieved),
+                                                       sum(s["win"] for s in missed),
+                                                       len(missed)))),
                         "fair": fair, "decisive": _rate(private_decisive, len(achieved))}})
     return rows
 
@@ -371,15 +377,17 @@ def findings(seats: list[dict], positions: list[dict], goals: list[dict], tiles:
         private = goal["private"]
         if private["held"] >= minimum_games:
             achieved, missed = private["win_when_achieved"], private["win_when_missed"]
+            gap = private["win_difference"]
+            known = bool(achieved["games"] and missed["games"])
             file(f"Private goal {goal['goal']} was achieved by {_percent(private['rate'])} "
                  f"{_interval(private['low'], private['high'])} of the {private['held']} seats "
                  f"that kept it, for {private['mean_bonus']:.1f} population on average; they "
-                 f"won {_percent(achieved['share'])} "
-                 f"{_interval(achieved['low'], achieved['high'])} against "
-                 f"{_percent(missed['share'])} {_interval(missed['low'], missed['high'])} "
-                 f"when they missed it.",
-                 bool(achieved["games"] and missed["games"])
-                 and (achieved["low"] > missed["high"] or achieved["high"] < missed["low"]))
+                 f"won {_percent(achieved['share']) if achieved['games'] else '-'} of their "
+                 f"games when they achieved it and {_percent(missed['share'])} when they "
+                 f"missed it, a difference of "
+                 + (f"{100 * gap['difference']:+.1f} points [{100 * gap['low']:+.1f}, "
+                    f"{100 * gap['high']:+.1f}]." if known else "- (no seat in one group)."),
+                 known and not gap["low"] <= 0 <= gap["high"])
         elif private["held"]:
             open_questions.append(f"Private goal {goal['goal']}: kept by only "
                                   f"{private['held']} seats, too few to say what it is worth.")
@@ -401,10 +409,12 @@ def findings(seats: list[dict], positions: list[dict], goals: list[dict], tiles:
                               f"losers' purchases was established (raw or within the same "
                               f"agent, points): {', '.join(unsettled)}.")
     for row in timing:
-        file(f"{row['name']}: winners {row['winners']:.2f}, losers {row['losers']:.2f}, "
-             f"difference {row['difference']:+.2f} {_interval(row['low'], row['high'], False)}"
-             f", {row['adjusted']:+.2f} {_interval(row['adjusted_low'], row['adjusted_high'], False)}"
-             f" within the same agent.", row["established"])
+        name = row["name"][0].upper() + row["name"][1:]
+        file(f"{name}: winners {row['winners']:.2f} per seat, losers {row['losers']:.2f}, a "
+             f"difference of {row['difference']:+.2f} "
+             f"{_interval(row['low'], row['high'], False)} ({row['adjusted']:+.2f} "
+             f"{_interval(row['adjusted_low'], row['adjusted_high'], False)} within the same "
+             f"agent).", row["established"])
     return established, open_questions
 
 
@@ -478,7 +488,7 @@ def plot_goals(goals: list[dict]):
               xerr=_error_bars(scorers), label="its scorer won the game", color="tab:green")
     left.set_yticks(positions, [g["goal"] for g in public], fontsize=8)
     left.set_title("Public goals")
-    left.legend(fontsize=8)
+    left.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.05), ncol=2)
     positions = np.arange(len(private))
     achieved = [g["private"]["win_when_achieved"] for g in private]
     missed = [g["private"]["win_when_missed"] for g in private]
@@ -488,7 +498,7 @@ def plot_goals(goals: list[dict]):
                xerr=_error_bars(missed), label="win share when missed", color="tab:red")
     right.set_yticks(positions, [g["goal"] for g in private], fontsize=8)
     right.set_title("Private goals")
-    right.legend(fontsize=8)
+    right.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.05), ncol=2)
     figure.tight_layout()
     return figure
 
@@ -555,6 +565,12 @@ def _rate_text(entry: dict) -> str:
     return f"{entry['rate']:.3f} [{entry['low']:.3f}, {entry['high']:.3f}]"
 
 
+def _difference_text(entry: dict) -> str:
+    if np.isnan(entry["difference"]):
+        return "-"
+    return f"{entry['difference']:+.3f} [{entry['low']:+.3f}, {entry['high']:+.3f}]"
+
+
 def format_positions(positions: list[dict]) -> str:
     return _columns(["players", "turn position", "games", "win share [95% CI]", "fair share",
                      "mean pop"],
@@ -571,14 +587,15 @@ def format_goals(goals: list[dict]) -> str:
     private = [[g["goal"], str(g["private"]["held"]), _rate_text(g["private"]),
                 f"{g['private']['mean_bonus']:.1f}" if g["private"]["count"] else "-",
                 _share_text(g["private"]["win_when_achieved"]),
-                _share_text(g["private"]["win_when_missed"])]
+                _share_text(g["private"]["win_when_missed"]),
+                _difference_text(g["private"]["win_difference"])]
                for g in goals if g["private"]["held"]]
     return ("Public goals (R8.2: only a player strictly ahead scores):\n"
             + _columns(["goal", "games", "scored [95% CI]", "bonus", "scorer won [95% CI]",
                         "bonus decided the game"], public)
             + "\n\nPrivate goals (scored only strictly alone in front):\n"
             + _columns(["goal", "kept", "achieved [95% CI]", "bonus", "won when achieved",
-                        "won when missed"], private))
+                        "won when missed", "difference [95% CI]"], private))
 
 
 def format_differences(rows: list[dict], scale: float = 1.0, digits: int = 2) -> str:

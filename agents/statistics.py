@@ -70,3 +70,19 @@ def game_bootstrap_difference(values, in_group, games, strata=None, resamples: i
     if some.any():
         low[some], high[some] = np.nanpercentile(draws[:, some], [tail, 100 - tail], axis=0)
     return estimate, low, high
+
+
+def newcombe_interval(successes_1: float, trials_1: int, successes_2: float, trials_2: int,
+                      z: float = 1.959964) -> tuple[float, float, float]:
+    """The difference of two independent proportions p1 - p2 with Newcombe's hybrid
+    score interval (1998, method 10), built from the two Wilson intervals: returns
+    (difference, low, high); NaN when either group is empty."""
+    if trials_1 <= 0 or trials_2 <= 0:
+        return math.nan, math.nan, math.nan
+    first, second = successes_1 / trials_1, successes_2 / trials_2
+    low_1, high_1 = wilson_interval(successes_1, trials_1, z)
+    low_2, high_2 = wilson_interval(successes_2, trials_2, z)
+    difference = first - second
+    return (difference,
+            difference - math.sqrt((first - low_1) ** 2 + (high_2 - second) ** 2),
+            difference + math.sqrt((high_1 - first) ** 2 + (second - low_2) ** 2))

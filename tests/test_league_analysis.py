@@ -16,8 +16,8 @@ from agents.league_analysis import (PHASES, analyse, count_groups, findings, goa
                                     phase_of, seat_facts, tile_table, timing_table,
                                     turn_position_table)
 from agents.league_dataset import dataset_entries
-from agents.statistics import (game_bootstrap_difference, stratified_difference,
-                               wilson_interval)
+from agents.statistics import (game_bootstrap_difference, newcombe_interval,
+                               stratified_difference, wilson_interval)
 from suburbia_env import Game
 from suburbia_env.resolution import red_lines_at_or_below
 
@@ -145,6 +145,9 @@ def test_goal_table_counts_scores_win_shares_and_decisive_bonuses():
     assert builder["win_when_achieved"]["share"] == 1.0
     assert builder["win_when_missed"]["share"] == 1.0
     assert builder["decisive"]["count"] == 0
+    assert builder["win_difference"] == dict(zip(("difference", "low", "high"),
+                                                 newcombe_interval(1, 1, 1, 1)))
+    assert builder["win_difference"]["difference"] == 0.0
     assert table["Capitalist"]["public"]["games"] == 0
 
 
@@ -199,15 +202,28 @@ def test_findings_are_sentences_with_numbers_and_the_unsettled_are_named():
     tile = {"name": "Farm", "winners": 0.5, "losers": 0.45, "difference": 0.05, "low": -0.02,
             "high": 0.12, "adjusted": 0.04, "adjusted_low": -0.03, "adjusted_high": 0.11,
             "established": False}
-    established, unsettled = findings([], positions, [], [tile], [])
+    lakes = {"name": "lakes in C", "winners": 1.45, "losers": 1.72, "difference": -0.27,
+             "low": -0.43, "high": -0.09, "adjusted": -0.29, "adjusted_low": -0.45,
+             "adjusted_high": -0.11, "established": True}
+    established, unsettled = findings([], positions, [], [tile], [lakes])
     assert established == ["At 2 players the first player won 60.0% [55.1%, 64.7%] of 400 "
-                           "games (fair share 50.0%)."]
+                           "games (fair share 50.0%).",
+                           "Lakes in C: winners 1.45 per seat, losers 1.72, a difference of "
+                           "-0.27 [-0.43, -0.09] (-0.29 [-0.45, -0.11] within the same agent)."]
     assert unsettled == ["For 1 tiles no difference between winners' and losers' purchases was "
                          "established (raw or within the same agent, points): Farm (+5.0 "
                          "[-2.0, +12.0])."]
 
 
 # Statistics -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("counts,expected", [
+    ((56, 70, 48, 80), (0.2, 0.0524, 0.3339)),  # Newcombe (1998), example (a), method 10
+    ((9, 10, 3, 10), (0.6, 0.1705, 0.8090)),    # example (b)
+])
+def test_newcombe_interval_of_the_published_examples(counts, expected):
+    assert newcombe_interval(*counts) == pytest.approx(expected, abs=5e-5)
+
 
 def test_stratified_difference_undoes_a_difference_made_by_the_strata():
     """Simpson: agent x wins often and always buys the tile, agent y rarely wins and never

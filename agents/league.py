@@ -34,9 +34,10 @@ import numpy as np
 
 from .registry import AGENT_SPECS
 from .statistics import wilson_interval
-from .tournament import (DEFAULT_WORKERS, GameTask, TournamentError, add_time_limit_argument,
-                         check_time_limit, entrants, forfeits, format_forfeits,
-                         openskill_ratings, play_tasks, write_csv)
+from .tournament import (DEFAULT_WORKERS, MAX_WORKERS, GameTask, TournamentError,
+                         add_backend_arguments,
+                         add_time_limit_argument, check_time_limit, entrants, forfeits,
+                         format_forfeits, openskill_ratings, play_tasks, write_csv)
 
 PLAYER_COUNTS = (2, 3, 4)
 SEEDS_PER_PLAYER_COUNT = 1_000_000
@@ -205,18 +206,22 @@ def plot_league(summary: dict, path: Path | None = None):
 def run_league(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
                games: int | None = None, seed: int = 0, edition: str = "2nd",
                workers: int = DEFAULT_WORKERS, progress: bool = True,
-               keep_records: bool = False,
-               move_time_limit: float | None = None) -> tuple[list[dict], list[dict], dict, dict]:
+               keep_records: bool = False, move_time_limit: float | None = None,
+               backend: str = "process",
+               address: str | None = None) -> tuple[list[dict], list[dict], dict, dict]:
     """Play the league; returns (rows, records, summary, config). `specs` are spec
-    strings or agent objects; `move_time_limit` is in seconds per decision."""
+    strings or agent objects; `move_time_limit` is in seconds per decision; backend "ray"
+    plays the games on the Ray cluster at `address` (tournament.play_tasks)."""
     tasks = make_league_tasks(specs, player_counts, rounds, games, seed, edition, keep_records,
                               move_time_limit)
     rows, records, seconds = play_tasks(tasks, specs, "standard", workers, progress,
-                                        description="league games")
+                                        description="league games", backend=backend,
+                                        address=address)
     pairs = entrants(list(specs))
     config = {"agents": [key for _, key in pairs], "player_counts": sorted(set(player_counts)),
               "rounds": rounds, "games": games, "seed": seed, "edition": edition,
-              "workers": workers, "move_time_limit": tasks[0].move_time_limit,
+              "workers": workers, "backend": backend,
+              "move_time_limit": tasks[0].move_time_limit,
               "games_played": len(tasks), "seconds": seconds}
     return rows, records, summarise_league(rows, [label for label, _ in pairs]), config
 
@@ -246,15 +251,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              f"MODULE:NAME: your own Agent, agent factory or function "
                              f"(game) -> action)")
     parser.add_argument("--players", nargs="+", type=int, default=list(PLAYER_COUNTS),
-                        metavar="K", help="player counts to play, among 2 3 4 (default: all)")
+                        metavar="K", help="player counts to play, each 2-4 (default: 2 3 4)")
     parser.add_argument("--rounds", type=int, default=1,
-                        help="full rounds of the design per player count (default 1)")
+                        help="full rounds of the design per player count, 1 or more (default 1)")
     parser.add_argument("--games", type=int, default=None,
-                        help="instead of --rounds: this many games per player count")
-    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd")
+                        help="instead of --rounds: this many games per player count, 1 or more")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="first seed, 0 or more (default 0)")
+    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd",
+                        help="stack layout: 2nd (default) or 1st (R3.2, R3.3)")
     parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS,
-                        help=f"parallel processes (default {DEFAULT_WORKERS})")
+                        help=f"parallel processes, 1..{MAX_WORKERS}, or games at once with "
+                             f"--backend ray (default {DEFAULT_WORKERS})")
+    add_backend_arguments(parser)
     parser.add_argument("--output-dir", type=Path, default=Path("runs/league"),
                         help="where results.csv, summary.json, league.png go (default runs/league)")
     parser.add_argument("--records", action="store_true",
@@ -269,7 +278,7 @@ def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
     rows, records, summary, config = run_league(
         arguments.agents, arguments.players, arguments.rounds, arguments.games, arguments.seed,
         arguments.edition, arguments.workers, not arguments.no_progress, arguments.records,
-        arguments.move_time_limit)
+        arguments.move_time_limit, arguments.backend, arguments.address)
     print(format_league(summary), file=out)
     paths = write_league(rows, records, summary, config, arguments.output_dir)
     print(f"{config['games_played']} games in {config['seconds']:.1f} s; wrote "

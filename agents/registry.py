@@ -397,6 +397,21 @@ def allow_pickle_in_spec(spec: str) -> str:
     return f"{kind}:{PICKLE_PREFIX}{arguments}"
 
 
+def model_file_of(spec) -> str | None:
+    """The model file a ppo spec names (without ``pickle:`` and search settings), else
+    None: how results say which model they measured."""
+    if not isinstance(spec, str):
+        return None
+    kind, separator, arguments = spec.strip().partition(":")
+    if kind.lower() not in PPO_KINDS or not separator:
+        return None
+    if arguments.startswith(PICKLE_PREFIX):
+        arguments = arguments[len(PICKLE_PREFIX):]
+    path = arguments.split(",")[0].strip() if kind.lower() in ("ppo-search", "ppo-rollout") \
+        else arguments.strip()
+    return path or None
+
+
 def make_agent(spec, seed: int | None = None, allow_pickle: bool = False,
                allow_code: bool = False) -> Agent:
     """The agent a spec names (table above); `seed` seeds agents that draw at random.

@@ -465,11 +465,18 @@ def play_tasks(tasks: list[GameTask], specs: list, mode: str,
         else:
             import multiprocessing
             context = multiprocessing.get_context("spawn")
-            with context.Pool(min(workers, len(tasks)), initializer=_init_worker,
-                              initargs=(payload,)) as pool:
+            pool = context.Pool(min(workers, len(tasks)), initializer=_init_worker,
+                                initargs=(payload,))
+            try:
                 for outcome in pool.imap_unordered(play_game, tasks):
                     outcomes.append(outcome)
                     bar.update()
+                pool.close()  # the workers finish and exit on their own: nothing leaks
+            except BaseException:
+                pool.terminate()
+                raise
+            finally:
+                pool.join()
     finally:
         bar.close()
     outcomes.sort(key=lambda outcome: outcome["table"])
@@ -759,8 +766,9 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS",
-                        help="an agent whose decision takes longer forfeits the game; a seat's "
-                             "first decision of each game is not timed (default: no limit)")
+                        help="an agent whose decision takes longer forfeits the game: a number "
+                             "above 0; a seat's first decision of each game is not timed "
+                             "(default: no limit)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -773,13 +781,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "(R9.1); standard: the agents at one table (default dale)")
     parser.add_argument("--players", type=int, default=None,
                         help="seats in standard mode, 2-4 (default: number of agents, at most 4)")
-    parser.add_argument("--games", type=int, default=100, help="games (per agent in the solo "
-                        "modes; default 100)")
-    parser.add_argument("--seed", type=int, default=0, help="game i uses seed SEED+i (default 0)")
-    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd")
+    parser.add_argument("--games", type=int, default=100,
+                        help=f"games, 1..{MAX_GAMES} (per agent in the solo modes; default 100)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="game i uses seed SEED+i, 0..2**63-1 (default 0)")
+    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd",
+                        help="stack layout: 2nd (default) or 1st (R3.2, R3.3)")
     parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS,
-                        help=f"parallel processes, or games at once with --backend ray "
-                             f"(default {DEFAULT_WORKERS})")
+                        help=f"parallel processes, 1..{MAX_WORKERS} (1: in this process), or "
+                             f"games at once with --backend ray (default {DEFAULT_WORKERS})")
     add_backend_arguments(parser)
     parser.add_argument("--output-dir", type=Path, default=Path("runs/strength"),
                         help="where results.csv, summary.json and populations.png go "

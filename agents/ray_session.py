@@ -31,10 +31,10 @@ LOOPBACK_HTTP_ENV = {
                                                  "HTTPS_PROXY")},
     **{name: "localhost,127.0.0.0/8,::1" for name in ("no_proxy", "NO_PROXY")}}
 """Proxy settings that keep Ray's HTTP requests on this machine. At every start Ray's
-dashboard process asks the cloud metadata servers (169.254.169.254, metadata.google
-.internal) which cloud it runs on, whatever the usage-stats setting (ray._common.usage
-.usage_lib.get_cluster_config_to_report, with `requests`), and a `ray start` head with
-usage stats disabled tells usage-stats.ray.io so. With these settings such requests go to
+dashboard process asks the cloud metadata servers (169.254.169.254,
+metadata.google.internal) which cloud it runs on, whatever the usage-stats setting
+(get_cluster_config_to_report in ray/_common/usage/usage_lib.py, with `requests`), and a
+`ray start` head with usage stats disabled tells usage-stats.ray.io so. With these settings such requests go to
 a closed loopback port and fail at once; loopback addresses are reached directly. Ray's
 gRPC and aiohttp clients ignore proxy settings (RAY_grpc_enable_http_proxy, trust_env)."""
 LOCAL_INSTANCE_ENV = {**LOOPBACK_HTTP_ENV, "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}

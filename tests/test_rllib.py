@@ -2,11 +2,13 @@
 
 - A few PPO iterations against Dale on a local Ray instance (`suburbia train --backend
   rllib`, the default), then the checkpoint plays through the `rllib:PATH` spec.
-- A cluster started here with `ray start`: a head (asked for 127.0.0.1) and a second
-  node on 127.0.0.2 with a custom resource `second_node`. Self-play with one shared
-  policy for every seat runs with its env runners pinned to that resource; the env
-  runners report, from inside, the node they sampled on. Then `suburbia match --backend
-  ray` plays the checkpoint on the cluster and matches the local runner.
+- A cluster started here with `ray start`: a head on 127.0.0.3 and a second node on
+  127.0.0.2 with a custom resource `second_node`, both on loopback addresses only (a
+  driver checks the nodes' addresses from outside and inside, and the sockets of every
+  process of the cluster). Self-play with one shared policy for every seat runs with its
+  env runners pinned to that resource; the env runners report, from inside, the node
+  and address they sampled on. Then `suburbia match --backend ray` plays the checkpoint
+  on the cluster and matches the local runner.
 
 The trainings run as subprocesses of the command line, with timeouts; the cluster's
 processes are started in their own sessions and ended by their ids at the end (every
@@ -33,8 +35,10 @@ import pytest
 
 from agents import make_agent
 from agents.registry import AgentSpecError
+from agents.ray_session import LOCAL_NODE_IP, LOOPBACK_HTTP_ENV
 from agents.rllib_agent import DESCRIPTION_FILE, POLICY_FILE, RLlibAgent
 from agents.tournament import run_tournament
+from loopback_sockets import connections_to, in_sessions, off_loopback
 from suburbia_env import Game
 from suburbia_env.action_space import NUM_ACTIONS
 from suburbia_env.errors import ModelFileNotFoundError, ModelFormatError
@@ -47,6 +51,8 @@ TRAIN_TIMEOUT = 900
 CLUSTER_START_TIMEOUT = 240
 CLUSTER_STOP_TIMEOUT = 120
 SMALL_RUN = ["--train-batch-size", "200", "--minibatch-size", "100", "--n-epochs", "2"]
+HEAD_IP = "127.0.0.3"  # not 127.0.0.1, which Ray replaces with the default route's address
+SECOND_IP = "127.0.0.2"
 
 
 def run_cli(arguments: list[str], env: dict | None = None,
@@ -130,6 +136,7 @@ def test_training_against_dale_runs_its_iterations(dale_run):
     assert progress[-1]["module_steps"] == {"default_policy": progress[-1]["env_steps"]}
     nodes = summary["env_steps_by_node"]
     assert len(nodes) == 1 and nodes[0]["env_steps"] == summary["env_steps"]
+    assert nodes[0]["address"] == LOCAL_NODE_IP  # reported from inside the env runner
     evaluation = summary["evaluation"]
     assert evaluation["opponent"] == "dale" and evaluation["games"] == 2
     assert f"rllib:{summary['checkpoint']}" in stdout
@@ -178,28 +185,39 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _session_processes(session_ids: set[int]) -> list[int]:
-    """The processes still alive in the sessions started by the fixture."""
-    alive = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.getsid(int(entry.name)) in session_ids:
-                    alive.append(int(entry.name))
-            except (ProcessLookupError, PermissionError):
-                pass
-    return alive
+_PROBE = """
+import json, logging, os, sys
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+from loopback_sockets import in_sessions, sockets_of
+
+def inside():
+    context = ray.get_runtime_context()
+    return {"node_id": context.get_node_id(), "address": ray.util.get_node_ip_address(),
+            "gcs_address": context.gcs_address}
+
+ray.init(address=sys.argv[1], logging_level=logging.ERROR)
+nodes = [node for node in ray.nodes() if node["Alive"]]
+task = ray.remote(num_cpus=0)(inside)
+reports = ray.get([task.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
+    node["NodeID"], soft=False)).remote() for node in nodes])
+sessions = {int(pid) for pid in sys.argv[2].split(",")}
+print(json.dumps({"nodes": nodes, "gcs_address": ray.get_runtime_context().gcs_address,
+                  "inside": reports,
+                  "sockets": sockets_of(in_sessions(sessions) | {os.getpid()})}))
+"""
 
 
 class LoopbackCluster:
-    """`ray start --block` for a head and a second node, each in its own session."""
+    """`ray start --block` for a head and a second node, each in its own session, on
+    loopback addresses (docs/distributed.md)."""
 
     def __init__(self):
         self.folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short socket paths
         self.port = _free_port()
-        self.address = f"127.0.0.1:{self.port}"
-        self.env = {**os.environ, "OMP_NUM_THREADS": "1", "RAY_AUTH_MODE": "token",
-                    "RAY_AUTH_TOKEN": secrets.token_hex(16),
+        self.address = f"{HEAD_IP}:{self.port}"
+        self.env = {**os.environ, **LOOPBACK_HTTP_ENV, "OMP_NUM_THREADS": "1",
+                    "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16),
                     "PYTHONPATH": os.pathsep.join(filter(None, [
                         str(REPO), os.environ.get("PYTHONPATH")]))}
         self.processes: list[subprocess.Popen] = []
@@ -220,12 +238,12 @@ class LoopbackCluster:
             time.sleep(1)
 
     def start(self) -> None:
-        self.start_node("head", ["--head", "--node-ip-address=127.0.0.1",
+        self.start_node("head", ["--head", f"--node-ip-address={HEAD_IP}",
                                  f"--port={self.port}", "--include-dashboard=false",
                                  f"--ray-client-server-port={_free_port()}",
                                  "--min-worker-port=20000", "--max-worker-port=20999",
                                  f"--temp-dir={self.folder}"])
-        self.start_node("second", [f"--address={self.address}", "--node-ip-address=127.0.0.2",
+        self.start_node("second", [f"--address={self.address}", f"--node-ip-address={SECOND_IP}",
                                    '--resources={"second_node": 2}',
                                    "--min-worker-port=21000", "--max-worker-port=21999"])
 
@@ -239,6 +257,19 @@ class LoopbackCluster:
         assert completed.returncode == 0, completed.stderr[-3000:]
         return json.loads(completed.stdout.strip().splitlines()[-1])
 
+    def probe(self) -> dict:
+        """A driver's view, while connected: the alive nodes, the GCS address, what a task
+        on each node reports from inside, and the sockets of the driver and of every
+        process of the cluster (tests/loopback_sockets.py)."""
+        sessions = ",".join(str(process.pid) for process in self.processes)
+        env = {**self.env, "PYTHONPATH": os.pathsep.join([str(REPO / "tests"),
+                                                           self.env["PYTHONPATH"]])}
+        completed = subprocess.run([sys.executable, "-c", _PROBE, self.address, sessions],
+                                   capture_output=True, text=True, env=env,
+                                   timeout=CLUSTER_START_TIMEOUT)
+        assert completed.returncode == 0, completed.stderr[-3000:]
+        return json.loads(completed.stdout.strip().splitlines()[-1])
+
     def stop(self) -> list[int]:
         """SIGTERM to both sessions (the second node first), SIGKILL what is left after the
         timeout; returns the processes that were still alive after all that."""
@@ -249,9 +280,9 @@ class LoopbackCluster:
             except ProcessLookupError:
                 pass
         deadline = time.monotonic() + CLUSTER_STOP_TIMEOUT
-        while _session_processes(sessions) and time.monotonic() < deadline:
+        while in_sessions(sessions) and time.monotonic() < deadline:
             time.sleep(1)
-        for pid in _session_processes(sessions):
+        for pid in in_sessions(sessions):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -262,7 +293,7 @@ class LoopbackCluster:
             except subprocess.TimeoutExpired:
                 pass
         time.sleep(1)
-        left = _session_processes(sessions)
+        left = sorted(in_sessions(sessions))
         shutil.rmtree(self.folder, ignore_errors=True)
         return left
 
@@ -298,11 +329,29 @@ def self_play_run(cluster, tmp_path_factory):
     return output_dir
 
 
+def test_cluster_talks_over_loopback_only(cluster):
+    """Both nodes, seen from a driver and from a task on each, are at their loopback
+    addresses, the GCS at the head's; no socket of the driver or of any process of the
+    cluster is bound or connected to another address (Ray's wildcard listeners aside)."""
+    probe = cluster.probe()
+    addresses = {node["NodeID"]: node["NodeManagerAddress"] for node in probe["nodes"]}
+    assert sorted(addresses.values()) == [SECOND_IP, HEAD_IP]
+    assert all(f"node:{node['NodeManagerAddress']}" in node["Resources"]
+               for node in probe["nodes"])
+    assert probe["gcs_address"] == cluster.address
+    assert sorted(probe["inside"], key=lambda report: report["address"]) == [
+        {"node_id": node_id, "address": address, "gcs_address": cluster.address}
+        for node_id, address in sorted(addresses.items(), key=lambda item: item[1])]
+    sockets = probe["sockets"]
+    assert off_loopback(sockets) == []
+    assert len(connections_to(sockets, HEAD_IP, cluster.port)) >= 3  # driver and raylets
+
+
 def test_env_runners_ran_on_the_second_node(cluster, self_play_run):
     summary = json.loads((self_play_run / "summary.json").read_text())
-    assert cluster.second["NodeManagerAddress"] == "127.0.0.2"
+    assert cluster.second["NodeManagerAddress"] == SECOND_IP
     assert summary["env_steps_by_node"] == [{"node_id": cluster.second["NodeID"],
-                                             "address": "127.0.0.2",
+                                             "address": SECOND_IP,
                                              "env_steps": summary["env_steps"]}]
     assert summary["num_env_runners"] == 2 and summary["env_steps"] >= 200
 

@@ -162,7 +162,8 @@ def _shared_policy(agent_id, episode, **kwargs) -> str:
 
 def node_report_callback():
     """An RLlib callback class counting, inside each env runner, the env steps it sampled
-    under its Ray node id (summed over the run in the results: NODE_STEPS_KEY)."""
+    under its Ray node id and the node address it runs with (summed over the run in the
+    results: NODE_STEPS_KEY -> node id -> address -> steps)."""
     import ray
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
@@ -170,8 +171,10 @@ def node_report_callback():
         def on_sample_end(self, *, env_runner=None, metrics_logger=None, samples=None,
                           **kwargs):
             node = ray.get_runtime_context().get_node_id()
+            address = ray.util.get_node_ip_address()
             steps = sum(episode.env_steps() for episode in samples)
-            metrics_logger.log_value((NODE_STEPS_KEY, node), steps, reduce="lifetime_sum")
+            metrics_logger.log_value((NODE_STEPS_KEY, node, address), steps,
+                                     reduce="lifetime_sum")
 
     return NodeReport
 
@@ -273,13 +276,9 @@ def train_iteration(algorithm) -> dict:
         "seconds": seconds, "sample_seconds": sample_seconds, "learn_seconds": learn_seconds,
         "env_steps_per_second": _steps_per_second(sampled, sample_seconds),
         "learner_steps_per_second": _steps_per_second(sampled, learn_seconds),
-        NODE_STEPS_KEY: {node: int(steps) for node, steps
-                         in runners.get(NODE_STEPS_KEY, {}).items()},
+        NODE_STEPS_KEY: {node: {address: int(steps) for address, steps in by_address.items()}
+                         for node, by_address in runners.get(NODE_STEPS_KEY, {}).items()},
     }
-
-
-def _node_addresses(ray) -> dict:
-    return {node["NodeID"]: node["NodeManagerAddress"] for node in ray.nodes()}
 
 
 def export_policy(algorithm, options: argparse.Namespace, checkpoint: Path,
@@ -351,15 +350,15 @@ def train(options: argparse.Namespace) -> dict:
                     _print_iteration(figures)
             seconds = time.perf_counter() - started
             by_node = history[-1][NODE_STEPS_KEY] if history else {}
-            addresses = _node_addresses(ray)
             summary = {
                 "mode": options.mode, "env_steps": total, "iterations": len(history),
                 "seconds": round(seconds, 1),
                 "env_steps_per_second": _steps_per_second(total, seconds),
                 "num_env_runners": options.num_env_runners,
                 "num_learners": options.num_learners,
-                "env_steps_by_node": [{"node_id": node, "address": addresses.get(node),
-                                       "env_steps": steps} for node, steps in by_node.items()],
+                "env_steps_by_node": [{"node_id": node, "address": address, "env_steps": steps}
+                                      for node, by_address in by_node.items()
+                                      for address, steps in by_address.items()],
                 "checkpoint": str(checkpoint)}
             algorithm.save_to_path(str(checkpoint))
             export_policy(algorithm, options, checkpoint, summary)

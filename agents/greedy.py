@@ -5,8 +5,10 @@ pending discard or removal completed with the cheapest slot) on a copy whose sta
 are emptied, so no hidden tile is drawn (R10.2), and stops before any opponent moves.
 The resulting position is scored for the acting player by projecting it to the end of
 the game as if the player bought nothing more: for each of the `turns_left` turns, the
-income step and the population step are played with their red lines (R5.2, R5.3,
-R8.1), then money converts at $5 a population (R8.2):
+income step and the population step are played with the engine's own arithmetic
+(turn.income_step_outcome and population_step_outcome, R5.2, R5.3) and its red-line
+amounts and clamps (resolution.red_line_penalty, RED_LINE_FALL_BACK_GAIN and
+clamped_level, R8.1, R9.1, R1.2), then money converts at $5 a population (R8.2):
 
     value = projected population + projected money / 5
             + money_weight * (turns_left / 20) * money now
@@ -17,6 +19,11 @@ round once One More Round is drawn, else the tiles left in the stacks divided by
 tiles that leave per round). A finished game scores its final population. Goals are not
 valued. Ties keep the first action in mask order. The default weight (0.7) won about
 60% of 60 games against Dale in a small sweep (0 to 1.5).
+
+The projection is coarser than play in three ways, which keep it cheap and its choices
+as they have always been (tests/golden/*greedy*.txt): the red lines are counted once a
+turn, net of rises and falls; the Casino and PR Firm reactions to a line crossed (R6.6)
+are left out; and the money a population below 0 would cost (R5.3) is not taken.
 """
 
 from __future__ import annotations
@@ -30,9 +37,10 @@ from suburbia_env import constants as c
 from suburbia_env import state_layout as s
 from suburbia_env.legal_actions import can_pay_premium, legal_action_mask
 from suburbia_env.market import first_slot, last_slot
-from suburbia_env.resolution import RED_LINE_FALL_BACK_GAIN, copy_state, red_lines_at_or_below
+from suburbia_env.resolution import (RED_LINE_FALL_BACK_GAIN, clamped_level, copy_state,
+                                     red_line_penalty, red_lines_at_or_below)
 from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.turn import apply_legal_action
+from suburbia_env.turn import apply_legal_action, income_step_outcome, population_step_outcome
 
 from .base import Agent
 
@@ -66,20 +74,16 @@ def position_value(state, player, future_turns, money_weight):
     reputation = state[base + s.REPUTATION]
     population = state[base + s.POPULATION]
     option_value = money_weight * future_turns / 20.0 * money
-    penalty = 2 if state[s.MODE] == c.MODE_SOLITARY else 1
-    for _ in range(int(future_turns + 0.5)):
+    penalty = red_line_penalty(state)
+    for _turn in range(int(future_turns + 0.5)):
         before = population
-        if income >= 0:
-            money += income
-        else:
-            paid = min(money, -income)
-            money -= paid
-            population = max(0, population - (-income - paid))
-        population = max(0, population + reputation)
+        money, population, _unpaid = income_step_outcome(income, money, population)
+        population, _money_if_paid, _owed = population_step_outcome(population, reputation,
+                                                                     money)
         lines = red_lines_at_or_below(population) - red_lines_at_or_below(before)
         change = -penalty * lines if lines > 0 else -RED_LINE_FALL_BACK_GAIN * lines
-        income = min(c.LEVEL_MAX, max(c.LEVEL_MIN, income + change))
-        reputation = min(c.LEVEL_MAX, max(c.LEVEL_MIN, reputation + change))
+        income = clamped_level(income + change)
+        reputation = clamped_level(reputation + change)
     return population + money / 5.0 + option_value
 
 

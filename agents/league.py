@@ -20,23 +20,33 @@ mean population and mean margin; the win share of each turn position (1st player
 Agents are specs or objects, and a bot that raises, answers an illegal action or runs
 over the move time limit forfeits the game, exactly as in a tournament
 (agents/tournament.py); means are of the games that were not forfeited.
+
+Files: results.csv (one row per seat and game), summary.json (the summary and the
+configuration with its provenance: date, commit, the SHA-256 of every model file),
+league.png, league.md (the tables in Markdown, as docs/league.md shows them) and, with
+``--records DIR``, the games as a dataset (agents/league_dataset.py, docs/dataset.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import hashlib
 import itertools
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from .registry import AGENT_SPECS
+from .league_dataset import write_dataset
+from .registry import AGENT_SPECS, model_file_of
 from .statistics import wilson_interval
-from .tournament import (DEFAULT_WORKERS, GameTask, TournamentError, add_time_limit_argument,
-                         check_time_limit, entrants, forfeits, format_forfeits,
-                         openskill_ratings, play_tasks, write_csv)
+from .tournament import (DEFAULT_WORKERS, MAX_WORKERS, GameTask, TournamentError,
+                         add_backend_arguments,
+                         add_time_limit_argument, check_time_limit, entrants, forfeits,
+                         format_forfeits, openskill_ratings, play_tasks, write_csv)
 
 PLAYER_COUNTS = (2, 3, 4)
 SEEDS_PER_PLAYER_COUNT = 1_000_000
@@ -107,6 +117,17 @@ def _mean(values) -> float | None:
     return float(np.mean(known)) if known else None
 
 
+def games_per_pairing(rows: list[dict], labels: list[str]) -> dict:
+    """How many games each two agents played at one table: the fewest and the most over
+    all pairs of agents (rows of one player count)."""
+    tables: dict[int, set] = {}
+    for row in rows:
+        tables.setdefault(row["table"], set()).add(row["agent"])
+    counts = [sum(first in agents and second in agents for agents in tables.values())
+              for first, second in itertools.combinations(labels, 2)]
+    return {"min": min(counts, default=0), "max": max(counts, default=0)}
+
+
 def summarise_league(rows: list[dict], labels: list[str]) -> dict:
     """Ratings, per-count results and the turn-position effect (module docstring)."""
     counts = sorted({row["seats"] for row in rows})
@@ -125,7 +146,8 @@ def summarise_league(rows: list[dict], labels: list[str]) -> dict:
         positions = {position + 1: _win_share([r for r in here if turn_position(r) == position])
                      for position in range(players)}
         by_count[players] = {"games": len(here) // players, "agents": agents,
-                             "turn_positions": positions}
+                             "turn_positions": positions,
+                             "games_per_pairing": games_per_pairing(here, labels)}
     return {"ratings": openskill_ratings(rows, labels), "player_counts": by_count,
             "forfeits": forfeits(rows)}
 
@@ -141,7 +163,9 @@ def format_league(summary: dict) -> str:
         lines.append(f"  {label.ljust(width)}  mu {rating['mu']:6.2f}  sigma {rating['sigma']:5.2f}"
                      f"  ordinal {rating['ordinal']:6.2f}  ({rating['rated_games']} games)")
     for players, block in summary["player_counts"].items():
-        lines.append(f"{players} players, {block['games']} games (fair share "
+        pairing = block.get("games_per_pairing") or {}
+        together = (f", {_span(pairing)} games per pair of agents" if pairing else "")
+        lines.append(f"{players} players, {block['games']} games{together} (fair share "
                      f"{1 / int(players):.3f}):")
         for label in ordered:
             entry = block["agents"].get(label)
@@ -159,6 +183,89 @@ def format_league(summary: dict) -> str:
         lines.append(f"  win share by turn position: {positions}")
     lines += format_forfeits(summary.get("forfeits", []))
     return "\n".join(lines)
+
+
+def _span(pairing: dict) -> str:
+    return (str(pairing["min"]) if pairing["min"] == pairing["max"]
+            else f"{pairing['min']}-{pairing['max']}")
+
+
+def _interval(entry: dict) -> str:
+    return f"{entry['win_share']:.3f} [{entry['low']:.3f}, {entry['high']:.3f}]"
+
+
+def league_markdown(summary: dict, config: dict) -> str:
+    """The league as Markdown tables (docs/league.md): provenance, ratings, then win
+    share, mean population and margin per player count, and the turn-position effect."""
+    ratings = summary["ratings"]["ratings"]
+    ordered = sorted(ratings, key=lambda label: -ratings[label]["ordinal"])
+    provenance = config.get("provenance", {})
+    counts = ", ".join(str(count) for count in config["player_counts"])
+    lines = [f"Agents: {', '.join(f'`{label}`' for label in config['agents'])}; "
+             f"{counts} players; {config['games_played']} games, seeds from "
+             f"{config['seed']}, edition {config['edition']}, rules of "
+             f"{provenance.get('rules', '?')}; {config['seconds']:.0f} s with "
+             f"{config['workers']} worker(s).",
+             f"Started {provenance.get('date', '?')} at commit "
+             f"`{provenance.get('commit') or 'unknown'}`"
+             + (" (with uncommitted changes)" if provenance.get("uncommitted_changes") else "")
+             + "."]
+    for path, digest in provenance.get("model_files", {}).items():
+        lines.append(f"Model `{path}`: SHA-256 `{digest}`.")
+    lines += ["", "OpenSkill Plackett-Luce ratings over all games, ranked by final population "
+              "(mu ± sigma; ordinal = mu - 3 sigma):", "",
+              "| agent | mu | sigma | ordinal | games |", "|---|---:|---:|---:|---:|"]
+    for label in ordered:
+        rating = ratings[label]
+        lines.append(f"| `{label}` | {rating['mu']:.2f} | {rating['sigma']:.2f} | "
+                     f"{rating['ordinal']:.2f} | {rating['rated_games']} |")
+    for players, block in summary["player_counts"].items():
+        pairing = block.get("games_per_pairing") or {"min": 0, "max": 0}
+        lines += ["", f"{players} players: {block['games']} games, {_span(pairing)} per pair "
+                  f"of agents; fair share {1 / int(players):.3f}. Win share with its 95% "
+                  f"Wilson interval (a shared win counts 1/winners, R8.3):", "",
+                  "| agent | win share [95% CI] | mean population | mean margin | seats | "
+                  "forfeits |", "|---|---|---:|---:|---:|---:|"]
+        for label in ordered:
+            entry = block["agents"].get(label)
+            if entry:
+                lines.append(f"| `{label}` | {_interval(entry)} | "
+                             f"{_format(entry['mean_population'], '.1f')} | "
+                             f"{_format(entry['mean_margin'], '+.1f')} | {entry['games']} | "
+                             f"{entry['forfeits']} |")
+        positions = block["turn_positions"]
+        lines += ["", "| turn position | " + " | ".join(str(p) for p in positions) + " |",
+                  "|---|" + "---|" * len(positions),
+                  "| win share [95% CI] | " + " | ".join(_interval(entry)
+                                                         for entry in positions.values()) + " |"]
+    return "\n".join(lines) + "\n"
+
+
+def _format(value, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def provenance(specs: list) -> dict:
+    """When and from which code a league was played, and the SHA-256 of every model file
+    its agents load (results change with the rules, the code and the models)."""
+    root = Path(__file__).resolve().parents[1]
+
+    def git(*arguments):
+        try:
+            return subprocess.run(["git", *arguments], cwd=root, capture_output=True,
+                                  text=True, timeout=30, check=True).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return None
+    from suburbia_env.versions import RULES_REVISION
+    models = {}
+    for spec in specs:
+        path = model_file_of(spec)
+        if path and path not in models and Path(path).is_file():
+            models[path] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    status = git("status", "--porcelain", "--untracked-files=no")
+    return {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": git("rev-parse", "HEAD"), "uncommitted_changes": bool(status),
+            "rules": RULES_REVISION, "model_files": models}
 
 
 def plot_league(summary: dict, path: Path | None = None):
@@ -205,38 +312,68 @@ def plot_league(summary: dict, path: Path | None = None):
 def run_league(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
                games: int | None = None, seed: int = 0, edition: str = "2nd",
                workers: int = DEFAULT_WORKERS, progress: bool = True,
-               keep_records: bool = False,
-               move_time_limit: float | None = None) -> tuple[list[dict], list[dict], dict, dict]:
+               keep_records: bool = False, move_time_limit: float | None = None,
+               backend: str = "process",
+               address: str | None = None) -> tuple[list[dict], list[dict], dict, dict]:
     """Play the league; returns (rows, records, summary, config). `specs` are spec
-    strings or agent objects; `move_time_limit` is in seconds per decision."""
+    strings or agent objects; `move_time_limit` is in seconds per decision; backend "ray"
+    plays the games on the Ray cluster at `address` (tournament.play_tasks)."""
     tasks = make_league_tasks(specs, player_counts, rounds, games, seed, edition, keep_records,
                               move_time_limit)
+    origin = provenance([key for _, key in entrants(list(specs))])  # the code that plays
     rows, records, seconds = play_tasks(tasks, specs, "standard", workers, progress,
-                                        description="league games")
+                                        description="league games", backend=backend,
+                                        address=address)
     pairs = entrants(list(specs))
     config = {"agents": [key for _, key in pairs], "player_counts": sorted(set(player_counts)),
               "rounds": rounds, "games": games, "seed": seed, "edition": edition,
-              "workers": workers, "move_time_limit": tasks[0].move_time_limit,
-              "games_played": len(tasks), "seconds": seconds}
+              "workers": workers, "backend": backend,
+              "move_time_limit": tasks[0].move_time_limit,
+              "games_played": len(tasks), "seconds": seconds, "provenance": origin}
     return rows, records, summarise_league(rows, [label for label, _ in pairs]), config
 
 
-def write_league(rows, records, summary, config, output_dir: Path) -> dict:
-    """results.csv, summary.json, league.png and, when kept, records/ (one JSON per game,
-    named by the table column of results.csv; the dataset format of serialization.py)."""
+TABLE_START = "<!-- league table: start (written by suburbia league --update-doc) -->"
+TABLE_END = "<!-- league table: end -->"
+
+
+def document_parts(path: Path) -> tuple[str, str]:
+    """The text of the document at `path` before its TABLE_START line and after its
+    TABLE_END line; TournamentError if it is missing or its markers are not in order."""
+    path = Path(path)
+    if not path.is_file():
+        raise TournamentError(f"no document {path} to put the league table into")
+    text = path.read_text()
+    if text.count(TABLE_START) != 1 or text.count(TABLE_END) != 1 \
+            or text.index(TABLE_START) > text.index(TABLE_END):
+        raise TournamentError(f"{path} needs one line {TABLE_START!r} and, after it, one line "
+                              f"{TABLE_END!r} around the league table")
+    before, rest = text.split(TABLE_START, 1)
+    return before, rest.split(TABLE_END, 1)[1]
+
+
+def update_document(path: Path, markdown: str) -> None:
+    """Put the league's Markdown tables into the document at `path`, replacing what lies
+    between its TABLE_START and TABLE_END lines (docs/league.md)."""
+    before, after = document_parts(path)
+    Path(path).write_text(f"{before}{TABLE_START}\n\n{markdown.strip()}\n\n{TABLE_END}{after}")
+
+
+def write_league(rows, records, summary, config, output_dir: Path,
+                 records_dir: Path | None = None) -> dict:
+    """results.csv, summary.json, league.png and league.md in `output_dir`; with
+    `records_dir`, the games as a dataset there (records_dir/games.jsonl,
+    agents/league_dataset.py). Returns the paths written."""
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     paths = {"csv": output_dir / "results.csv", "summary": output_dir / "summary.json",
-             "plot": output_dir / "league.png"}
+             "plot": output_dir / "league.png", "markdown": output_dir / "league.md"}
     write_csv(rows, paths["csv"])
     paths["summary"].write_text(json.dumps({"config": config, **summary}, indent=2) + "\n")
     plot_league(summary, paths["plot"])
-    if records:
-        directory = output_dir / "records"
-        directory.mkdir(exist_ok=True)
-        for table, record in records:
-            (directory / f"table_{table:05d}.json").write_text(json.dumps(record) + "\n")
-        paths["records"] = directory
+    paths["markdown"].write_text(league_markdown(summary, config))
+    if records_dir is not None:
+        paths["records"] = write_dataset(rows, records, records_dir)
     return paths
 
 
@@ -246,19 +383,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              f"MODULE:NAME: your own Agent, agent factory or function "
                              f"(game) -> action)")
     parser.add_argument("--players", nargs="+", type=int, default=list(PLAYER_COUNTS),
-                        metavar="K", help="player counts to play, among 2 3 4 (default: all)")
+                        metavar="K", help="player counts to play, each 2-4 (default: 2 3 4)")
     parser.add_argument("--rounds", type=int, default=1,
-                        help="full rounds of the design per player count (default 1)")
+                        help="full rounds of the design per player count, 1 or more (default 1)")
     parser.add_argument("--games", type=int, default=None,
-                        help="instead of --rounds: this many games per player count")
-    parser.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd")
+                        help="instead of --rounds: this many games per player count, 1 or more")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="first seed, 0 or more (default 0)")
+    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd",
+                        help="stack layout: 2nd (default) or 1st (R3.2, R3.3)")
     parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS,
-                        help=f"parallel processes (default {DEFAULT_WORKERS})")
+                        help=f"parallel processes, 1..{MAX_WORKERS}, or games at once with "
+                             f"--backend ray (default {DEFAULT_WORKERS})")
+    add_backend_arguments(parser)
     parser.add_argument("--output-dir", type=Path, default=Path("runs/league"),
-                        help="where results.csv, summary.json, league.png go (default runs/league)")
-    parser.add_argument("--records", action="store_true",
-                        help="also write every game's record (the dataset of the strategy notebook)")
+                        help="where results.csv, summary.json, league.png and league.md go "
+                             "(default runs/league)")
+    parser.add_argument("--records", type=Path, default=None, metavar="DIR",
+                        help="also write every game to DIR/games.jsonl: seats, agents, scores, "
+                             "seed and the replayable record (docs/dataset.md)")
+    parser.add_argument("--update-doc", type=Path, default=None, metavar="FILE",
+                        help="also put the tables into FILE between its league-table marker "
+                             "lines (docs/league.md)")
     add_time_limit_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -266,12 +412,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
     out = out or sys.stdout
+    if arguments.update_doc is not None:
+        document_parts(arguments.update_doc)  # a bad document fails before any game
     rows, records, summary, config = run_league(
         arguments.agents, arguments.players, arguments.rounds, arguments.games, arguments.seed,
-        arguments.edition, arguments.workers, not arguments.no_progress, arguments.records,
-        arguments.move_time_limit)
+        arguments.edition, arguments.workers, not arguments.no_progress,
+        arguments.records is not None, arguments.move_time_limit, arguments.backend,
+        arguments.address)
     print(format_league(summary), file=out)
-    paths = write_league(rows, records, summary, config, arguments.output_dir)
+    paths = write_league(rows, records, summary, config, arguments.output_dir,
+                         arguments.records)
+    if arguments.update_doc is not None:
+        update_document(arguments.update_doc, paths["markdown"].read_text())
+        paths["document"] = arguments.update_doc
     print(f"{config['games_played']} games in {config['seconds']:.1f} s; wrote "
           + ", ".join(str(path) for path in paths.values()), file=out)
     return summary

@@ -23,6 +23,9 @@ spec                           agent
 ``ppo:pickle:PATH.zip`` ...    any ppo spec with ``pickle:`` before the path: a pickled
                                stable-baselines3 zip is allowed, which runs code stored
                                in the file (trusted files only; a warning is shown)
+``rllib:PATH``                 RLlibAgent, a policy trained by ``suburbia train
+                               --backend rllib``; PATH is its checkpoint folder
+                               (agents/rllib_agent.py)
 ``FILE.py:NAME``               your own bot: NAME in the Python file FILE.py (its folder
                                goes on sys.path, so it may import files beside it)
 ``MODULE:NAME``                your own bot: NAME in an importable module, e.g.
@@ -66,10 +69,10 @@ SEARCH_DEFAULTS = {
 }
 
 AGENT_SPECS = ("random", "dale", "greedy", "greedy:WEIGHTS", "ppo:PATH", "ppo-sample:PATH",
-               "ppo-search:PATH[,K,S,W,O]", "ppo-rollout:PATH[,K,S,W,O]", "FILE.py:NAME",
-               "MODULE:NAME")
+               "ppo-search:PATH[,K,S,W,O]", "ppo-rollout:PATH[,K,S,W,O]", "rllib:PATH",
+               "FILE.py:NAME", "MODULE:NAME")
 PPO_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
-BUILT_IN_KINDS = ("random", "dale", "greedy") + PPO_KINDS
+BUILT_IN_KINDS = ("random", "dale", "greedy", "rllib") + PPO_KINDS
 PICKLE_PREFIX = "pickle:"
 """Before a ppo spec's path: permission to load a pickled model (which runs its code)."""
 
@@ -175,6 +178,16 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
         settings["prior_weight"] = prior[0]
     agent = ValueSearchAgent(path, evaluation=evaluation, seed=seed, allow_pickle=allow_pickle,
                              opponent=opponent, **settings)
+    agent.name = spec
+    return agent
+
+
+def _rllib(spec: str, path_text: str) -> Agent:
+    if not path_text:
+        raise AgentSpecError(f"agent spec {shown(spec)}: give the checkpoint folder, e.g. "
+                             f"'rllib:runs/rllib/checkpoint'")
+    from .rllib_agent import RLlibAgent
+    agent = RLlibAgent(Path(path_text).expanduser())
     agent.name = spec
     return agent
 
@@ -384,6 +397,21 @@ def allow_pickle_in_spec(spec: str) -> str:
     return f"{kind}:{PICKLE_PREFIX}{arguments}"
 
 
+def model_file_of(spec) -> str | None:
+    """The model file a ppo spec names (without ``pickle:`` and search settings), else
+    None: how results say which model they measured."""
+    if not isinstance(spec, str):
+        return None
+    kind, separator, arguments = spec.strip().partition(":")
+    if kind.lower() not in PPO_KINDS or not separator:
+        return None
+    if arguments.startswith(PICKLE_PREFIX):
+        arguments = arguments[len(PICKLE_PREFIX):]
+    path = arguments.split(",")[0].strip() if kind.lower() in ("ppo-search", "ppo-rollout") \
+        else arguments.strip()
+    return path or None
+
+
 def make_agent(spec, seed: int | None = None, allow_pickle: bool = False,
                allow_code: bool = False) -> Agent:
     """The agent a spec names (table above); `seed` seeds agents that draw at random.
@@ -418,6 +446,8 @@ def make_agent(spec, seed: int | None = None, allow_pickle: bool = False,
         return _ppo_search(text, kind, arguments, seed, evaluation, allow_pickle)
     if kind in ("ppo", "ppo-sample") and separator:
         return _ppo(text, arguments.strip(), kind == "ppo", seed, allow_pickle)
+    if kind == "rllib" and separator:
+        return _rllib(text, arguments.strip())
     target, _, member = text.rpartition(":")
     if separator and kind not in BUILT_IN_KINDS and _is_code_spec(target.strip()):
         if not allow_code:

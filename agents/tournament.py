@@ -12,7 +12,8 @@ Every game is played by fresh-reset agents: an agent that draws at random is res
 from (game seed, seat) before each game, so results do not depend on the number of
 workers or on the order in which they finish (an agent that keeps other state from game
 to game breaks this). Games run in parallel processes (``spawn``), each worker building
-its agents once from the spec strings.
+its agents once from the spec strings, or with backend "ray" as Ray tasks over a Ray
+cluster (agents/ray_games.py), with the same results.
 
 Agents are spec strings (agents/registry.py, your own bot as ``FILE.py:NAME`` or
 ``MODULE:NAME``) or, from Python, objects: an Agent, an agent factory or a function
@@ -79,6 +80,8 @@ LADDER_TITLES = tuple(title for _, title in reversed(LADDER))  # lowest first
 DEFAULT_WORKERS = 2
 MAX_GAMES = 1_000_000  # per agent (solo modes) or in all (standard): the task list is built first
 MAX_WORKERS = 64
+MAX_RAY_GAMES_AT_ONCE = 100_000
+BACKENDS = ("process", "ray")
 CSV_FIELDS = ("table", "game", "seed", "mode", "seats", "seat", "agent", "spec", "first_player",
               "population", "reputation", "income", "money_left", "winner", "win",
               "best_other_population", "margin", "ladder_rank", "rounds", "decisions",
@@ -410,25 +413,38 @@ def _worker_payload(sources: dict) -> tuple[bytes | None, str | None]:
 
 def play_tasks(tasks: list[GameTask], specs: list, mode: str,
                workers: int = DEFAULT_WORKERS, progress: bool = True,
-               description: str | None = None) -> tuple[list[dict], list[tuple[int, dict]], float]:
-    """Play every task, `workers` processes in parallel (1: in this process); returns the
-    seat rows in table order, the kept (table, record) pairs and the seconds taken.
+               description: str | None = None, backend: str = "process",
+               address: str | None = None) -> tuple[list[dict], list[tuple[int, dict]], float]:
+    """Play every task, `workers` processes in parallel (1: in this process), or with
+    backend "ray" as Ray tasks, `workers` games at once on the cluster at `address` (a
+    local Ray instance without one; agents/ray_games.py); returns the seat rows in table
+    order, the kept (table, record) pairs and the seconds taken. The rows do not depend
+    on the backend or the number of workers.
 
     Agents are built once per worker from their specs (or objects, module docstring), so
     every one is built here first (a bad spec, a missing model file, a bot file that does
     not load, a mode the agent cannot play).
     """
-    if not isinstance(workers, int) or workers > MAX_WORKERS:
-        raise TournamentError(f"workers must be a whole number up to {MAX_WORKERS}, "
+    if backend not in BACKENDS:
+        raise TournamentError(f"backend must be one of {', '.join(BACKENDS)}, "
+                              f"not {shown(backend)}")
+    most = MAX_WORKERS if backend == "process" else MAX_RAY_GAMES_AT_ONCE
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers > most:
+        raise TournamentError(f"workers must be a whole number up to {most}, "
                               f"not {shown(workers)}")
+    if backend == "ray" and workers < 1:
+        raise TournamentError(f"workers (games at once on Ray) must be at least 1, "
+                              f"not {workers}")
     sources = agent_sources(list(specs))
     local_cache: dict = {}
     for _, key in entrants(list(specs)):
         if (key, 0) not in local_cache:
             _agent(key, 0, local_cache, sources).check_mode(mode)
     payload = None
-    if sources and workers > 1 and len(tasks) > 1:
+    if sources and (backend == "ray" or (workers > 1 and len(tasks) > 1)):
         payload, problem = _worker_payload(sources)
+        if problem and backend == "ray":
+            raise TournamentError(problem.replace("worker processes", "Ray workers"))
         if problem:
             warnings.warn(f"{problem}; playing every game in this process", RuntimeWarning,
                           stacklevel=3)
@@ -439,18 +455,28 @@ def play_tasks(tasks: list[GameTask], specs: list, mode: str,
     bar = tqdm(total=len(tasks), desc=description or f"{mode} games", unit="game",
                disable=not progress)
     try:
-        if workers <= 1 or len(tasks) == 1:
+        if backend == "ray":
+            from .ray_games import play_on_ray
+            outcomes = play_on_ray(tasks, payload, workers, address, bar.update)
+        elif workers <= 1 or len(tasks) == 1:
             for task in tasks:
                 outcomes.append(play_game(task, local_cache, sources))
                 bar.update()
         else:
             import multiprocessing
             context = multiprocessing.get_context("spawn")
-            with context.Pool(min(workers, len(tasks)), initializer=_init_worker,
-                              initargs=(payload,)) as pool:
+            pool = context.Pool(min(workers, len(tasks)), initializer=_init_worker,
+                                initargs=(payload,))
+            try:
                 for outcome in pool.imap_unordered(play_game, tasks):
                     outcomes.append(outcome)
                     bar.update()
+                pool.close()  # the workers finish and exit on their own: nothing leaks
+            except BaseException:
+                pool.terminate()
+                raise
+            finally:
+                pool.join()
     finally:
         bar.close()
     outcomes.sort(key=lambda outcome: outcome["table"])
@@ -464,16 +490,20 @@ def run_tournament(specs: list, mode: str = "dale", games: int = 100,
                    players: int | None = None, seed: int = 0, edition: str = "2nd",
                    workers: int = DEFAULT_WORKERS, progress: bool = True,
                    keep_records: bool = False,
-                   move_time_limit: float | None = None) -> TournamentResult:
+                   move_time_limit: float | None = None, backend: str = "process",
+                   address: str | None = None) -> TournamentResult:
     """Play a tournament (module docstring) and return every seat's result. `specs` are
-    spec strings or agent objects; `move_time_limit` is in seconds per decision."""
+    spec strings or agent objects; `move_time_limit` is in seconds per decision; backend
+    "ray" plays the games on the Ray cluster at `address` (play_tasks)."""
     tasks = make_tasks(list(specs), mode, games, players, seed, edition, keep_records,
                        move_time_limit)
-    rows, records, seconds = play_tasks(tasks, list(specs), mode, workers, progress)
+    rows, records, seconds = play_tasks(tasks, list(specs), mode, workers, progress,
+                                        backend=backend, address=address)
     pairs = entrants(list(specs))
     config = {"agents": [key for _, key in pairs], "mode": mode, "games": games,
               "players": tasks[0].players, "seed": seed, "edition": edition,
-              "workers": workers, "move_time_limit": tasks[0].move_time_limit}
+              "workers": workers, "backend": backend,
+              "move_time_limit": tasks[0].move_time_limit}
     return TournamentResult(config, [label for label, _ in pairs], dict(pairs), rows,
                             [record for _, record in records], seconds)
 
@@ -722,10 +752,23 @@ def write_outputs(result: TournamentResult, summary: dict, output_dir: Path) -> 
 
 # Command line -------------------------------------------------------------------------------
 
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", choices=BACKENDS, default="process",
+                        help="process: games in local processes (default); ray: games as Ray "
+                             "tasks on a Ray cluster, --workers games at once (needs "
+                             "pip install -e \".[distributed]\"); same results for the same "
+                             "seeds")
+    parser.add_argument("--address", default=None, metavar="HOST:PORT",
+                        help="with --backend ray: the Ray cluster's head, or 'auto' for the "
+                             "cluster this machine belongs to (default: a Ray instance "
+                             "started on this machine for the run)")
+
+
 def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--move-time-limit", type=float, default=None, metavar="SECONDS",
-                        help="an agent whose decision takes longer forfeits the game; a seat's "
-                             "first decision of each game is not timed (default: no limit)")
+                        help="an agent whose decision takes longer forfeits the game: a number "
+                             "above 0; a seat's first decision of each game is not timed "
+                             "(default: no limit)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -738,12 +781,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "(R9.1); standard: the agents at one table (default dale)")
     parser.add_argument("--players", type=int, default=None,
                         help="seats in standard mode, 2-4 (default: number of agents, at most 4)")
-    parser.add_argument("--games", type=int, default=100, help="games (per agent in the solo "
-                        "modes; default 100)")
-    parser.add_argument("--seed", type=int, default=0, help="game i uses seed SEED+i (default 0)")
-    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd")
+    parser.add_argument("--games", type=int, default=100,
+                        help=f"games, 1..{MAX_GAMES} (per agent in the solo modes; default 100)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="game i uses seed SEED+i, 0..2**63-1 (default 0)")
+    parser.add_argument("--edition", choices=("2nd", "1st"), default="2nd",
+                        help="stack layout: 2nd (default) or 1st (R3.2, R3.3)")
     parser.add_argument("--workers", type=int, default=DEFAULT_WORKERS,
-                        help=f"parallel processes (default {DEFAULT_WORKERS})")
+                        help=f"parallel processes, 1..{MAX_WORKERS} (1: in this process), or "
+                             f"games at once with --backend ray (default {DEFAULT_WORKERS})")
+    add_backend_arguments(parser)
     parser.add_argument("--output-dir", type=Path, default=Path("runs/strength"),
                         help="where results.csv, summary.json and populations.png go "
                              "(default runs/strength)")
@@ -766,7 +813,9 @@ def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
         result = run_tournament(agents, arguments.mode, arguments.games,
                                 arguments.players, arguments.seed, arguments.edition,
                                 arguments.workers, not arguments.no_progress, arguments.records,
-                                getattr(arguments, "move_time_limit", None))
+                                getattr(arguments, "move_time_limit", None),
+                                getattr(arguments, "backend", "process"),
+                                getattr(arguments, "address", None))
     except (ConfigError, ValueError, OSError, TournamentError) as error:
         raise SystemExit(f"error: {error}") from None
     summary = summarise(result.rows, result.labels, result.config["mode"])

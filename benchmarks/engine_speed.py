@@ -337,16 +337,24 @@ def _print_startup(label: str, figures: dict) -> None:
           f"{figures['parallel_random_play']:.1f} s; process {figures['process_wall']:.1f} s)")
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="suburbia bench",
+                                     description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=4000,
-                        help="games per configuration for throughput (default 4000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the games (default 0)")
-    parser.add_argument("--edition", choices=c.EDITION_NAMES, default="2nd")
+                        help="games per configuration for throughput, 1 or more (default 4000)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the games, 0 or more (default 0)")
+    parser.add_argument("--edition", choices=c.EDITION_NAMES, default="2nd",
+                        help="stack layout: 2nd (default) or 1st (R3.2, R3.3)")
     parser.add_argument("--quick", action="store_true",
                         help="400 games per configuration and no cold compile")
     parser.add_argument("--skip-cold", action="store_true",
                         help="skip the cold compile measurement (about a minute)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = build_parser()
     args = parser.parse_args(argv)
     games = 400 if args.quick else args.games
     if games < 1:

@@ -7,16 +7,20 @@ replay game records and render saved games.
     suburbia play --resume saved.json                  continue a saved or unfinished game
     suburbia match --agents greedy dale random --mode dale --games 100
     suburbia train --total-timesteps 100000 --output-dir runs/try
+    suburbia train --backend rllib [--address HOST:PORT]  PPO with RLlib on Ray
     suburbia bench --quick
     suburbia replay game.json [--boards]
     suburbia render state.json --png board.png [--svg board.svg] [--text]
     suburbia serve [--port 8000]                       play, watch and replay in a browser
     suburbia convert-model model.zip model.safetensors  a pickled model to the safe format
 
-`suburbia <command> --help` lists each command's options. Bad input (a file that is not
-what it should be, an option out of range, a path that cannot be written) gives a message
-on stderr and a non-zero status, never a traceback; an unexpected error is reported as an
-internal error with its type (SUBURBIA_DEBUG=1 shows the traceback).
+`suburbia <command> --help` lists each command's options; `suburbia --version` the
+version. Bad input (a file that is not what it should be, an option out of range, a path
+that cannot be written) gives a message on stderr and a non-zero status, never a
+traceback; a command that needs an extra the install lacks (match and league:
+bench; train and ppo agents: train; serve: web) names it and exits with status 3; an
+unexpected error is reported as an internal error with its type (SUBURBIA_DEBUG=1 shows
+the traceback).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import TextIO
 
 from .errors import StateFormatError, SuburbiaError, shown
 from .game import Game
+from .versions import version_text
 from .terminal_game import (TerminalGame, default_save_path, final_scores_lines,
                             group_legal_moves, offer_to_save, random_seed, save_game)
 from .terminal_game import write_error as _write_error
@@ -40,7 +45,20 @@ MAX_JSON_BYTES = 100_000_000  # a state or record file larger than this is refus
 MAX_SEED = 2**64 - 1
 EXIT_BAD_INPUT = 2
 EXIT_OS_ERROR = 1
+EXIT_MISSING_EXTRA = 3
 EXIT_INTERNAL_ERROR = 70
+
+# What a command needs beyond the core install: the extra of pyproject.toml that brings
+# each optional module (tqdm is in two extras: the command's own is named), and the core
+# dependencies, which only a damaged install lacks.
+EXTRA_OF_MODULE = {"torch": "train", "stable_baselines3": "train", "sb3_contrib": "train",
+                   "safetensors": "train", "tensorboard": "train", "rich": "train",
+                   "openskill": "bench", "matplotlib": "bench", "fastapi": "web",
+                   "uvicorn": "web", "cryptography": "web", "pettingzoo": "pettingzoo",
+                   "pyspiel": "openspiel", "open_spiel": "openspiel"}
+EXTRA_OF_COMMAND = {"train": "train", "match": "bench", "tournament": "bench",
+                    "league": "bench", "bench": "bench", "serve": "web"}
+CORE_MODULES = ("numpy", "numba", "gymnasium", "resvg_py", "PIL")
 
 
 class CliError(Exception):
@@ -162,8 +180,23 @@ def command_league(args, extra, stdin, stdout) -> int:
 
 
 def command_train(args, extra, stdin, stdout) -> int:
-    from training.train import main as train_main
-    train_main(list(extra))
+    """stable-baselines3 (training/train.py), or RLlib on Ray with --backend rllib
+    (training/rllib_train.py); each backend parses the other options itself."""
+    backend = argparse.ArgumentParser(prog="suburbia train", add_help=False)
+    backend.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                         help="sb3: MaskablePPO in this process (default); rllib: PPO with "
+                              "RLlib on Ray")
+    chosen, rest = backend.parse_known_args(list(extra))
+    if chosen.backend == "rllib":
+        from agents.ray_session import import_ray
+        import_ray()  # names the extra to install when Ray is missing
+        from training.rllib_train import main as train_main
+        train_main(rest)
+        return 0
+    from training.config import parse_config  # --help and bad options need no torch
+    config = parse_config(rest)
+    from training.train import train
+    train(config)
     return 0
 
 
@@ -298,12 +331,9 @@ def command_render(args, extra, stdin, stdout) -> int:
 
 
 def command_serve(args, extra, stdin, stdout) -> int:
-    """`suburbia serve`: the web application (suburbia_env/web), on 127.0.0.1 by default."""
-    try:
-        from .web.server import run_server
-    except ImportError as error:
-        raise CliError(f"the web application needs its extra: pip install -e \".[web]\" "
-                       f"({error})") from None
+    """`suburbia serve`: the web application (suburbia_env/web), on 127.0.0.1 by default;
+    without the web extra, main names it (missing_module_message)."""
+    from .web.server import run_server
     return run_server(args, stdout)
 
 
@@ -313,6 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="suburbia", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    parser.add_argument("--version", action="version", version=version_text(),
+                        help="print the version (package, rules, environment ids) and exit")
     commands = parser.add_subparsers(dest="command", metavar="command", required=True)
 
     play = commands.add_parser("play", help="play in the terminal against agents or Dale",
@@ -325,14 +357,17 @@ def build_parser() -> argparse.ArgumentParser:
                       help="agent specs of the other seats: random, dale, greedy, "
                            "greedy:WEIGHTS, ppo:PATH. Just 'dale' (the default) with no "
                            "--players means the Dale mode of R9.2")
-    play.add_argument("--players", type=int, help="seats at the table in a standard game (2-4)")
+    play.add_argument("--players", type=int, help="seats at the table in a standard game, 2-4")
     play.add_argument("--mode", choices=("dale", "solitary", "standard"),
-                      help="default: dale for '--opponents dale' alone, else standard")
-    play.add_argument("--seat", type=int, default=0, help="your seat in a standard game")
+                      help="dale (you against Dale, R9.2), solitary (R9.1) or standard "
+                           "(default: dale for '--opponents dale' alone, else standard)")
+    play.add_argument("--seat", type=int, default=0,
+                      help="your seat in a standard game, 0..players-1 (default 0)")
     play.add_argument("--seed", type=int, default=None,
-                      help="seed of the setup (default: random, shown when the game is over)")
+                      help="seed of the setup, 0..2**64-1 (default: random, shown when the "
+                           "game is over)")
     play.add_argument("--edition", choices=("2nd", "1st"), default=None,
-                      help="default 2nd")
+                      help="stack layout: 2nd (default) or 1st (R3.2, R3.3)")
     play.add_argument("--resume", type=Path, metavar="FILE",
                       help="continue a saved game (a game record or a saved state, e.g. the "
                            "file an unfinished game was saved to); its mode, players and "
@@ -362,7 +397,9 @@ def build_parser() -> argparse.ArgumentParser:
     league.set_defaults(handler=command_league)
 
     train = commands.add_parser("train", add_help=False,
-                                help="train MaskablePPO (options: suburbia train --help)")
+                                help="train MaskablePPO (options: suburbia train --help), or "
+                                     "PPO with RLlib on Ray (suburbia train --backend rllib "
+                                     "--help)")
     train.set_defaults(handler=command_train, passthrough=True)
     bench = commands.add_parser("bench", add_help=False,
                                 help="engine speed benchmark (options: suburbia bench --help)")
@@ -388,16 +425,19 @@ def build_parser() -> argparse.ArgumentParser:
                                             "pip install -e \".[web]\".")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1, this machine only)")
-    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free)")
+    serve.add_argument("--port", type=int, default=8000,
+                       help="port, 0..65535 (default 8000; 0: any free port)")
     serve.add_argument("--models", type=Path, action="append", metavar="DIR",
                        help="folder of trained models offered as ppo:PATH agents (default: "
                             "./models); only files under these folders can be loaded")
     serve.add_argument("--max-games", type=int, default=200,
-                       help="games and replays held at once, in all (default 200)")
+                       help="games and replays held at once, in all: 1 or more (default 200)")
     serve.add_argument("--max-games-per-client", type=int, default=20,
-                       help="games and replays one client address may hold (default 20)")
+                       help="games and replays one client address may hold: 1 or more "
+                            "(default 20)")
     serve.add_argument("--idle-minutes", type=float, default=120,
-                       help="a game nobody looked at for this long is dropped (default 120)")
+                       help="a game nobody looked at for this long is dropped: a number above "
+                            "0 (default 120)")
     serve.add_argument("--secret-file", type=Path,
                        help="key that seals saved games (default: suburbia/web-secret.key "
                             "under the user's config folder, made on first use)")
@@ -462,12 +502,35 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None,
         print("error: out of memory", file=sys.stderr)
         return EXIT_OS_ERROR
     except Exception as error:  # a bug of this package: short report, traceback on request
+        missing = (missing_module_message(args.command, error)
+                   if isinstance(error, ModuleNotFoundError) else None)
+        if missing:
+            print(f"error: {missing}", file=sys.stderr)
+            return EXIT_MISSING_EXTRA
         if os.environ.get("SUBURBIA_DEBUG"):
             raise
         print(f"internal error ({type(error).__name__}: {shown(str(error))}); please report "
               f"it with the command that caused it (SUBURBIA_DEBUG=1 shows the traceback)",
               file=sys.stderr)
         return EXIT_INTERNAL_ERROR
+
+
+def missing_module_message(command: str, error: ModuleNotFoundError) -> str | None:
+    """What to install when `command` stopped on a module that is not installed; None for a
+    module that no extra brings (then it is a bug, reported as an internal error)."""
+    module = (error.name or "").split(".")[0]
+    if module in CORE_MODULES:
+        return (f"`suburbia {command}` needs the module {module!r}, a dependency of the core "
+                f"install that is missing: reinstall with pip install -e . (in a clone) or "
+                f"pip install --force-reinstall suburbia-env")
+    extra = EXTRA_OF_MODULE.get(module)
+    if module == "tqdm":
+        extra = EXTRA_OF_COMMAND.get(command, "bench")
+    if extra is None:
+        return None
+    return (f"`suburbia {command}` needs the '{extra}' extra (the module {module!r} is not "
+            f"installed): pip install -e \".[{extra}]\" in a clone, or pip install "
+            f"\"suburbia-env[{extra}]\"")
 
 
 def _tolerate_bad_text(stream, errors: str) -> None:

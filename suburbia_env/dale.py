@@ -1,6 +1,42 @@
 """Dale's decision procedure (R9.2): which market tile he takes and where he places it.
 
 Kept apart from the turn logic so that agents can ask what Dale would do in any mode.
+
+Why `dale_choose_cell` gives the cell of the plain rule
+--------------------------------------------------------
+The rule (dale_reference.reference_cell_choice) resolves the tile in full at every legal
+cell and keeps the largest income + reputation gain, ties to the larger reputation gain,
+then to the first cell in row-major order. Resolving is the costly part (every
+adjustment is a call, R7.2), so `dale_choose_cell` resolves as few cells as it can, for
+three reasons that leave the answer unchanged:
+
+1. Cells of one class resolve alike. Step 7 of R7.1 changes only other players (each
+   change goes to the owner of the reacting tile), so trials leave it out. Of the rest,
+   only step 3's adjacent terms and which reacting tiles go in step 4 rather than 5
+   depend on the cell, and only through the neighbours that can react to the new tile
+   or that its adjacent terms count (`_cells_that_matter`). Cells with the same such
+   neighbours, an adjacency class, get the same adjustments in the same order, hence
+   the same gains; the tie-break prefers the first cell of a class, so the others are
+   skipped (`_class_tried_before`).
+2. Where the order cannot matter, sums give the gains. A level's final value depends on
+   the order of its adjustments only through its clamps (R1.2) and through the red lines
+   the population crosses on the way (R8.1). When each level either moves one way or
+   reaches no clamp in any order (`_level_after`), and the population crosses lines one
+   way only (`_gains_from_sums`), the gains follow from the sums of the adjustments,
+   rises and falls apart: the part that is the same at every cell once
+   (`_adjustments_anywhere`), the adjacency part once per class (`_adjustments_next_to`).
+   Each line crossed adds its penalty and, upward, the Casino and PR Firm reactions
+   (R6.6) as adjustments of their own; those reactions never move the population, so
+   they cross no further line.
+3. Bounds prune. Otherwise the sums still bound the gains from above (rises add at most
+   their sum, falls never add); a class whose bounds cannot beat the best earlier class
+   in the order of the tie-break is not resolved (CANNOT_WIN). The remaining classes are
+   resolved in place and undone (`_resolved_gains`: `_trial_snapshot` and
+   `_undo_trial_placement` around resolution.resolve_placement).
+
+tests/test_dale_reference.py compares the two choices on positions of seeded games (both
+editions, every mode, levels near clamps and red lines); tests/test_properties.py
+compares the gains from sums with full resolution cell by cell (`trial_gains`).
 """
 
 import numpy as np
@@ -98,15 +134,9 @@ def _undo_trial_placement(state, tiles, player, cell, kind, snapshot):
 
 @njit_without_refcounts
 def _cells_that_matter(state, tiles, base, new_features, adjacent_targets):
-    """The occupied cells whose tile would matter next to the new tile, as a set of cell
-    numbers in two 64-bit words (hex_grid.CELL_BITS).
-
-    A tile matters when one of its terms can react to the new tile or when the new
-    tile's adjacent terms can match it; any other neighbour adds nothing to the
-    resolution wherever it stands (R7.1 steps 3 to 5). The neighbours that matter of a
-    cell, its adjacency class, are then one AND away, and cells with equal classes
-    resolve to the same adjustments in the same order.
-    """
+    """The occupied cells whose tile can react to the new tile or match its adjacent
+    terms, as a set of cell numbers in two 64-bit words (hex_grid.CELL_BITS); a cell's
+    adjacency class (module docstring, 1) is then one AND away."""
     low = np.int64(0)
     high = np.int64(0)
     for position in range(state[base + s.TILE_COUNT]):
@@ -255,10 +285,9 @@ def _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_hi
 
 @njit_without_refcounts
 def _level_after(value, up, down):
-    """(exact, level) after adjustments summing to `up` and `down` in an unknown order:
-    exact when the order cannot matter, i.e. all have one sign (one clamp at most, R1.2)
-    or no order reaches a clamp. Otherwise the level is the highest any order can give:
-    rises add at most their sum, falls never add."""
+    """(exact, level) after adjustments summing to `up` and `down` in an unknown order
+    (module docstring, 2 and 3): exact when all have one sign or no order reaches a clamp
+    (R1.2); otherwise the highest level any order can give."""
     if down == 0:
         return True, min(c.LEVEL_MAX, value + up)
     if up == 0:
@@ -274,14 +303,12 @@ UNKNOWN_GAIN = 1000
 
 @njit_without_refcounts
 def _gains_from_sums(state, player, sums, per_red_line):
-    """(exact, income gain, reputation gain) of a trial from the sums of its adjustments.
-
-    Exact when their order cannot change the result. The population must cross red lines
-    in one direction only, or none whatever the order (every order's values lie between
-    the sum of the falls and the sum of the rises). Each line crossed adds its penalties
-    (R8.1) and, upward, the redline_own reactions (`per_red_line`, R6.6) as adjustments
-    of their own; each level must then pass `_level_after`. When not exact the two gains
-    are upper bounds (UNKNOWN_GAIN when the lines crossed depend on the order).
+    """(exact, income gain, reputation gain) of a trial from the sums of its adjustments
+    (module docstring, 2 and 3). The lines crossed are known whatever the order when the
+    population moves one way only, or reaches no other line either way (every order's
+    values lie between the sum of the falls and the sum of the rises); `per_red_line`
+    holds the redline_own reactions to one line (R6.6). When not exact the two gains are
+    upper bounds (UNKNOWN_GAIN when the lines crossed depend on the order).
     """
     income_up, income_down, reputation_up, reputation_down, population_up, population_down = sums
     base = player_base(player)
@@ -339,11 +366,9 @@ def _class_gains(state, tiles, log, player, cell, kind, matter_low, matter_high,
                  per_red_line, use_sums, best_gain, best_reputation_gain):
     """(income gain, reputation gain, FROM_SUMS / RESOLVED / CANNOT_WIN) of a trial at
     `cell`, given the parts that are the same at every cell (`_adjustments_anywhere`).
-
-    When the sums are not exact but their upper bounds cannot beat the best earlier
-    class (`best_gain`, `best_reputation_gain`; R9.2's order: gain, then reputation
-    gain, then the earlier cell), the trial is not resolved: CANNOT_WIN. A best gain of
-    -UNKNOWN_GAIN never prunes.
+    CANNOT_WIN: the upper bounds cannot beat the best earlier class (`best_gain`,
+    `best_reputation_gain`; module docstring, 3); a best gain of -UNKNOWN_GAIN never
+    prunes.
     """
     if use_sums:
         sums = _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_high,
@@ -389,16 +414,11 @@ def trial_gains(state, tiles, log, player, cell, kind, use_sums):
 
 @njit_without_refcounts
 def dale_choose_cell(state, tiles, log, player, kind):
-    """The legal cell maximising income + reputation gain after full resolution (R9.2).
-
-    Ties go to the larger reputation gain, then to the first cell in row-major order. A
-    cell whose adjacency class (`_cells_that_matter`) an earlier placeable cell shares is
-    skipped, since it resolves exactly like that cell, which the tie-break prefers anyway.
-    Each class's gains come from the sums of its adjustments where their order cannot
-    matter (`_gains_from_sums`); otherwise, unless the sums' upper bounds show that it
-    cannot beat an earlier class, the tile is resolved there in place and undone at once.
-    The state is unchanged on return; trials record nothing (they write to a one-row view
-    of `log`, event_log.py). -1 when no cell is legal.
+    """The legal cell maximising income + reputation gain after full resolution (R9.2);
+    ties go to the larger reputation gain, then to the first cell in row-major order.
+    The cell of dale_reference.reference_cell_choice, found with fewer resolutions (module
+    docstring). The state is unchanged on return; trials record nothing (they write to
+    a one-row view of `log`, event_log.py). -1 when no cell is legal.
     """
     return choose_cell_by_trials(state, tiles, log, player, kind, SUMS_WHERE_EXACT)
 
@@ -406,7 +426,7 @@ def dale_choose_cell(state, tiles, log, player, kind):
 @njit_without_refcounts
 def choose_cell_by_trials(state, tiles, log, player, kind, use_sums):
     """`dale_choose_cell`; with `use_sums` RESOLVE_EVERY_TRIAL each class is resolved in
-    full, the reference the sums are tested against."""
+    full (module docstring, 1 without 2 and 3)."""
     base = player_base(player)
     new_features = tiles[kind, COLUMN_FEATURES]
     matter_low, matter_high = _cells_that_matter(state, tiles, base, new_features,

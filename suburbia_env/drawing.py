@@ -217,12 +217,15 @@ def _title(svg: _Svg, game, labels: dict[int, str], seed_shown: int | None) -> N
         who = labels.get(seat, seat_name(config.mode, seat))
         status = f"{who} to play: {_DECISION_WORDS.get(game.pending_decision, '')}"
     svg.rect(0, 0, WIDTH, TITLE_HEIGHT, "#26323a")
-    svg.text(GAP, 27, f"Suburbia · {mode} · edition {config.edition} · "
-             f"round {game.round + 1}{final}", 17, "#ffffff", "bold")
-    svg.text(WIDTH - GAP - (90 if seed_shown is not None else 0), 27, status, 16, "#ffe0b2",
-             "bold", "end")
+    heading = f"Suburbia · {mode} · edition {config.edition} · round {game.round + 1}{final}"
+    svg.text(GAP, 27, heading, 17, "#ffffff", "bold")
+    right = WIDTH - GAP
     if seed_shown is not None:
-        svg.text(WIDTH - GAP, 27, f"seed {seed_shown}", 13, "#b0bec5", anchor="end")
+        seed = f"seed {seed_shown}"
+        svg.text(right, 27, seed, 13, "#b0bec5", anchor="end")
+        right -= _text_width(seed, 13) + 14
+    room = right - GAP - _text_width(heading, 17) * 1.1 - 16
+    svg.text(right, 27, status, _fit(status, 16, room / 1.1), "#ffe0b2", "bold", "end")
 
 
 def _tile_face(svg: _Svg, kind: int, x: float, y: float, width: float, height: float,
@@ -453,17 +456,18 @@ def _cell(svg: _Svg, game, layout: Layout, seat: int, cell: int) -> None:
         lines = name_lines(TILES.names[kind])
         spacing = 11.5
         top = y - (len(lines) - 1) * spacing / 2 + 4 - (6 if icon >= 0 else 0)
+        shift, narrower = (4, 14) if invested else (0, 0)  # room for the marker
         for index, line in enumerate(lines):
             line_y = top + index * spacing
             half_width = HEX_RADIUS - 2 - abs(line_y - 4 - y) / SQRT3
-            svg.text(x, line_y, line, _fit(line, 11, 2 * half_width - 8),
+            svg.text(x - shift, line_y, line, _fit(line, 11, 2 * half_width - 8 - narrower),
                      TYPE_INK[tile_type], "bold", "middle")
         if icon >= 0:
             _icon_badge(svg, icon, x, y + 21, 7.5)
-    if invested:
-        svg.add(f'<circle cx="{x + 15:.1f}" cy="{y - 20:.1f}" r="7.5" fill="{MARKER_FILL}" '
-                f'stroke="#ffffff" stroke-width="1.2"/>')
-        svg.text(x + 15, y - 16.5, "$", 10, "#ffd54f", "bold", "middle")
+    if invested:  # the investment marker at the right corner, clear of the name (R7.3)
+        svg.add(f'<circle cx="{x + 27.5:.1f}" cy="{y - 2:.1f}" r="6.5" fill="{MARKER_FILL}" '
+                f'stroke="#ffd54f" stroke-width="1.5"/>')
+        svg.text(x + 27.5, y + 1.5, "$", 10, "#ffd54f", "bold", "middle")
     svg.add("</g>")
 
 

@@ -52,7 +52,7 @@ class GameOverError(SuburbiaError, RuntimeError):
 
 
 class NotationError(SuburbiaError, ValueError):
-    """Text that is not an action of the notation (README, notation.py)."""
+    """Text that is not an action of the notation (docs/reference.md, notation.py)."""
 
 
 class StateFormatError(SuburbiaError, ValueError):

@@ -11,12 +11,17 @@
 | players / modes   | mode "dale" (default, 1 player + Dale), "solitary" (1), "standard" (2-4) |
 | opponents         | "dale" (Dale's procedure, compiled), "random" (compiled), a list indexed by seat (the learner's own entry is ignored; a short list repeats its last entry), or Python policies: callables `f(game) -> action` or agents with `act(game)` |
 | learner seat      | `learner_seat=0` or `"random"` (drawn at each reset)               |
-| illegal actions   | `illegal_action="raise"` (IllegalActionError, state untouched) or `"lose"` (episode ends, reward -1), as PettingZoo's TerminateIllegalWrapper |
+| illegal actions   | `illegal_action="lose"` (default): an action outside the mask (any value: a number not legal now, out of range, not an integer) ends the episode with reward -1, `info["illegal_action"] = True`, state untouched, as PettingZoo's TerminateIllegalWrapper; `"raise"`: IllegalActionError naming the rule, state untouched, the episode goes on |
 | terminal          | stepping a finished episode raises GameOverError; the terminal mask holds PASS alone |
 | render modes      | "ansi" (text), "rgb_array" (picture of the market and all boroughs) |
 
 Version history
 ---------------
+- v1, default of `illegal_action` (issue 20): "lose" instead of "raise", so that
+  gymnasium's and stable-baselines3's checkers and the standard random loop
+  (`env.action_space.sample()`, with or without `mask=`) run with default settings.
+  Code that relied on the exception passes `illegal_action="raise"`. Rules and results
+  of legal play are unchanged.
 - v1 (2026-11-25): RULES.md revision. In mode "dale" the learner first keeps one of two
   drawn goals (a `keep` decision; the observation already shows both) and scores it at
   the end (R9.2); in "solitary" falling back below a red line gives +1/+1, not +2/+2
@@ -140,7 +145,7 @@ class SuburbiaEnv(gym.Env):
     def __init__(self, players: int = 1, mode: str = "dale", edition: str = "2nd",
                  opponents: Any = "dale", reward: str = "win_loss",
                  population_shaping: float = 0.0, learner_seat: int | str = 0,
-                 illegal_action: str = "raise", random_private_goals: bool = False,
+                 illegal_action: str = "lose", random_private_goals: bool = False,
                  observation_format: str = "dict", render_mode: str | None = None):
         self.config = GameConfig(players, mode, edition, bool(random_private_goals))
         self.seats = self.config.seats

@@ -1,4 +1,4 @@
-"""The text notation of actions, one decision per line (README "Action notation").
+"""The text notation of actions, one decision per line (docs/reference.md, "Action notation").
 
     buy <slot> @ <col>,<row>      lake <slot> @ <col>,<row>
     basic <suburbs|park|factory> @ <col>,<row>

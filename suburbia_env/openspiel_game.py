@@ -35,8 +35,11 @@ p's seat; it summarises the information state (it is not a perfect-recall record
 `state.resample_from_infostate(p, sampler)` (what OpenSpiel's IS-MCTS asks for) redraws
 the hidden facts from p's information with hidden_information.redraw_hidden_information:
 the stacks, One More Round's place and the other players' goals. The resampled state
-keeps the history of the original (no seed gives its deal), so it is a world to search
-in, not a history to replay; it still serializes (the Python state is pickled).
+keeps the history of the original and its `seed` is None (no seed gives its deal), so it
+is a world to search in, not a history to replay; it still serializes (OpenSpiel pickles
+a Python state's attributes). Only a player's own view is provided: a public-only or
+all-players observer is refused. Tested in tests/test_openspiel.py, including OpenSpiel's
+`random_sim_test` and IS-MCTS against Dale.
 """
 
 from __future__ import annotations
@@ -131,8 +134,16 @@ class SuburbiaGame(pyspiel.Game):
         return SuburbiaState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
+        """A player's own view (public information and its own goals), with or without
+        perfect recall; the views OpenSpiel can also ask for (public only, every
+        player's private information) are not provided."""
         if params:
             raise ValueError(f"python_suburbia observers take no parameters, not {params}")
+        if iig_obs_type is not None and (
+                not iig_obs_type.public_info
+                or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER):
+            raise ValueError(f"python_suburbia observes as one player, public information "
+                             f"and that player's own goals (R10); not {iig_obs_type}")
         perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
         return SuburbiaObserver(perfect_recall)
 
@@ -154,7 +165,8 @@ class SuburbiaState(pyspiel.State):
 
     @property
     def seed(self) -> int | None:
-        """The engine seed the deal chose; None before the deal is complete."""
+        """The engine seed the deal chose; None before the deal is complete and in a
+        world made by `resample_from_infostate`."""
         return None if self._game is None else self._game.seed
 
     def suburbia_game(self) -> Game:
@@ -230,6 +242,7 @@ class SuburbiaState(pyspiel.State):
             avoid_zero_state(words)
             redraw_hidden_information(clone._game.state, TILES.table, GOALS.table,
                                       int(player_id), words)
+            clone._game.seed = None  # no seed deals this world
         return clone
 
     def __str__(self):
@@ -238,7 +251,8 @@ class SuburbiaState(pyspiel.State):
         game = self._game
         goals = "; ".join(f"player {seat}: drew {', '.join(game.goal_options(seat))}, kept "
                           f"{game.private_goal(seat)}" for seat in range(self._config.players))
-        return (f"seed {game.seed}, {len(game.history)} decisions\n{game.render()}\n"
+        origin = "a resampled world" if game.seed is None else f"seed {game.seed}"
+        return (f"{origin}, {len(game.history)} decisions\n{game.render()}\n"
                 f"goals: {goals}\nstacks in draw order: {self._pile_text()}")
 
     def _pile_text(self) -> str:

@@ -40,18 +40,30 @@ def _player_name(player: int, dale_mode: bool) -> str:
     return "Dale" if dale_mode and player == DALE_SEAT else f"player {player}"
 
 
-def _source(row: np.ndarray, dale_mode: bool) -> str:
+def _source(row: np.ndarray, dale_mode: bool, words: bool = False) -> str:
     kind = int(row[ev.SOURCE_KIND])
     cell = int(row[ev.SOURCE_CELL])
     owner = int(row[ev.SOURCE_PLAYER])
-    if kind < 0 or owner < 0:
-        return "the rules"
+    if kind < 0 or owner < 0:  # only the red lines adjust a value without a tile (R8.1)
+        return "red line, R8.1" if words else "the rules"
     column, row_number = cell_coordinates(cell)
     return f"{TILES.names[kind]} at {column},{row_number} of {_player_name(owner, dale_mode)}"
 
 
-def describe_event(row: np.ndarray, dale_mode: bool = False) -> str:
-    """One line of text for one event row (event_log.py)."""
+ATTRIBUTE_WORDS = ("income", "reputation", "population", "money")
+"""c.ATTRIBUTE_NAMES spelled out, for the event lines in words (`words=True`)."""
+
+
+def _change_in_words(attribute: int, amount: int, value: int) -> str:
+    if c.ATTRIBUTE_NAMES[attribute] == "$":
+        return f"money {'+' if amount >= 0 else '-'}${abs(amount)}, now ${value}"
+    return f"{ATTRIBUTE_WORDS[attribute]} {amount:+d}, now {value}"
+
+
+def describe_event(row: np.ndarray, dale_mode: bool = False, words: bool = False) -> str:
+    """One line of text for one event row (event_log.py). `words=True` spells the value
+    changes out ("income +1, now 3 (Office Building at -1,0 of player 0)") for people
+    who do not know the short forms; the default keeps the golden logs' short forms."""
     event = int(row[ev.EVENT])
     who = _player_name(int(row[ev.PLAYER]), dale_mode)
     amount = int(row[ev.AMOUNT])
@@ -59,8 +71,12 @@ def describe_event(row: np.ndarray, dale_mode: bool = False) -> str:
     kind = int(row[ev.SOURCE_KIND])
     name = TILES.names[kind] if kind >= 0 else "?"
     if event == ev.EFFECT:
-        attribute = c.ATTRIBUTE_NAMES[int(row[ev.ATTRIBUTE])]
-        return f"{who}: {attribute}{amount:+d} -> {value} ({_source(row, dale_mode)})"
+        attribute = int(row[ev.ATTRIBUTE])
+        if words:
+            return (f"{who}: {_change_in_words(attribute, amount, value)} "
+                    f"({_source(row, dale_mode, True)})")
+        return (f"{who}: {c.ATTRIBUTE_NAMES[attribute]}{amount:+d} -> {value} "
+                f"({_source(row, dale_mode)})")
     if event == ev.RED_LINE:
         direction = "crosses the red line at" if amount > 0 else "falls back below the red line at"
         return f"{who} {direction} {value}"
@@ -76,9 +92,14 @@ def describe_event(row: np.ndarray, dale_mode: bool = False) -> str:
     if event == ev.POPULATION_STEP:
         return f"{who}: population step {amount:+d}, population now {value}"
     if event == ev.SHORTFALL:
+        if words:
+            return (f"{who} cannot pay in full: "
+                    f"{_change_in_words(int(row[ev.ATTRIBUTE]), amount, value)}")
         attribute = c.ATTRIBUTE_NAMES[int(row[ev.ATTRIBUTE])]
         return f"{who}: shortfall, {attribute}{amount:+d} -> {value}"
     if event == ev.DISCARD:
+        if words and int(row[ev.PLAYER]) < 0:
+            return f"{name} is discarded from slot {int(row[ev.SOURCE_CELL])}"
         return f"{who} discards {name} from slot {int(row[ev.SOURCE_CELL])} paying ${amount}"
     if event == ev.DRAW:
         return f"{name} is drawn into slot {int(row[ev.SOURCE_CELL])}"
@@ -95,8 +116,58 @@ def describe_event(row: np.ndarray, dale_mode: bool = False) -> str:
     return f"event {event}"
 
 
-def describe_events(events: np.ndarray, dale_mode: bool = False) -> list[str]:
-    return [describe_event(row, dale_mode) for row in events]
+def describe_events(events: np.ndarray, dale_mode: bool = False,
+                    words: bool = False) -> list[str]:
+    return [describe_event(row, dale_mode, words) for row in events]
+
+
+def describe_action(action: int, state: np.ndarray) -> str:
+    """A decision in words, read from the state it is taken in ("buys Office Building from
+    slot 2 and places it at -1,0"); the notation (notation.py) stays what records hold.
+    Which goal a `keep` keeps is named: callers hide it from the other players (R10.2)."""
+    from . import action_space as a
+    action = int(action)
+    if action == a.PASS:
+        return "passes"
+    if action >= a.KEEP_GOAL:
+        base = s.player_base(int(state[s.CURRENT_PLAYER]))
+        goal = int(state[base + s.GOAL_OPTIONS + action - a.KEEP_GOAL])
+        return f"keeps {GOALS.names[goal]} as private goal" if goal >= 0 else "keeps a goal"
+    if action >= a.DISCARD:
+        verb = "removes" if action >= a.REMOVE else "discards"
+        slot = action - (a.REMOVE if action >= a.REMOVE else a.DISCARD)
+        return f"{verb} {_market_name(state, slot)} from slot {slot}"
+    if action >= a.INVEST:
+        cell = action - a.INVEST
+        return f"invests in {_cell_name(state, cell)} at {_cell_words(cell)}"
+    if action >= a.BASIC:
+        basic, cell = divmod(action - a.BASIC, NUM_CELLS)
+        name = TILES.names[int(TILES.basic_kinds[basic])]
+        return f"buys a {name} from the basic supply and places it at {_cell_words(cell)}"
+    lake = action >= a.LAKE
+    slot, cell = divmod(action - (a.LAKE if lake else a.BUY), NUM_CELLS)
+    if lake:
+        return (f"takes {_market_name(state, slot)} from slot {slot} face down as a lake "
+                f"at {_cell_words(cell)}")
+    return f"buys {_market_name(state, slot)} from slot {slot} and places it at {_cell_words(cell)}"
+
+
+def _market_name(state: np.ndarray, slot: int) -> str:
+    kind = int(state[s.MARKET + slot])
+    return TILES.names[kind] if kind >= 0 else "an empty slot"
+
+
+def _cell_name(state: np.ndarray, cell: int) -> str:
+    base = s.player_base(int(state[s.CURRENT_PLAYER]))
+    kind = int(state[base + s.CELL_KIND + cell])
+    if kind < 0:
+        return "an empty cell"
+    return "a lake" if int(state[base + s.CELL_FLAGS + cell]) & s.FLAG_LAKE else TILES.names[kind]
+
+
+def _cell_words(cell: int) -> str:
+    column, row = cell_coordinates(cell)
+    return f"{column},{row}"
 
 
 def render_events(game) -> str:

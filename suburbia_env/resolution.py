@@ -109,13 +109,19 @@ def trigger_adjustments(invested):
 
 
 @njit_without_refcounts
-def change_level(state, base, field, amount):
-    """Move income or reputation by one adjustment, clamped to -5..15 (R1.2)."""
-    value = state[base + field] + amount
+def clamped_level(value):
+    """An income or reputation value brought back into -5..15 (R1.2)."""
     if value < c.LEVEL_MIN:
-        value = c.LEVEL_MIN
-    elif value > c.LEVEL_MAX:
-        value = c.LEVEL_MAX
+        return c.LEVEL_MIN
+    if value > c.LEVEL_MAX:
+        return c.LEVEL_MAX
+    return value
+
+
+@njit_without_refcounts
+def change_level(state, base, field, amount):
+    """Move income or reputation by one adjustment, clamped (R1.2)."""
+    value = clamped_level(state[base + field] + amount)
     state[base + field] = value
     return value
 

@@ -6,8 +6,8 @@ the game and reads the person's commands:
     <number>         the move of that number in the list 'legal' prints
     <move>           a move in the action notation: buy 3 @ -1,0, keep Investor, pass ...
     legal [words]    the legal moves, numbered (only those starting with `words`)
-    info <what>      a tile's effects in words (a market slot, a tile name, a cell of
-                     your borough, suburbs/park/factory, lake) or a goal's criterion
+    info <what>      a tile's effects in words (a market slot, a tile name, a label or
+                     a cell of your borough's map, lake) or a goal's criterion
     market           the market with every tile's effects in full
     board            the whole table, every borough; show: this decision's screen again
     undo             back to before your last decision (bots' moves after it undone too)
@@ -20,15 +20,14 @@ would tell the stacks) only once the game is over. The screen of a decision (the
 acting player's borough, their numbers, the market with the tiles' effects, the moves)
 fits 80 columns by 24 lines.
 
-Bots are reseeded before every decision from the game's seed, their seat and the
-position (`bot_seed`), so after an undo, or in a saved game resumed, the same position
-gets the same reply.
+The bots are the agents of the registry, seeded once per game as in a tournament
+(`agents.tournament.agent_seed`): an undo takes their replies back, and a bot that
+draws at random may answer the same move differently the second time.
 """
 
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 import re
 import secrets
@@ -40,12 +39,15 @@ from typing import TextIO
 import numpy as np
 
 from . import constants as c
+from . import event_log as ev
 from . import state_layout as s
-from .errors import SuburbiaError, shown
+from .errors import IllegalActionError, SuburbiaError, shown
 from .game import Game
-from .render import next_red_line, render_borough
+from .legal_actions import illegal_reason
+from .render import (INVESTED_MARK, LAKE_LABEL, TILE_LABELS, describe_event, next_red_line,
+                     render_borough)
 from .tile_data import GOALS, TILES
-from .tile_text import (goal_info, goal_summary, tile_effects_brief, tile_summary,
+from .tile_text import (goal_info, tile_effects_brief, tile_summary,
                         tile_type_words)
 
 QUIT_WORDS = ("quit", "exit", "q")
@@ -56,23 +58,23 @@ SCREEN_HEIGHT = 24
 RANDOM_SEEDS = 2**31  # a random seed is below this: short enough to type again
 
 PLAY_HELP = """Commands:
-  <number>        the move of that number in the list 'legal' prints
-  <move>          a move in the action notation, e.g.  buy 3 @ -1,0   lake 5 @ 1,1
-                  basic suburbs @ 0,3   invest 0,1   discard 4   remove 2
-                  keep <goal>   pass   (cells are <col>,<row>: columns -6..6, rows
-                  0..8; odd columns sit half a cell lower, R2.1; '+' on your map marks
-                  the cells where a tile may go, R2.4)
-  legal [words]   the legal moves, numbered; 'legal buy 3' only those of slot 3
-  info <what>     effects of a tile: a market slot (info 3), a tile name (info
-                  office), a cell of your borough (info 0,1), suburbs, park, factory,
-                  lake; or a goal (info investor)
-  market          the market with the tiles' effects in full
-  board           the whole table: every borough, the public goals, the supply
-  show            this decision's screen again
-  undo            back to before your last decision (the bots' moves after it too)
-  save [file]     save the game now and go on playing
-  help            this text
-  quit            leave the game (you are offered to save it)"""
+  <number>       the move of that number in the list 'legal' prints
+  <move>         a move in the action notation: buy 3 @ -1,0  lake 5 @ 1,1
+                 basic suburbs @ 0,3  invest 0,1  discard 4  remove 2  pass
+                 keep <goal>. A cell is <col>,<row>: columns -6..6, rows 0..8;
+                 odd columns sit half a row lower (R2.1); '+' marks where a tile
+                 may go (R2.4)
+  legal [words]  the legal moves, numbered; 'legal buy 3': only those of slot 3
+  info <what>    a tile's effects: a market slot (info 3), a tile name or its
+                 start (info office), a label or a cell of your map (info HF,
+                 info 0,1), lake; or a goal (info investor)
+  market         the market with the tiles' effects in full
+  board          the whole table: every borough, the public goals, the supply
+  show           this decision's screen again
+  undo           back to before your last decision (and the bots' replies to it)
+  save [file]    save the game now and go on playing
+  help           this text
+  quit           leave the game (you are offered to save it)"""
 
 
 # Text helpers ----------------------------------------------------------------------------
@@ -133,9 +135,44 @@ def wrap(text: str, width: int = SCREEN_WIDTH, indent: str = "") -> list[str]:
                          initial_indent=indent, break_on_hyphens=False) or [""]
 
 
+def packed(items: list[str], width: int = SCREEN_WIDTH, gap: str = "   ") -> list[str]:
+    """`items` on as few lines as fit `width`, never splitting one (the later lines
+    indented by two spaces)."""
+    lines = [items[0]]
+    for item in items[1:]:
+        if len(lines[-1]) + len(gap) + len(item) <= width:
+            lines[-1] += gap + item
+        else:
+            lines.append("  " + item)
+    return lines
+
+
+def fitted(text: str, width: int = SCREEN_WIDTH) -> list[str]:
+    """The lines of `text`, each longer than `width` wrapped, its continuation indented
+    two more spaces than the line (the whole table of `board` on an 80-column screen)."""
+    lines = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        lines += [line] if len(line) <= width else textwrap.wrap(
+            line.strip(), width, initial_indent=indent, subsequent_indent=indent + "  ",
+            break_on_hyphens=False)
+    return lines
+
+
 def public_action_text(text: str) -> str:
     """A move as every player may read it: which goal was kept is hidden (R10.2)."""
     return "keeps a private goal" if text.startswith("keep ") else text
+
+
+_HEADLINES = (ev.PLACE, ev.DALE_BUY, ev.INVEST, ev.DISCARD, ev.PASS)
+
+
+def headline_events(game: Game, exclude: int) -> list[str]:
+    """What the other seats did in the last `Game.apply`, one line a move (placements,
+    investments, discards, passes), in the words of the event log (render.py)."""
+    return [describe_event(row, game.config.mode == "dale") for row in game.last_events
+            if row[ev.EVENT] in _HEADLINES and row[ev.PLAYER] >= 0
+            and row[ev.PLAYER] != exclude]
 
 
 def seat_label(game: Game, seat: int, human: int, labels: dict[int, str]) -> str:
@@ -178,15 +215,6 @@ def random_seed() -> int:
     return secrets.randbelow(RANDOM_SEEDS)
 
 
-def bot_seed(game: Game, seat: int) -> int:
-    """The seed a bot is reset with before deciding at this position: a hash of the game's
-    seed, the seat and the state, so that the same position always gets the same reply
-    (after an undo, in a resumed game) and no bot's choice depends on how it got there."""
-    digest = hashlib.blake2b(f"{game.seed or 0}/{seat}/".encode() + game.state.tobytes(),
-                             digest_size=8).digest()
-    return int.from_bytes(digest, "little")
-
-
 # The decision screen --------------------------------------------------------------------
 
 _DECISION_WORDS = {"keep_goal": "keep one of your two drawn goals (R3.6)",
@@ -216,9 +244,12 @@ def _header_line(game: Game, human: int, labels: dict[int, str]) -> str:
 
 def market_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
     """The market (R4.1) one slot a line: premium, price, tile, type and its effects in
-    brief (`tile_text.tile_effects_brief`), cut to `width` ('info <slot>' in full)."""
-    lines = [f"{'slot':>4} {'+':>3} {'price':>5} {'tile':<22} type effects ('info <slot>')"]
+    brief (`tile_text.tile_effects_brief`); effects that do not fit `width` are cut
+    after a whole effect and end with a pointer to 'info <slot>', which says them all."""
     rows = {row["slot"]: row for row in game.market()}
+    name_width = max([len(row["tile"]) for row in rows.values()] + [4])
+    lines = [f"{'slot':>4} {'+':>3} {'price':>5} {'tile':<{name_width}} type effects "
+             f"('info <slot>')"[:width]]
     dale = game.config.mode == "dale"
     for slot in range(c.DALE_FIRST_SLOT, c.DALE_LAST_SLOT + 1) if dale else range(c.NUM_SLOTS):
         premium = f"+{c.SLOT_PREMIUMS[slot]}"
@@ -227,10 +258,26 @@ def market_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
             lines.append(f"{slot:>4} {premium:>3} {'':>5} (empty)")
             continue
         kind = TILES.kind(row["tile"])
-        text = (f"{slot:>4} {premium:>3} {'$' + str(row['price']):>5} {row['tile']:<22} "
-                f"{tile_type_words(kind)[:3]:<4} {tile_effects_brief(kind)}")
-        lines.append(text if len(text) <= width else text[:width - 3] + "...")
+        start = (f"{slot:>4} {premium:>3} {'$' + str(row['price']):>5} "
+                 f"{row['tile']:<{name_width}} {tile_type_words(kind)[:3]:<4} ")
+        lines.append(start + _cut_effects(tile_effects_brief(kind), width - len(start), slot))
     return lines
+
+
+def _cut_effects(effects: str, room: int, slot: int) -> str:
+    """`effects` (terms joined by '; ') within `room` characters: whole terms, then
+    '... info 3' when some are left out."""
+    if len(effects) <= room:
+        return effects
+    more = f"... info {slot}"
+    terms = effects.split("; ")
+    kept = ""
+    for term in terms:
+        candidate = f"{kept}; {term}" if kept else term
+        if len(candidate) + 2 + len(more) > room:
+            break
+        kept = candidate
+    return (f"{kept}; {more}" if kept else more)[:room]
 
 
 def _compact_market_lines(game: Game, width: int) -> list[str]:
@@ -251,8 +298,9 @@ def _panel_items(game: Game, human: int, labels: dict[int, str]) -> list[str]:
     mine = game.player_state(human)
     items = [f"You: ${mine['money']}, income {mine['income']}, reputation "
              f"{mine['reputation']}",
-             f"Population {mine['population']}, next red line "
-             f"{next_red_line(mine['population'])}; markers left {mine['markers_left']}"]
+             f"Population {mine['population']}, next red line at "
+             f"{next_red_line(mine['population'])}",
+             f"Investment markers left: {mine['markers_left']}"]
     goal = game.private_goal(human)
     if goal:
         items.append(f"Your goal: {goal}")
@@ -269,6 +317,19 @@ def _panel_items(game: Game, human: int, labels: dict[int, str]) -> list[str]:
         items.append(f"{_short_label(game, seat, labels)}: ${other['money']} inc "
                      f"{other['income']} rep {other['reputation']} pop {other['population']}")
     return items
+
+
+def key_lines(kinds: set[int], marks: list[str], width: int, room: int) -> list[str]:
+    """What the labels of the map stand for (`HF Heavy Factory`, then `marks` such as
+    `~~~ lake`) in at most `room` lines of `width`; when not all fit, the last line says
+    that 'info <label>' tells the rest."""
+    if room <= 0 or not kinds:
+        return []
+    entries = sorted(f"{TILE_LABELS[kind]} {TILES.names[kind]}" for kind in kinds) + marks
+    lines = packed([f"Key: {entries[0]}"] + entries[1:], width, gap="  ")
+    if len(lines) <= room:
+        return lines
+    return lines[:room - 1] + ["  ... 'info <label>' says the rest"] if room > 1 else []
 
 
 def _beside(left: list[str], right: list[str], width: int) -> list[str]:
@@ -292,18 +353,21 @@ def choice_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
         human = game.current_player
         base = s.player_base(human)
         goals = [int(g) for g in game.state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2]]
-        lines = ["Your drawn goals (R3.6), one to keep as your private goal:"]
+        lines = wrap("Your two drawn goals (R3.6); keep one as your private goal "
+                     "(population bonus):", width)
         for number, goal in enumerate(goals, start=1):
-            lines += wrap(f"{number}) keep {goal_summary(goal, private=True)}", width, "  ")
+            info = goal_info(goal)
+            lines += wrap(f"{number}) keep {info['name']}: {info['criterion']} "
+                          f"(+{info['private_bonus']})", width, "  ")
         return lines
     if len(legal) <= 8:
         items = [f"{number}) {text}" for number, text in enumerate(legal, start=1)]
         if decision in ("discard", "remove"):
             premiums = {row["slot"]: row["premium"] for row in game.market()}
             items = [f"{item} (${premiums[int(item.rsplit(' ', 1)[1])]})" for item in items]
-        title = {"discard": "Discard, paying the premium: ", "remove": "Remove: "}.get(
-            decision, "Moves: ")
-        return wrap(title + "   ".join(items), width)
+        title = {"discard": "Discard, paying the premium:", "remove": "Remove:"}.get(
+            decision, "Moves:")
+        return packed([f"{title} {items[0]}"] + items[1:], width)
     verbs: dict[str, list[str]] = {}
     for text in legal:
         verb, _, rest = text.partition(" ")
@@ -336,37 +400,67 @@ def _ranges(arguments: list[str]) -> str:
 HINT = "Type a number, a move, info <slot>, undo, save, help or quit."
 
 
+BOROUGH_TITLE = "Your borough ('+': a tile may go here; odd columns sit half a row lower):"
+
+
 def decision_screen(game: Game, human: int, labels: dict[int, str],
-                    width: int = SCREEN_WIDTH, height: int = SCREEN_HEIGHT - 1) -> list[str]:
+                    width: int = SCREEN_WIDTH, height: int = SCREEN_HEIGHT - 1,
+                    recent: list[str] | None = None) -> list[str]:
     """The screen of one decision, at most `height` lines of at most `width` characters
     (the prompt takes the last line of 24): header, market, the acting player's borough
     with their numbers beside it, the moves. Public information and the person's own
     goals only (R10.1, R10.2). A tall borough first loses its empty margin rows, then the
-    market its effects; the map is cut only past that (the whole map: 'board')."""
+    market its effects; the map is cut only past that (the whole map: 'board'). Lines
+    left over show the `recent` moves of the others (the latest first kept), then what
+    the map's labels stand for."""
     header = [_header_line(game, human, labels)[:width]]
     choices = choice_lines(game, width)
     items = _panel_items(game, human, labels)
-    lines: list[str] = []
+    cells = game.player_state(human)["borough"]
+    marks = ([f"{LAKE_LABEL} lake"] if any(cell["lake"] for cell in cells) else []) + \
+        ([f"{INVESTED_MARK} investment"] if any(cell["invested"] for cell in cells) else [])
     for row_margin, compact in ((1, False), (0, False), (1, True), (0, True)):
         market = _compact_market_lines(game, width) if compact else market_lines(game, width)
-        borough, _ = render_borough(game.state, human, mark_placeable=True,
-                                    row_margin=row_margin)
-        borough = ["Your borough ('+': a tile may go here):"[:width]] + borough
-        panel_width = width - max(len(line) for line in borough) - 2
-        if panel_width >= 26:
-            panel = [line for item in items for line in wrap(item, panel_width)]
-            region = _beside(borough, panel, width)
-        else:
-            panel = [line for item in items for line in wrap(item, width)]
-            region = [line[:width] for line in borough] + panel
+        borough, kinds = render_borough(game.state, human, mark_placeable=True,
+                                        row_margin=row_margin)
+        region = _borough_region(borough, items, kinds, marks, width, 0)
         lines = header + market + region + choices
-        if len(lines) + 1 <= height:
-            return lines + [HINT]
         if len(lines) <= height:
-            return lines
+            spare = height - len(lines) - 1  # the last line: HINT
+            if spare < 0:
+                return lines
+            news = _recent_lines(recent or [], width, spare)
+            region = _borough_region(borough, items, kinds, marks, width,
+                                     spare - len(news))
+            return header + news + market + region + choices + [HINT]
     room = height - len(header) - len(market) - len(choices) - 1
     return header + market + region[:room] + ["(cut: 'board' draws the whole borough)"] \
         + choices
+
+
+def _recent_lines(recent: list[str], width: int, room: int) -> list[str]:
+    """`Last moves: Dale pays $3 and places Mint at -1,0`, one line a move, the latest
+    ones when not all fit in `room` lines."""
+    shown_moves = recent[max(0, len(recent) - room):] if room > 0 else []
+    title = "Last moves: " if len(shown_moves) == len(recent) else \
+        f"Last {len(shown_moves)} of {len(recent)} moves: "
+    return [(title + text if index == 0 else " " * len(title) + text)[:width]
+            for index, text in enumerate(shown_moves)]
+
+
+def _borough_region(borough: list[str], items: list[str], kinds: set[int],
+                    marks: list[str], width: int, spare: int) -> list[str]:
+    """The title, the map and the panel of `items` beside it (below it when the map is
+    too wide), then the key of the labels in the panel's free lines and `spare` more."""
+    panel_width = width - max(len(line) for line in borough) - 2
+    beside = panel_width >= 26
+    panel_width = panel_width if beside else width
+    panel = [line for item in items for line in wrap(item, panel_width)]
+    free = max(0, len(borough) - len(panel)) if beside else 0
+    panel += key_lines(kinds, marks, panel_width, free + spare)
+    body = _beside(borough, panel, width) if beside else \
+        [line[:width] for line in borough] + panel
+    return [BOROUGH_TITLE[:width]] + body
 
 
 def full_market_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
@@ -397,6 +491,10 @@ def info_lines(game: Game, human: int, what: str, width: int = SCREEN_WIDTH) -> 
     if re.fullmatch(r"[0-9]{1,2}", lowered):
         slot = int(lowered)
         rows = {row["slot"]: row for row in game.market()}
+        dale = game.config.mode == "dale"
+        if slot not in rows and dale and slot < c.NUM_SLOTS:
+            return [f"The game against Dale uses market slots {c.DALE_FIRST_SLOT}-"
+                    f"{c.DALE_LAST_SLOT} only (R9.2)."]
         if slot not in rows:
             return [f"Market slot {slot} is empty." if slot < c.NUM_SLOTS
                     else f"There is no market slot {slot} (slots are 0..{c.NUM_SLOTS - 1})."]
@@ -419,20 +517,33 @@ def info_lines(game: Game, human: int, what: str, width: int = SCREEN_WIDTH) -> 
     kinds = [kind for kind in range(TILES.num_kinds) if kind != TILES.one_more_round]
     tiles = [kind for kind in kinds if TILES.names[kind].lower() == lowered]
     goals = [goal for goal, name in enumerate(GOALS.names) if name.lower() == lowered]
-    if not tiles and not goals:
-        tiles = [kind for kind in kinds if lowered in TILES.names[kind].lower()]
-        goals = [goal for goal, name in enumerate(GOALS.names) if lowered in name.lower()]
+    if not tiles and not goals:  # a label of the borough map: info HF
+        tiles = [kind for kind in kinds if TILE_LABELS[kind].lower() == lowered.rstrip("*")]
+    if not tiles and not goals:  # a start of a word (info air), else any part of a name
+        for matches in (_starts_a_word, str.__contains__):
+            tiles = [kind for kind in kinds if matches(TILES.names[kind].lower(), lowered)]
+            goals = [goal for goal, name in enumerate(GOALS.names)
+                     if matches(name.lower(), lowered)]
+            if tiles or goals:
+                break
     found = len(tiles) + len(goals)
     if found == 1 and tiles:
         return wrap(tile_summary(tiles[0]), width, "") + _note_lines(tiles[0], width)
     if found == 1:
-        return wrap(f"Goal {goal_summary(goals[0])} as a public goal; "
-                    f"+{goal_info(goals[0])['private_bonus']} as a private goal, for its "
-                    f"owner alone in front (R8.2).", width, "")
+        info = goal_info(goals[0])
+        return wrap(f"Goal {info['name']}: {info['criterion']}. As a public goal +"
+                    f"{info['public_bonus']} population to the one player strictly in "
+                    f"front; as a private goal +{info['private_bonus']} to its owner if "
+                    f"strictly alone in front of all players (R8.2).", width, "")
     if found == 0:
         return [f"No tile, slot, cell or goal is called {shown(what)}."]
     names = [TILES.names[kind] for kind in tiles] + [GOALS.names[goal] for goal in goals]
     return wrap(f"{shown(what)} could be: " + ", ".join(names) + ".", width, "")
+
+
+def _starts_a_word(name: str, start: str) -> bool:
+    return any(name[index:].startswith(start) for index in range(len(name))
+               if index == 0 or name[index - 1] == " ")
 
 
 def _note_lines(kind: int, width: int) -> list[str]:
@@ -460,11 +571,14 @@ def read_line(stdin: TextIO) -> str | None:
     return line or None
 
 
-def default_save_path(game: Game) -> Path:
-    """Where an unfinished game is saved unless the person names a file. Without the seed:
-    a random seed stays unknown until the game is over (R10.2)."""
+def default_save_path(game: Game, seed_known: bool = False) -> Path:
+    """Where an unfinished game is saved unless the person names a file, in the current
+    folder: `suburbia-dale-seed7-20261125-130000.json`. The seed is in the name only when
+    the person chose it; a random one stays unshown until the game is over (it fixes the
+    order of the stacks, R10.2)."""
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return Path(f"suburbia-{game.config.mode}-{stamp}.json")
+    seed = f"seed{game.seed}-" if seed_known and game.seed is not None else ""
+    return Path(f"suburbia-{game.config.mode}-{seed}{stamp}.json")
 
 
 def save_game(game: Game, path: Path) -> str:
@@ -510,7 +624,8 @@ def offer_to_save(game: Game, stdin: TextIO, stdout: TextIO, default: Path, ask:
     for _ in range(6):
         answer = None
         if asking:
-            stdout.write(f"Save the unfinished game? File name [{default}], or 'no': ")
+            stdout.write(f"Save the unfinished game? Enter: in {default}\n"
+                         f"(or type another file name, or 'no'): ")
             stdout.flush()
             try:
                 answer = read_line(stdin)
@@ -529,9 +644,9 @@ def offer_to_save(game: Game, stdin: TextIO, stdout: TextIO, default: Path, ask:
             except (OSError, ValueError) as error:
                 problem = write_error(error)
         if problem is None:
-            say(f"The unfinished game ({what}) is saved in {target}.")
-            say(f"Continue it with: suburbia play --resume {shlex.quote(str(target))}"
-                f"{resume_hint}")
+            say(f"The game is saved in {target} ({what}).")
+            say("Continue it with:")
+            say(f"  suburbia play --resume {shlex.quote(str(target))}{resume_hint}")
             return target
         say(f"Cannot write {shown(str(target))}: {problem}.")
         if not asking:
@@ -561,11 +676,14 @@ class TerminalGame:
         self.show_board = show_board
         self.labels = labels or {seat: getattr(agent, "name", "agent")
                                  for seat, agent in opponents.items()}
-        self.default = Path(save_path) if save_path else default_save_path(game)
+        self.default = (Path(save_path) if save_path
+                        else default_save_path(game, seed_known=seed_source == "given"))
         self.resume_hint = resume_hint
         self.seed_source = seed_source
         self.undo_points = self._undo_points_of_history()
+        self.loaded_without_history = seed_source == "file" and not self.undo_points
         self.saved_state: np.ndarray | None = None
+        self.recent: list[str] = []  # the others' moves since the person's last one
         self._shown_for = None
 
     def say(self, text: str = "") -> None:
@@ -595,12 +713,16 @@ class TerminalGame:
         """Play until the game ends (0), the person quits (0), the input ends (1) or Ctrl-C
         (130). On quitting or Ctrl-C the person is offered to save the unfinished game;
         when the input ends it is saved without asking."""
-        self.say(f"You are player {self.human}. Type 'help' for the commands.")
+        for line in wrap(f"{self._table_words()}; you are player {self.human}."):
+            self.say(line)
         if self.seed_source == "given":
             self.say(f"Seed {self.game.seed}.")
         elif self.seed_source == "random":
-            self.say("Seed: chosen at random, shown when the game is over (it fixes the "
-                     "hidden order of the stacks, R10.2); --seed N chooses one.")
+            for line in wrap("The seed was drawn at random; it is shown when the game is "
+                             "over, since it fixes the hidden order of the stacks (R10.2). "
+                             "--seed N chooses one."):
+                self.say(line)
+        self.say("Type 'help' for the commands.")
         try:
             status = self._loop()
         except KeyboardInterrupt:
@@ -612,8 +734,10 @@ class TerminalGame:
         if status == "quit":
             if self.saved_state is not None and np.array_equal(self.saved_state,
                                                                self.game.state):
-                self.say(f"The game is saved in {self.default}; continue it with: suburbia "
-                         f"play --resume {shlex.quote(str(self.default))}{self.resume_hint}")
+                self.say(f"The game is saved in {self.default}.")
+                self.say("Continue it with:")
+                self.say(f"  suburbia play --resume {shlex.quote(str(self.default))}"
+                         f"{self.resume_hint}")
                 return 0
             offer_to_save(self.game, self.stdin, self.stdout, self.default, True,
                           self.resume_hint)
@@ -625,10 +749,22 @@ class TerminalGame:
         self._game_over()
         return 0
 
+    def _table_words(self) -> str:
+        game = self.game
+        edition = "" if game.config.edition == "2nd" else f", {game.config.edition} edition"
+        if game.config.mode == "dale":
+            return f"Suburbia against Dale the bot (R9.2){edition}"
+        if game.config.mode == "solitary":
+            return f"Suburbia, Solitary Architect (R9.1){edition}"
+        others = ", ".join(f"player {seat} {self.labels.get(seat, 'agent')}"
+                           for seat in sorted(self.opponents))
+        return f"Suburbia, {game.num_seats} players{edition}: {others}"
+
     def _game_over(self) -> None:
         game = self.game
         self.say()
-        self.say(game.render() if self.show_board else "The game is over.")
+        for line in fitted(game.render()) if self.show_board else ["The game is over."]:
+            self.say(line)
         self.say()
         names = {self.human: "you", **{seat: f"player {seat} ({label})"
                                        for seat, label in self.labels.items()}}
@@ -670,11 +806,10 @@ class TerminalGame:
         agent = self.opponents.get(seat)
         if agent is None:
             raise SuburbiaError(f"seat {seat} decides but nobody plays it")
-        if hasattr(agent, "reset"):
-            agent.reset(bot_seed(game, seat))
         action = agent.act(game)
         text = game.action_to_text(game.action_number(action))
         events = game.apply(action)
+        self.recent += headline_events(game, exclude=self.human)
         self.say(f"{seat_label(game, seat, self.human, self.labels)}: "
                  f"{public_action_text(text)}")
         for line in events:
@@ -684,23 +819,27 @@ class TerminalGame:
         game = self.game
         self.say()
         if self.show_board:
-            for line in decision_screen(game, self.human, self.labels):
+            for line in decision_screen(game, self.human, self.labels, recent=self.recent):
                 self.say(line)
             return
         mine = game.player_state(self.human)
-        self.say(f"Round {game.round + 1}. You: ${mine['money']}, income {mine['income']}, "
-                 f"reputation {mine['reputation']}, population {mine['population']}, "
-                 f"markers left {mine['markers_left']}, {len(mine['borough'])} tiles")
-        self.say("Market: " + " | ".join(f"slot {row['slot']} {row['tile']} ${row['price']}"
-                                         for row in game.market()))
-        goal = game.private_goal(self.human)
+        lines = wrap(f"Round {game.round + 1}. You: ${mine['money']}, income "
+                     f"{mine['income']}, reputation {mine['reputation']}, population "
+                     f"{mine['population']}, markers left {mine['markers_left']}, "
+                     f"{len(mine['borough'])} tiles")
+        lines += wrap("Market: " + " | ".join(f"slot {row['slot']} {row['tile']} "
+                                              f"${row['price']}" for row in game.market()))
         if game.pending_decision == "keep_goal":
-            self.say("Your drawn goals (R3.6): " + ", ".join(game.goal_options(self.human)))
-        elif goal:
-            self.say(f"Your private goal: {goal}")
+            lines += wrap("Your drawn goals (R3.6): "
+                          + ", ".join(game.goal_options(self.human)))
+        elif game.private_goal(self.human):
+            lines.append(f"Your private goal: {game.private_goal(self.human)}")
         legal = game.legal_actions_text()
-        self.say(f"Legal moves ({len(legal)}; a number picks one of 'legal'):")
-        for line in group_legal_moves(legal):
+        lines.append(f"Legal moves ({len(legal)}; a number picks one of 'legal'):")
+        lines += [part for line in group_legal_moves(legal)
+                  for part in textwrap.wrap(line.strip(), SCREEN_WIDTH, initial_indent="  ",
+                                            subsequent_indent="    ")]
+        for line in lines:
             self.say(line)
 
     # Commands -----------------------------------------------------------------------------
@@ -728,7 +867,8 @@ class TerminalGame:
             for text in full_market_lines(game):
                 self.say(text)
         elif command == "board":
-            self.say(game.render())
+            for text in fitted(game.render()):
+                self.say(text)
         elif command in ("show", "look"):
             return "show"
         elif command == "undo":
@@ -757,21 +897,32 @@ class TerminalGame:
         legal = self.game.legal_actions()
         number = int(digits) if len(digits) <= 6 else 0
         if not 1 <= number <= len(legal):
-            self.say(f"Not accepted: {shown(digits) if len(digits) > 6 else digits} is not "
-                     f"a move number; the moves are numbered 1 to {len(legal)} ('legal').")
+            for line in wrap(f"Not accepted: {shown(digits) if len(digits) > 6 else digits} "
+                             f"is not a move number; the moves are numbered 1 to "
+                             f"{len(legal)} ('legal')."):
+                self.say(line)
             return
         self._play(int(legal[number - 1]))
 
     def _play(self, move) -> None:
+        """Apply a move (notation or action number); a move that is not legal now is
+        refused with the rule that forbids it (legal_actions.illegal_reason)."""
         game = self.game
-        before = game.copy()
         try:
-            events = game.apply(move)
+            number = game.action_number(move)
+            if not game.is_legal(number):
+                why = illegal_reason(game.state, TILES.table, TILES.basic_kinds, number)
+                raise IllegalActionError(f"illegal action {game.action_to_text(number)!r}: "
+                                         f"{why}")
+            before = game.copy()
+            events = game.apply(number)
         except SuburbiaError as error:
-            self.say(f"Not accepted: {error}")
+            for line in wrap(f"Not accepted: {str(error).rstrip('.')}."):
+                self.say(line)
             self.say("Type 'legal' for the legal moves or 'help' for the notation.")
             return
         self.undo_points.append(before)
+        self.recent = headline_events(game, exclude=self.human)  # Dale's turn (R9.2)
         self.say(f"you: {game.history[-1]}")
         for event in events:
             self.say(f"    {event}")
@@ -781,9 +932,11 @@ class TerminalGame:
         the bots' moves included, is taken back (the engine decides nothing new)."""
         if not self.undo_points:
             self.say("Nothing to undo: you have taken no decision"
-                     + (" since the game was loaded." if self.game.history else "."))
+                     + (" since the game was loaded." if self.loaded_without_history
+                        else "."))
             return None
         point = self.undo_points.pop()
+        self.recent = []
         taken_back = self.game.history[len(point.history):]
         self.game = point
         others = len(taken_back) - 1
@@ -805,8 +958,9 @@ class TerminalGame:
             return
         self.default = target
         self.saved_state = self.game.state.copy()
-        self.say(f"Saved ({what}) in {target}. Continue it later with: suburbia play "
-                 f"--resume {shlex.quote(str(target))}{self.resume_hint}")
+        self.say(f"Saved in {target} ({what}).")
+        self.say("Continue it later with:")
+        self.say(f"  suburbia play --resume {shlex.quote(str(target))}{self.resume_hint}")
 
 
 def play_session(game: Game, human: int, opponents: dict, stdin: TextIO, stdout: TextIO,

@@ -34,41 +34,59 @@ _ANY_PRICE = 1 << 30
 
 
 @njit_without_refcounts
+def income_step_outcome(income, money, population):
+    """R5.2 in numbers: (money, population, dollars unpaid) after gaining `income`. A
+    negative income is paid from the money; each $1 left unpaid costs 1 population, not
+    below 0. `income_step` applies it; the greedy player's projection (agents/greedy.py)
+    reuses it."""
+    if income >= 0:
+        return money + income, population, 0
+    paid = min(money, -income)
+    unpaid = -income - paid
+    return money - paid, max(0, population - unpaid), unpaid
+
+
+@njit_without_refcounts
+def population_step_outcome(population, reputation, money):
+    """R5.3 in numbers: (population, money, points owed) after population moves by
+    `reputation`. Below 0 the population stops at 0 and each point owed costs $1 while
+    money lasts; the rest is forgiven. `population_step` applies it; the greedy player's
+    projection reuses it."""
+    population += reputation
+    if population >= 0:
+        return population, money, 0
+    owed = -population
+    return 0, money - min(owed, money), owed
+
+
+@njit_without_refcounts
 def income_step(state, tiles, log, player):
-    """R5.2: gain the income; a negative income is paid, each unpaid $1 costs 1 population."""
+    """R5.2 (`income_step_outcome`), with the red lines fallen below (R8.1)."""
     base = player_base(player)
     income = state[base + s.INCOME]
-    money = state[base + s.MONEY]
-    if income >= 0:
-        state[base + s.MONEY] = money + income
-    else:
-        paid = min(money, -income)
-        state[base + s.MONEY] = money - paid
-        unpaid = -income - paid
-        if unpaid > 0:
-            old = state[base + s.POPULATION]
-            new = max(0, old - unpaid)
-            state[base + s.POPULATION] = new
-            ev.record(log, ev.SHORTFALL, player, c.POPULATION, new - old, new, -1, -1, -1)
-            cross_red_lines(state, tiles, log, player, old, new)
-    ev.record(log, ev.INCOME_STEP, player, c.MONEY, income, state[base + s.MONEY], -1, -1, -1)
+    old = state[base + s.POPULATION]
+    money, new, unpaid = income_step_outcome(income, state[base + s.MONEY], old)
+    state[base + s.MONEY] = money
+    if unpaid > 0:
+        state[base + s.POPULATION] = new
+        ev.record(log, ev.SHORTFALL, player, c.POPULATION, new - old, new, -1, -1, -1)
+        cross_red_lines(state, tiles, log, player, old, new)
+    ev.record(log, ev.INCOME_STEP, player, c.MONEY, income, money, -1, -1, -1)
 
 
 @njit_without_refcounts
 def population_step(state, tiles, log, player):
-    """R5.3: population moves by reputation; below 0 costs $1 a point, the rest forgiven."""
+    """R5.3 (`population_step_outcome`), with the red lines crossed (R8.1)."""
     base = player_base(player)
     old = state[base + s.POPULATION]
-    new = old + state[base + s.REPUTATION]
-    if new < 0:
-        owed = -new
-        paid = min(owed, state[base + s.MONEY])
-        state[base + s.MONEY] -= paid
-        ev.record(log, ev.SHORTFALL, player, c.MONEY, -paid, state[base + s.MONEY], -1, -1, -1)
-        new = 0
+    reputation = state[base + s.REPUTATION]
+    new, money, owed = population_step_outcome(old, reputation, state[base + s.MONEY])
+    if owed > 0:
+        ev.record(log, ev.SHORTFALL, player, c.MONEY, money - state[base + s.MONEY], money,
+                  -1, -1, -1)
+        state[base + s.MONEY] = money
     state[base + s.POPULATION] = new
-    ev.record(log, ev.POPULATION_STEP, player, c.POPULATION, state[base + s.REPUTATION], new,
-              -1, -1, -1)
+    ev.record(log, ev.POPULATION_STEP, player, c.POPULATION, reputation, new, -1, -1, -1)
     cross_red_lines(state, tiles, log, player, old, new)
 
 

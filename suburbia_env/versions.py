@@ -22,3 +22,18 @@ FORMAT_VERSION = 2
 MODES_UNCHANGED_SINCE = {1: ("standard",)}
 """For each older format version, the modes whose rules are still today's: only those
 games of that version load; the others are refused, naming the version."""
+
+
+def package_version() -> str:
+    """The installed version of the suburbia-env distribution (pyproject.toml)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("suburbia-env")
+    except PackageNotFoundError:
+        return "unknown (run from a source tree that is not installed)"
+
+
+def version_text() -> str:
+    """`suburbia --version`: the package and what results made with it are reported under."""
+    return (f"suburbia {package_version()} (rules {RULES_REVISION}, {ENV_ID}, "
+            f"{PETTINGZOO_NAME}, state and record format version {FORMAT_VERSION})")

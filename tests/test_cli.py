@@ -118,7 +118,8 @@ def test_play_against_greedy_and_random_at_a_table_of_three():
     status, output = run_cli(["play", "--players", "3", "--opponents", "greedy", "random",
                               "--seed", str(seed)], "\n".join(human_moves) + "\n")
     assert status == 0
-    assert "Your drawn goals (R3.6): " + ", ".join(Game(3, seed=seed).goal_options(0)) in output
+    first, second = Game(3, seed=seed).goal_options(0)
+    assert f"\n  1) keep {first}: " in output and f"\n  2) keep {second}: " in output
     assert "player 1 (greedy): " in output and "player 2 (random): " in output
     assert "Suburbia: standard game, 3 players" in output  # the board is drawn
     for score in game.final_scores():
@@ -128,19 +129,24 @@ def test_play_against_greedy_and_random_at_a_table_of_three():
 
 def test_quit_and_end_of_input_leave_the_game(tmp_path, monkeypatch):
     """Leaving offers to save the unfinished game ('no' declines); when the input ends
-    it is saved without asking, to the --save-record path or a new file here."""
+    it is saved without asking, to the --save-record path or a new file here, named
+    without the seed when the seed was drawn at random (it fixes the stacks, R10.2)."""
     monkeypatch.chdir(tmp_path)
     status, output = run_cli(["play", "--no-board"], "quit\nno\n")
     assert status == 0 and "You left the game." in output
     assert "The game was not saved." in output and list(tmp_path.iterdir()) == []
     status, output = run_cli(["play", "--no-board"], "")
     assert status == 1 and "End of input" in output
-    saved = list(tmp_path.glob("suburbia-dale-seed0-*.json"))
+    saved = list(tmp_path.glob("suburbia-dale-*.json"))
     assert len(saved) == 1 and f"is saved in {saved[0].name}" in output
+    assert "seed" not in saved[0].name
     assert json.loads(saved[0].read_text())["actions"] == []
+    status, output = run_cli(["play", "--no-board", "--seed", "0"], "")
+    assert status == 1 and len(list(tmp_path.glob("suburbia-dale-seed0-*.json"))) == 1
     status, output = run_cli(["play", "--no-board", "--save-record", "mine.json"], "quit\n\n")
     assert status == 0 and (tmp_path / "mine.json").is_file()
-    assert "Continue it with: suburbia play --resume mine.json" in output
+    assert "is saved in mine.json (game record).\nContinue it with:\n" \
+        "  suburbia play --resume mine.json\n" in output
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -206,7 +206,7 @@ def test_play_survives_everything_typed_and_saves_at_the_end(in_tmp):
     game = Game(1, "dale", seed=0)
     first = game.legal_actions_text()[0]
     typed = HOSTILE_LINES + [first] + HOSTILE_LINES
-    status, output, error = run(["play", "--no-board"], "\n".join(typed) + "\n")
+    status, output, error = run(["play", "--no-board", "--seed", "0"], "\n".join(typed) + "\n")
     assert status == 1 and "End of input: the game is left unfinished." in output
     assert output.count("Not accepted: ") >= len(HOSTILE_LINES)
     assert max(len(line) for line in output.splitlines()) < 2000  # long input is not echoed
@@ -223,7 +223,8 @@ def test_play_quit_offers_to_save_anywhere_the_person_says(in_tmp):
     blocker = in_tmp / "a-file"
     blocker.write_text("")
     answers = [str(blocker / "x.json"), "\x1b[2J", str(in_tmp), "sub/dir/game.json"]
-    status, output, _ = run(["play", "--no-board"], "\n".join([first, "quit"] + answers) + "\n")
+    status, output, _ = run(["play", "--no-board", "--seed", "0"],
+                            "\n".join([first, "quit"] + answers) + "\n")
     assert status == 0
     assert output.count("Cannot write") == 3 and "cannot hold control characters" in output
     saved = in_tmp / "sub" / "dir" / "game.json"
@@ -267,7 +268,7 @@ class _InterruptedInput(io.StringIO):
 def test_ctrl_c_offers_to_save(in_tmp):
     game = Game(1, "dale", seed=0)
     first = game.legal_actions_text()[0]
-    status, output, _ = run(["play", "--no-board"],
+    status, output, _ = run(["play", "--no-board", "--seed", "0"],
                             _InterruptedInput(f"{first}\nmine.json\n", interrupt_at=2))
     assert status == 130 and "Interrupted." in output
     assert json.loads((in_tmp / "mine.json").read_text())["actions"] == [first]
@@ -287,8 +288,8 @@ def test_an_agent_interrupted_while_thinking_still_saves(in_tmp, monkeypatch):
     while game.current_player == 1:  # the person's moves until greedy (seat 0) decides
         moves.append(game.legal_actions_text()[0])
         game.apply(moves[-1])
-    status, output, _ = run(["play", "--no-board", "--players", "2", "--seat", "1",
-                             "--opponents", "greedy"], "".join(move + "\n" for move in moves))
+    status, output, _ = run(["play", "--no-board", "--seed", "0", "--players", "2",
+                             "--seat", "1", "--opponents", "greedy"], "".join(move + "\n" for move in moves))
     assert status == 130 and "Interrupted." in output and "is saved in" in output
 
 
@@ -329,7 +330,7 @@ def test_a_subprocess_gives_messages_not_tracebacks(in_tmp):
 
 def test_a_subprocess_play_takes_invalid_bytes_and_saves_at_end_of_input(in_tmp):
     typed = b"\xff\xfe\xfd\n" + HUGE.encode() + b"\n\x00\x1b[2J\n\xc3\x28 pass\n"
-    completed = subprocess.run(_command("play", "--no-board"), input=typed,
+    completed = subprocess.run(_command("play", "--no-board", "--seed", "0"), input=typed,
                                capture_output=True, cwd=in_tmp, env=ENVIRONMENT, timeout=300)
     stdout = completed.stdout.decode("utf-8", "replace")
     assert completed.returncode == 1, completed.stderr

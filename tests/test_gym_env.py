@@ -2,9 +2,10 @@
 copies, rendering and determinism.
 
 Gymnasium's and stable-baselines3's checkers step the environment with unmasked
-random actions, which are almost always illegal here; they therefore run with
+random actions, which are almost always illegal here; the default
 `illegal_action="lose"` (the episode ends with reward -1, as PettingZoo's
-TerminateIllegalWrapper does). Every other test uses the default "raise".
+TerminateIllegalWrapper does) lets them run with default settings (issue 20). Tests of
+the refusals pass `illegal_action="raise"`.
 """
 
 from __future__ import annotations
@@ -74,11 +75,23 @@ def assert_same_trajectory(first, second):
 
 # Conformance -------------------------------------------------------------------------------
 
+def test_the_registered_env_passes_both_checkers_with_default_settings():
+    """Issue 20: `check_env(gym.make("Suburbia-v1").unwrapped)` as users write it, and
+    stable-baselines3's check_env with its defaults, on the default environment."""
+    import torch
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+    torch.set_num_threads(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any checker warning fails the test
+        gymnasium_check_env(gym.make("Suburbia-v1").unwrapped)
+        sb3_check_env(gym.make("Suburbia-v1").unwrapped)
+
+
 @pytest.mark.parametrize("options", CHECKED_CONFIGS)
 @pytest.mark.parametrize("render_mode", [None, "ansi", "rgb_array"])
 def test_gymnasium_check_env(options, render_mode):
-    env = gym.make("Suburbia-v1", illegal_action="lose", render_mode=render_mode,
-                   disable_env_checker=True, **options)
+    env = gym.make("Suburbia-v1", render_mode=render_mode, disable_env_checker=True,
+                   **options)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any checker warning fails the test
         gymnasium_check_env(env.unwrapped, skip_render_check=False)
@@ -90,10 +103,41 @@ def test_stable_baselines3_check_env_flat(options):
     import torch
     from stable_baselines3.common.env_checker import check_env
     torch.set_num_threads(1)
-    env = SuburbiaEnv(observation_format="flat", illegal_action="lose", **options)
+    env = SuburbiaEnv(observation_format="flat", **options)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(env, warn=True)
+
+
+@pytest.mark.parametrize("options", [dict(), dict(mode="standard", players=3,
+                                                  opponents="random")])
+def test_the_standard_random_loop_runs_to_the_end_of_a_game(options):
+    """The loop of Gymnasium's documentation: with `mask=` every sampled action is legal
+    and the game is played to its end (final scores in info); without a mask the first
+    action outside it ends the episode with -1 (the default illegal_action="lose")."""
+    env = gym.make("Suburbia-v1", **options)
+    env.action_space.seed(5)
+    observation, info = env.reset(seed=5)
+    steps, terminated, truncated = 0, False, False
+    while not (terminated or truncated):
+        action = env.action_space.sample(mask=observation["action_mask"])
+        observation, reward, terminated, truncated, info = env.step(action)
+        steps += 1
+    assert "illegal_action" not in info and env.unwrapped.game.is_over
+    assert len(info["final_scores"]) == env.unwrapped.seats and steps >= 10
+    assert reward in (-1.0, 0.0, 1.0)
+    episodes = []
+    for episode in range(3):
+        observation, info = env.reset(seed=episode)
+        terminated = truncated = False
+        while not (terminated or truncated):
+            action = env.action_space.sample()
+            legal = bool(observation["action_mask"][action])
+            observation, reward, terminated, truncated, info = env.step(action)
+        episodes.append((legal, reward, info.get("illegal_action", False)))
+        assert terminated and not truncated
+        assert reward == -1.0 if not legal else reward in (-1.0, 0.0, 1.0)
+    assert (False, -1.0, True) in episodes
 
 
 def test_registered_id_makes_the_environment():
@@ -166,7 +210,7 @@ def test_margin_reward_and_population_shaping():
 # Errors ------------------------------------------------------------------------------------------
 
 def test_illegal_action_raises_naming_it_and_leaves_the_state_untouched():
-    env = SuburbiaEnv()
+    env = SuburbiaEnv(illegal_action="raise")
     env.reset(seed=3)
     state = env.state.copy()
     mask = env.action_masks()
@@ -211,8 +255,9 @@ def test_dale_game_starts_with_the_learners_keep_decision():
     assert scores[1]["private_goal_bonus"] == 0
 
 
-def test_illegal_action_lose_ends_the_episode_with_minus_one():
-    env = SuburbiaEnv(mode="standard", players=2, opponents="random", illegal_action="lose")
+def test_illegal_action_lose_is_the_default_and_ends_the_episode_with_minus_one():
+    env = SuburbiaEnv(mode="standard", players=2, opponents="random")
+    assert env.illegal_action == "lose"
     env.reset(seed=4)
     observation, reward, terminated, truncated, info = env.step(a.PASS)  # keep_goal is pending
     assert (reward, terminated, truncated) == (-1.0, True, False)

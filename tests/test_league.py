@@ -3,14 +3,21 @@
 import csv
 import itertools
 import json
+import re
 from collections import Counter
 
 import pytest
 
-from agents.league import (make_league_tasks, run_league, summarise_league, table_lineups,
-                           turn_position)
+from agents.league import (games_per_pairing, league_markdown, make_league_tasks, provenance,
+                           run_league, summarise_league, table_lineups, turn_position)
+from agents.league_dataset import (DATASET_FORMAT, dataset_entries, read_dataset,
+                                   write_dataset)
+from agents.registry import model_file_of
 from agents.tournament import TournamentError, agent_labels
+from suburbia_env import Game
 from suburbia_env.cli import main as cli_main
+from suburbia_env.errors import StateFormatError
+from suburbia_env.versions import RULES_REVISION
 
 FAST = ["random", "greedy", "dale"]
 
@@ -98,25 +105,165 @@ def test_two_workers_give_the_same_league(small_league):
     assert rows == small_league[0]
 
 
-def test_league_command_writes_csv_json_plot_and_records(tmp_path, capsys):
+def test_league_command_writes_csv_json_plot_markdown_and_the_dataset(tmp_path, capsys):
     status = cli_main(["league", "--agents", "random", "greedy", "--players", "2", "3",
                        "--games", "2", "--seed", "3", "--workers", "1", "--no-progress",
-                       "--records", "--output-dir", str(tmp_path)])
+                       "--records", str(tmp_path / "dataset"), "--output-dir",
+                       str(tmp_path / "out")])
     assert status == 0
     printed = capsys.readouterr().out
-    assert "OpenSkill" in printed and "2 players, 2 games" in printed
+    assert "OpenSkill" in printed and "2 players, 2 games, 2 games per pair of agents" in printed
     assert "win share by turn position" in printed
-    with open(tmp_path / "results.csv") as handle:
+    with open(tmp_path / "out" / "results.csv") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 2 * 2 + 2 * 3
-    summary = json.loads((tmp_path / "summary.json").read_text())
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["config"]["games_played"] == 4
-    assert (tmp_path / "league.png").stat().st_size > 10_000
-    records = sorted((tmp_path / "records").glob("*.json"))
-    assert len(records) == 4
-    assert json.loads(records[0].read_text())["format"] == "suburbia-record"
+    assert summary["config"]["provenance"]["rules"] == RULES_REVISION
+    assert (tmp_path / "out" / "league.png").stat().st_size > 10_000
+    markdown = (tmp_path / "out" / "league.md").read_text()
+    assert "| `greedy` |" in markdown and "| turn position | 1 | 2 | 3 |" in markdown
+    entries = read_dataset(tmp_path / "dataset")
+    assert [entry["table"] for entry in entries] == [0, 1, 2, 3]
+    lines = (tmp_path / "dataset" / "games.jsonl").read_text().splitlines()
+    assert len(lines) == 4 and json.loads(lines[0])["record"]["format"] == "suburbia-record"
+    for entry in entries:
+        seats = [row for row in rows if int(row["table"]) == entry["table"]]
+        assert entry["agents"] == [row["agent"] for row in seats]
+        assert [score["population"] for score in entry["scores"]] == [
+            int(row["population"]) for row in seats]
+        assert entry["seed"] == int(seats[0]["seed"])
 
 
 def test_league_command_names_a_bad_player_count(capsys):
     assert cli_main(["league", "--agents", "random", "greedy", "--players", "6"]) == 2
     assert "among 2, 3, 4" in capsys.readouterr().err
+
+
+def test_games_per_pairing_counts_the_tables_two_agents_shared(small_league):
+    """3 agents, one round: at 2 players each pair has its own table, played twice (seats
+    swapped); at 3 players all sit at the one table, played three times."""
+    rows, _, summary, _ = small_league
+    assert summary["player_counts"][2]["games_per_pairing"] == {"min": 2, "max": 2}
+    assert summary["player_counts"][3]["games_per_pairing"] == {"min": 3, "max": 3}
+    uneven = [{"table": 0, "agent": "a"}, {"table": 0, "agent": "b"},
+              {"table": 1, "agent": "a"}, {"table": 1, "agent": "b"},
+              {"table": 2, "agent": "a"}, {"table": 2, "agent": "c"}]
+    assert games_per_pairing(uneven, ["a", "b", "c"]) == {"min": 0, "max": 2}
+
+
+def test_markdown_tables_hold_the_summary_figures(small_league):
+    rows, _, summary, config = small_league
+    markdown = league_markdown(summary, config)
+    block = summary["player_counts"][3]
+    for label, entry in block["agents"].items():
+        assert (f"| `{label}` | {entry['win_share']:.3f} [{entry['low']:.3f}, "
+                f"{entry['high']:.3f}] | {entry['mean_population']:.1f} | "
+                f"{entry['mean_margin']:+.1f} | 3 | 0 |") in markdown
+    assert f"at commit `{config['provenance']['commit']}`" in markdown
+    assert "3 players: 3 games, 3 per pair of agents; fair share 0.333." in markdown
+
+
+def test_provenance_names_the_commit_and_hashes_the_models():
+    import hashlib
+    from pathlib import Path
+    baseline = Path(__file__).resolve().parents[1] / "models" / "baseline.safetensors"
+    assert model_file_of(f"ppo-rollout:{baseline},2,1") == str(baseline)
+    assert model_file_of(f"ppo:pickle:{baseline}") == str(baseline)
+    assert model_file_of("greedy") is None and model_file_of("examples/my_bot.py:bot") is None
+    found = provenance(["greedy", f"ppo:{baseline}", f"ppo-rollout:{baseline}"])
+    assert found["model_files"] == {str(baseline): hashlib.sha256(baseline.read_bytes())
+                                    .hexdigest()}
+    assert found["rules"] == RULES_REVISION
+    assert found["commit"] is None or len(found["commit"]) == 40
+
+
+# The dataset (agents/league_dataset.py, docs/dataset.md) ---------------------------------------
+
+def test_dataset_entries_replay_to_their_scores(small_league, tmp_path):
+    rows, records, _, _ = small_league
+    path = write_dataset(rows, records, tmp_path)
+    entries = read_dataset(path)
+    assert len(entries) == 9
+    for entry in entries:
+        assert entry["format"] == DATASET_FORMAT and entry["rules"] == RULES_REVISION
+        game = Game.replay(entry["record"])
+        assert game.seed == entry["seed"] and game.num_seats == entry["players"]
+        scores = game.final_scores()
+        assert [s["population"] for s in scores] == [s["population"] for s in entry["scores"]]
+        assert entry["winners"] == game.winners
+        assert sum(entry["wins"]) == pytest.approx(1.0)
+        # the goal bonuses of R8.2 are kept per seat
+        assert [s["public_goals"] for s in scores] == [s["public_goals"] for s in entry["scores"]]
+        assert entry["first_player"] == json.loads(game.to_json())["first_player"]
+        seats = sorted((r for r in rows if r["table"] == entry["table"]), key=lambda r: r["seat"])
+        assert entry["agents"] == [r["agent"] for r in seats]
+
+
+def test_a_forfeited_game_is_kept_with_its_reason(tmp_path):
+    class Quitter:
+        name = "quitter"
+
+        def act(self, game):
+            if game.round == 1:
+                raise RuntimeError("bored")
+            return game.legal_actions()[0]
+
+    rows, records, _, _ = run_league([Quitter(), "greedy"], (2,), rounds=1, seed=2, workers=1,
+                                     progress=False, keep_records=True)
+    entries = dataset_entries(rows, records)
+    assert len(entries) == 2
+    for entry in entries:
+        quitter = entry["agents"].index("quitter")
+        assert entry["scores"] is None
+        assert entry["forfeit"]["seat"] == quitter
+        assert entry["forfeit"]["reason"].endswith("raised RuntimeError: bored")
+        assert entry["winners"] == [1 - quitter] and entry["wins"][quitter] == 0.0
+        game = Game.replay(entry["record"])
+        assert not game.is_over and game.round == 1 and game.current_player == quitter
+        assert entry["forfeit"]["decision"] == len(game.history) + 1
+
+
+@pytest.mark.parametrize("line,message", [
+    ("not json", "line 1: not JSON"),
+    ('{"format": "suburbia-record"}', "line 1: format: not a 'suburbia-league-game' entry"),
+    ('{"format": "suburbia-league-game", "version": 9}', "line 1: version: 9 is not 1"),
+    ('{"format": "suburbia-league-game", "version": 1, "table": 0}', "missing field(s) rules"),
+])
+def test_malformed_dataset_lines_are_named(tmp_path, line, message):
+    path = tmp_path / "games.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(StateFormatError, match=re.escape(message)):
+        read_dataset(tmp_path)
+
+
+def test_a_missing_dataset_says_how_to_make_one(tmp_path):
+    with pytest.raises(FileNotFoundError, match="suburbia league --records"):
+        read_dataset(tmp_path)
+
+
+def test_update_doc_replaces_only_the_table_between_the_markers(tmp_path, capsys):
+    from agents.league import TABLE_END, TABLE_START
+    document = tmp_path / "league.md"
+    document.write_text(f"# League\n\nHow to run it.\n\n{TABLE_START}\n\nold table\n\n"
+                        f"{TABLE_END}\n\nNotes after.\n")
+    status = cli_main(["league", "--agents", "random", "greedy", "--players", "2", "--games",
+                       "2", "--workers", "1", "--no-progress", "--output-dir",
+                       str(tmp_path / "out"), "--update-doc", str(document)])
+    assert status == 0
+    text = document.read_text()
+    table = (tmp_path / "out" / "league.md").read_text().strip()
+    assert text == (f"# League\n\nHow to run it.\n\n{TABLE_START}\n\n{table}\n\n{TABLE_END}"
+                    f"\n\nNotes after.\n")
+    assert "old table" not in text
+
+
+def test_a_document_without_markers_is_refused_before_any_game(tmp_path, capsys):
+    document = tmp_path / "notes.md"
+    document.write_text("# Notes\n")
+    status = cli_main(["league", "--agents", "random", "greedy", "--players", "2", "--games",
+                       "2", "--workers", "1", "--no-progress", "--output-dir",
+                       str(tmp_path / "out"), "--update-doc", str(document)])
+    assert status == 2
+    assert "needs one line '<!-- league table: start" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() and document.read_text() == "# Notes\n"

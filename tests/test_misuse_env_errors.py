@@ -63,7 +63,7 @@ ENV_BAD_ACTIONS = [action for action in NOT_ACTION_NUMBERS if not isinstance(act
 
 @pytest.mark.parametrize("action", ENV_BAD_ACTIONS, ids=_id)
 def test_gym_step_refuses_and_leaves_the_game_as_it_was(action):
-    env = SuburbiaEnv()
+    env = SuburbiaEnv(illegal_action="raise")
     observation, _ = env.reset(seed=1)
     state = env.state.copy()
     with pytest.raises(IllegalActionError) as raised:
@@ -76,7 +76,7 @@ def test_gym_step_refuses_and_leaves_the_game_as_it_was(action):
 
 @pytest.mark.parametrize("action", ENV_BAD_ACTIONS, ids=_id)
 def test_gym_lose_mode_loses_on_any_illegal_action(action):
-    env = SuburbiaEnv(illegal_action="lose")
+    env = SuburbiaEnv()  # illegal_action="lose" is the default (issue 20)
     env.reset(seed=1)
     state = env.state.copy()
     _, reward, terminated, truncated, info = env.step(action)

@@ -70,3 +70,37 @@ def test_strategy_notebook_runs(monkeypatch):
     assert "curves drawn for 6 games" in text
     assert "record replays to the same score" in text
     assert images_of(notebook) >= 4
+
+
+def test_league_strategy_notebook_runs_small(monkeypatch):
+    """The strategy study of recorded league games (agents/league_analysis.py) on a small
+    league it plays itself: every section prints its table, the findings are split into
+    established and not established, and the plots are drawn."""
+    notebook = execute("league_strategy.ipynb", monkeypatch)
+    text = text_of(notebook)
+    assert "13 games of dale, greedy, random (6 at 2 players, 3 at 3 players, 4 at 4 " \
+           "players); 0 forfeited games left out" in text
+    assert "players  turn position  games" in text
+    assert "Public goals (R8.2: only a player strictly ahead scores):" in text
+    assert "Private goals (scored only strictly alone in front):" in text
+    assert "tiles bought in A" in text and "red lines (net)" in text
+    assert "lakes  seats    win share [95% CI]" in text
+    assert "Established (" in text and "Could not be established (" in text
+    assert images_of(notebook) == 5
+
+
+def test_league_strategy_notebook_is_committed_executed_on_its_dataset():
+    """Committed with its outputs and plots, computed from the committed dataset: the
+    number of games it printed is the number of lines of that dataset."""
+    import gzip
+    notebook = nbformat.read(NOTEBOOKS / "league_strategy.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert all(cell.outputs and cell.execution_count for cell in code)
+    assert images_of(notebook) == 5
+    with gzip.open(NOTEBOOKS / "data" / "league-strong.jsonl.gz", "rt") as handle:
+        games = sum(1 for line in handle if line.strip())
+    text = text_of(notebook)
+    assert f"{games} games of greedy, ppo-rollout:models/baseline.safetensors, " \
+           f"ppo:models/baseline.safetensors" in text
+    assert "Established (" in text and "Could not be established (" in text

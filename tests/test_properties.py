@@ -3,11 +3,13 @@
 A compiled loop plays thousands of games of uniformly random legal play in every
 configuration (standard 2/3/4 players, Solitary Architect, Dale; editions 2nd and 1st)
 and checks at every decision: the state invariants and everything the loader demands of
-a reachable state (invariants.check_reachable), a non-empty legal mask while the game runs, that the sampled action is legal before it is applied, that an illegal
-action is refused without touching the state, and that every game ends within a
-bounded number of decisions. A second loop checks Dale's cell choice against a brute
-force (R9.2). Python-level tests check determinism (same seed, same game), that copies
-are independent, that saving and loading JSON restores every state, and that
+a reachable state (invariants.check_reachable), a non-empty legal mask while the game
+runs, that the sampled action is legal before it is applied, that an illegal action is
+refused without touching the state, and that every game ends within a bounded number of
+decisions. A second loop checks the gains of Dale's trials taken from sums against full
+resolution (R9.2; his cell choice against the plain rule is in test_dale_reference.py).
+Python-level tests check determinism (same seed, same game), that copies are
+independent, that saving and loading JSON restores every state, and that
 `check_invariants` does catch broken states.
 """
 
@@ -21,19 +23,20 @@ from suburbia_env import constants as c
 from suburbia_env import event_log as ev
 from suburbia_env import invariants as inv
 from suburbia_env import state_layout as s
-from suburbia_env.dale import (RESOLVE_EVERY_TRIAL, SUMS_WHERE_EXACT, dale_choose_cell,
-                               trial_gains)
+from suburbia_env.dale import RESOLVE_EVERY_TRIAL, SUMS_WHERE_EXACT, trial_gains
 from suburbia_env.hex_grid import NUM_CELLS, cell_index
 from suburbia_env.invariants import check_invariants, check_reachable, describe_invariant_error
 from suburbia_env.legal_actions import is_legal_action, legal_action_mask
 from suburbia_env.notation import format_action
 from suburbia_env.positions import put_tile_without_effects, set_current_player
-from suburbia_env.resolution import (FACE_UP, OWN_BOROUGH_ONLY, red_line_value,
-                                     red_lines_at_or_below, resolve_placement)
+from suburbia_env.resolution import (FACE_UP, OWN_BOROUGH_ONLY, red_lines_at_or_below,
+                                     resolve_placement)
 from suburbia_env.rng import random_below, seed_words
 from suburbia_env.setup import new_game
 from suburbia_env.tile_data import COLUMN_STACK, GOALS, TILES
 from suburbia_env.turn import STATUS_GAME_OVER, STATUS_ILLEGAL, apply_action, apply_legal_action
+
+from probe_positions import probe_positions
 
 # Failure kinds reported by the compiled loop.
 FAIL_NONE = 0
@@ -156,135 +159,11 @@ def _check_random_games(num_players, mode, edition, game_seeds, player_seeds, ti
 
 
 @njit(cache=False)
-def _reference_dale_cell(state, tiles, player, kind):
-    """R9.2 by brute force: resolve the tile fully (all steps of R7.1) on a fresh copy
-    of the state at every placeable cell; keep the largest income + reputation gain,
-    then the larger reputation gain, then the first cell in row-major order."""
-    base = s.PLAYERS + player * s.PLAYER_STRIDE
-    log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
-    best_cell, best_gain, best_reputation = -1, 0, 0
-    for cell in range(NUM_CELLS):
-        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
-            continue
-        trial = state.copy()
-        resolve_placement(trial, tiles, log, player, cell, kind, False, True)
-        reputation = trial[base + s.REPUTATION] - state[base + s.REPUTATION]
-        gain = trial[base + s.INCOME] - state[base + s.INCOME] + reputation
-        if best_cell < 0 or gain > best_gain or (gain == best_gain and reputation > best_reputation):
-            best_cell, best_gain, best_reputation = cell, gain, reputation
-    return best_cell
-
-
-@njit(cache=False)
-def _set_levels_near_limits(state, player, words):
-    """Income and reputation within 3 of -5 or 15 (R1.2), population within 3 of a red
-    line (R8.1): where the order of a placement's adjustments decides most often."""
-    base = s.PLAYERS + player * s.PLAYER_STRIDE
-    for field in (s.INCOME, s.REPUTATION):
-        state[base + field] = (c.LEVEL_MAX - random_below(words, 0, 4) if random_below(words, 0, 2)
-                               else c.LEVEL_MIN + random_below(words, 0, 4))
-    line = red_line_value(random_below(words, 0, 20))
-    state[base + s.POPULATION] = line - 3 + random_below(words, 0, 7)
-
-
-@njit(cache=False)
-def _play_probe_positions(num_players, mode, edition, game_seeds, player_seeds, tiles, goals,
-                          basic_kinds, near_limits, positions):
-    """The position before every decision of random games, into the rows of `positions`
-    while they last; returns how many there were. With `near_limits` each copy has every
-    seat's levels and population moved near a limit (`_set_levels_near_limits`); the game
-    itself goes on unchanged."""
-    state = np.zeros(s.STATE_SIZE, dtype=np.int32)
-    mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
-    actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
-    words = np.zeros(4, dtype=np.int32)
-    log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
-    count = 0
-    for game in range(game_seeds.shape[0]):
-        new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, 1,
-                 game_seeds[game])
-        words[:] = player_seeds[game]
-        while state[s.GAME_OVER] == 0:
-            if count < positions.shape[0]:
-                positions[count] = state
-                if near_limits:
-                    for player in range(num_players):
-                        _set_levels_near_limits(positions[count], player, words)
-            count += 1
-            legal = legal_action_mask(state, tiles, basic_kinds, mask, actions)
-            apply_legal_action(state, tiles, goals, basic_kinds,
-                               actions[random_below(words, 0, legal)], log)
-    return count
-
-
-def probe_positions(seats, mode, edition, seed, games, near_limits):
-    """`_play_probe_positions` of `games` seeded games, as an array of positions."""
-    arguments = (seats, mode, edition, seed_words(seed, games), seed_words(seed + 1, games),
-                 TILES.table, GOALS.table, TILES.basic_kinds, near_limits)
-    count = _play_probe_positions(*arguments, np.zeros((0, s.STATE_SIZE), dtype=np.int32))
-    positions = np.zeros((count, s.STATE_SIZE), dtype=np.int32)
-    _play_probe_positions(*arguments, positions)
-    return positions
-
-
-@njit(cache=False)
 def _differs(state, before):
     for index in range(s.STATE_SIZE):
         if state[index] != before[index]:
             return True
     return False
-
-
-@njit(cache=False)
-def _compare_dale_cells(positions, tiles):
-    """At every position, Dale's cell choice for every seat and every market tile (and the
-    lake) against the brute force; returns (checked, mismatches, changed): `changed`
-    counts choices after which the state differed (Dale's trials run in place and must
-    leave no trace)."""
-    before = np.zeros(s.STATE_SIZE, dtype=np.int32)
-    log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
-    checked = mismatches = changed = 0
-    lake = tiles.shape[0] - 2
-    for state in positions:
-        for player in range(state[s.NUM_PLAYERS]):
-            for slot in range(c.NUM_SLOTS + 1):
-                kind = lake if slot == c.NUM_SLOTS else state[s.MARKET + slot]
-                if kind < 0:
-                    continue
-                checked += 1
-                before[:] = state
-                cell = dale_choose_cell(state, tiles, log, player, kind)
-                changed += _differs(state, before)
-                if cell != _reference_dale_cell(state, tiles, player, kind):
-                    mismatches += 1
-    return checked, mismatches, changed
-
-
-@pytest.mark.parametrize("seats, mode, edition, label",
-                         [CONFIGS[0], CONFIGS[2], CONFIGS[8], CONFIGS[9]],
-                         ids=["2p", "4p", "dale 2nd", "dale 1st"])
-def test_dale_cell_choice_matches_brute_force_r9_2(seats, mode, edition, label):
-    """Dale's cell choice (dale.py, which may skip cells it knows resolve alike) equals
-    resolving the tile at every legal cell (R9.2), for every seat and market tile."""
-    positions = probe_positions(seats, mode, edition, 77 + seats + mode, 40, False)
-    checked, mismatches, changed = _compare_dale_cells(positions, TILES.table)
-    assert checked > 5000
-    assert mismatches == 0, f"{label}: {mismatches} of {checked} choices differ"
-    assert changed == 0, f"{label}: {changed} choices left the state changed"
-
-
-@pytest.mark.parametrize("seats, mode, edition, label", [CONFIGS[2], CONFIGS[8]],
-                         ids=["4p", "dale"])
-def test_dale_cell_choice_matches_brute_force_near_clamps_and_red_lines_r9_2(
-        seats, mode, edition, label):
-    """Dale's choice against the brute force with every seat's levels near a clamp and
-    population near a red line, where his trials most often neither come from the sums
-    nor are resolved, but are left out because their bounds cannot win (dale.CANNOT_WIN)."""
-    positions = probe_positions(seats, mode, edition, 95 + seats + mode, 30, True)
-    checked, mismatches, changed = _compare_dale_cells(positions, TILES.table)
-    assert checked > 3000
-    assert mismatches == 0, f"{label}: {mismatches} of {checked} choices differ"
-    assert changed == 0, f"{label}: {changed} choices left the state changed"
 
 
 @njit(cache=False)

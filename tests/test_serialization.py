@@ -211,7 +211,7 @@ def test_dale_game_goal_documents_follow_R9_2():
 
 
 def test_every_field_written_is_documented_in_the_module_docstring():
-    """The README links to the field table: it must name every field the format uses."""
+    """docs/reference.md links to the field table: it must name every field the format uses."""
     data = json.loads(_play(Game(players=2, seed=5), np.random.default_rng(5)).to_json())
     player = data["players"][0]
     doc = serialization.__doc__

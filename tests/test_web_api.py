@@ -83,7 +83,10 @@ def stack_order_texts(game):
     """The undrawn stacks in order, as a JSON list would spell them (several windows)."""
     pile = [TILES.names[int(k)] for k in
             game.state[s.PILE + int(game.state[s.PILE_POSITION]):s.PILE + int(game.state[s.PILE_END])]]
-    return [json.dumps(pile[start:start + 3])[1:-1] for start in range(0, len(pile) - 3, 3)]
+    windows = [pile[start:start + 3] for start in range(0, len(pile) - 3, 3)]
+    return ([json.dumps(window)[1:-1] for window in windows]
+            + [json.dumps(window, separators=(",", ":"))[1:-1] for window in windows]
+            + [", ".join(window) for window in windows])
 
 
 def wait_for_version_change(client, game_id, token, version, timeout=30):
@@ -100,8 +103,9 @@ def wait_for_version_change(client, game_id, token, version, timeout=30):
 
 def test_two_people_never_read_each_others_goals_or_the_stacks_r10_2(client):
     """Two people at one table: every body each seat or a watcher receives, from setup to
-    the last decision, names neither the other seat's drawn goals nor its kept goal, the
-    stack order or the seed; each seat sees its own goal."""
+    the last decision, names neither the other seat's drawn goals (the kept one and the
+    returned one), the stack order, where One More Round lies, nor the seed (shown only to
+    the creator, who typed it); each seat sees its own goals."""
     created = new_game(client, players=2)
     game_id, tokens = created["id"], {0: created["token"], 1: created["join"]["1"]}
     reference = Game(2, "standard", "2nd", SEED)  # the same setup, to know what is hidden
@@ -134,19 +138,32 @@ def test_two_people_never_read_each_others_goals_or_the_stacks_r10_2(client):
         bodies_seen[seat].append(played.text)
     assert view["over"], "the game did not end"
     for seat, bodies in bodies_seen.items():
-        during = bodies[:-2]  # the last bodies are of the finished game: everything is shown
+        during = [body for body in bodies if '"over":true' not in body]
+        assert len(bodies) - len(during) <= 2  # the finished game's bodies show everything
         others = [s_ for s_ in (0, 1) if s_ != seat]
-        for body in during:
+        drawn = [index for index, body in enumerate(during)
+                 if "One More Round is drawn" in body]
+        assert drawn, "One More Round is drawn before a standard game ends (R4.3)"
+        for index, body in enumerate(during):
             for other in others:
                 for name in secrets_of[other]:
                     assert name not in body, f"seat {seat} read {name} of seat {other}"
             for text in stack_texts:
                 assert text not in body, f"seat {seat} read the stack order {text}"
-            assert str(SEED) not in body
-            assert '"goal_options": [' not in body.replace(", ", ",").replace('"goal_options":null', "")
+            for leak in ('"stacks"', '"rng_state"', '"pile"'):
+                assert leak not in body
+            if index < drawn[0]:
+                assert "One More Round" not in body, f"seat {seat} read where it lies"
+            if seat != 0:
+                assert str(SEED) not in body, f"seat {seat} read the seed"
+            view = json.loads(body)
+            if "svg" in view and seat is None:
+                assert view["goal_options"] is None and view["private_goal"] is None
+                assert "Your goal" not in view["svg"]
         if seat is not None:
             assert any(secrets_of[seat][0] in body or secrets_of[seat][1] in body
                        for body in during), "a seat sees its own drawn goals"
+    assert all(f'"seed":{SEED}' in body for body in bodies_seen[0] if '"svg"' in body)
     final = json.loads(bodies_seen[None][-1])
     assert final["seed"] == SEED and final["can_download"]
     assert client.get(f"/api/games/{game_id}/record").json()["seed"] == SEED
@@ -167,16 +184,39 @@ def test_a_person_against_bots_sees_only_public_information_and_the_log_hides_ke
                            json={"action": any_action(view, rng)})
         assert body.status_code == 200
         view = body.json()
+        watched = client.get(f"/api/games/{created['id']}")
         for name in hidden:
-            assert name not in body.text
-        assert str(SEED) not in body.text
+            assert name not in body.text and name not in watched.text
+        assert view["seed"] == SEED  # the person typed it
+        assert str(SEED) not in watched.text  # a watcher did not
     bot_keeps = [entry for entry in view["log"] if entry["seat"] != 0 and entry["round"] == 1
                  and "keep" in entry["action"]]
-    assert bot_keeps and all(entry["action"] == "keep a private goal" for entry in bot_keeps)
+    assert bot_keeps and all(entry["action"] == "keeps a private goal"
+                             and entry["notation"] == "keep ?" for entry in bot_keeps)
     # no plain state or record while a person plays (R10.2)
     assert client.get(f"/api/games/{created['id']}/state").status_code == 403
     assert client.get(f"/api/games/{created['id']}/record").status_code == 403
     assert client.post(f"/api/games/{created['id']}/replay").status_code == 403
+
+
+def test_a_random_seed_is_shown_only_when_the_game_is_over(client):
+    """A seed nobody typed would tell the stacks and goals (R10.2): the person learns it
+    with the final scoring, on the page and in the drawing."""
+    created = new_game(client, mode="dale", players=1, seats=[{"kind": "person"}], seed=None)
+    game_id, token = created["id"], created["token"]
+    rng = random.Random(9)
+    view = client.get(f"/api/games/{game_id}", headers=headers(token)).json()
+    bodies = []
+    while not view["over"]:
+        assert view["seed"] is None and "random" in view["seed_note"]
+        response = client.post(f"/api/games/{game_id}/actions", headers=headers(token),
+                               json={"action": any_action(view, rng)})
+        bodies.append(response.text)
+        view = response.json()
+    seed = view["seed"]
+    assert isinstance(seed, int) and f"seed {seed}" in view["svg"]
+    assert not any(str(seed) in body for body in bodies[:-1])
+    assert client.get(f"/api/games/{game_id}/record").json()["seed"] == seed
 
 
 def test_sealed_save_hides_everything_and_loads_back_with_undo(client):
@@ -269,6 +309,15 @@ def test_undo_takes_back_the_persons_last_decision_and_the_bots_after_it(client)
     ({"mode": "dale", "players": 1, "seats": [{"kind": "person"}], "seed": -1}, "seed"),
     ({"mode": "dale", "players": 1, "seats": [{"kind": "person"}], "seed": 2**64}, "seed"),
     ({"mode": "dale", "players": 1, "seats": [{"kind": "person", "agent": "greedy"}]}, "person"),
+    # specs that would run code from a file or a module are never taken from a client
+    ({"mode": "dale", "players": 1, "seats": [{"kind": "agent", "agent": "os:system"}]},
+     "os:system"),
+    ({"mode": "dale", "players": 1, "seats": [{"kind": "agent", "agent": "/tmp/bot.py:Bot"}]},
+     "bot.py"),
+    # a search agent's trials per decision are bounded (the server's cores are shared)
+    ({"mode": "dale", "players": 1, "seats": [
+        {"kind": "agent", "agent": "ppo-search:models/baseline.safetensors,64,64"}]},
+     "at most 64"),
 ])
 def test_malformed_new_games_get_a_4xx_naming_the_problem(client, body, words):
     response = client.post("/api/games", json=body)
@@ -306,6 +355,31 @@ def test_malformed_and_illegal_actions_leave_the_game_unchanged(client):
     assert after["version"] == view["version"] and after["svg"] == view["svg"]
     assert client.post(url, json={"action": view["legal"]["keep"]["1"]},
                        headers=headers(token)).status_code == 200
+
+
+def test_malformed_bot_and_load_requests_leave_the_game_unchanged(client):
+    created = new_game(client, players=2, seats=[{"kind": "person"},
+                                                 {"kind": "agent", "agent": "random"}],
+                       delay_ms=10_000)
+    game_id, token = created["id"], created["token"]
+    before = client.get(f"/api/games/{game_id}", headers=headers(token)).json()
+    url = f"/api/games/{game_id}/bots"
+    for body, words in [({"delay_ms": -5}, "delay_ms"), ({"delay_ms": 10**9}, "delay_ms"),
+                        ({"paused": "no"}, "paused"), ({"speed": 3}, "speed"),
+                        ({"step": 1}, "step")]:
+        response = client.post(url, json=body, headers=headers(token))
+        assert response.status_code == 422 and words in response.json()["error"], response.text
+    for body, words in [({"file": {"format": "suburbia-state"}, "seats": []}, "seats"),
+                        ({"file": "state.json"}, "file"), ({}, "file")]:
+        response = client.post("/api/load", json=body)
+        assert response.status_code == 422 and words in response.json()["error"], response.text
+    assert client.get(f"/api/games/{game_id}?log_since=-1").status_code == 422
+    assert client.get(f"/api/games/{game_id}?since_version=x").status_code == 422
+    assert client.post(f"/api/games/{game_id}/undo", headers=headers("y" * 40)).status_code == 403
+    after = client.get(f"/api/games/{game_id}", headers=headers(token)).json()
+    settings = ("delay_ms", "paused", "fast_forward", "error")
+    assert (after["version"], after["svg"], [after["bots"][k] for k in settings]) == (
+        before["version"], before["svg"], [before["bots"][k] for k in settings])
 
 
 @pytest.mark.parametrize("url", ["/api/games/unknown-id-1234", "/api/replays/unknown-id-1234",
@@ -366,6 +440,56 @@ def test_games_per_client_and_in_all_are_bounded(secret):
         refused = client.post("/api/games", json={"mode": "dale", "players": 1,
                                                   "seats": [{"kind": "person"}]})
         assert refused.status_code == 429 and "server holds" in refused.json()["error"]
+
+
+def test_bot_settings_and_views_do_not_pile_up_drawings(client):
+    """The drawings a game keeps are bounded by its viewers, however often a client
+    changes the bots' pace (each change is a new version) or asks for views."""
+    created = new_game(client, players=2, seats=[{"kind": "person"},
+                                                 {"kind": "agent", "agent": "random"}],
+                       delay_ms=10_000)
+    game_id, token = created["id"], created["token"]
+    session = client.app.state.store.get(game_id, "game")
+    for delay in range(50):
+        assert client.post(f"/api/games/{game_id}/bots", json={"delay_ms": 5000 + delay},
+                           headers=headers(token)).status_code == 200
+        client.get(f"/api/games/{game_id}", headers=headers(token))
+        client.get(f"/api/games/{game_id}")
+    assert len(session._svg_cache) <= 2
+
+
+def test_open_long_polls_per_client_are_bounded(secret):
+    """A page holds one long poll; a client holding many more is refused (429), and the
+    ones it holds still answer."""
+    import threading
+    with make_client(secret, max_waits_per_client=2) as client:
+        created = new_game(client, mode="dale", players=1, seats=[{"kind": "person"}])
+        game_id, token = created["id"], created["token"]
+        version = client.get(f"/api/games/{game_id}", headers=headers(token)).json()["version"]
+        answers = []
+
+        def wait():
+            answers.append(client.get(f"/api/games/{game_id}?since_version={version}",
+                                      headers=headers(token)).status_code)
+
+        waiters = [threading.Thread(target=wait) for _ in range(2)]
+        for waiter in waiters:
+            waiter.start()
+        session = client.app.state.store.get(game_id, "game")
+        end = time.monotonic() + 10
+        while session.notifier.waiting < 2 and time.monotonic() < end:
+            time.sleep(0.02)
+        refused = client.get(f"/api/games/{game_id}?since_version={version}",
+                             headers=headers(token))
+        assert refused.status_code == 429 and "waiting requests" in refused.json()["error"]
+        view = client.get(f"/api/games/{game_id}", headers=headers(token)).json()
+        client.post(f"/api/games/{game_id}/actions", headers=headers(token),
+                    json={"action": view["legal"]["keep"]["0"]})
+        for waiter in waiters:
+            waiter.join(timeout=10)
+        assert answers == [200, 200]
+        again = client.get(f"/api/games/{game_id}?since_version=0", headers=headers(token))
+        assert again.status_code == 200  # the slots are given back
 
 
 def test_idle_games_expire(secret):
@@ -431,11 +555,22 @@ def test_replays_step_both_ways_and_by_round(client):
     assert total == len(record["actions"])
     views = {step: client.get(f"/api/replays/{replay_id}?step={step}").json()
              for step in (0, 1, 2, 3, 2, 1, total)}
-    assert views[3]["this_step"]["action"] == record["actions"][2]
     assert client.get(f"/api/replays/{replay_id}?step=2").json()["svg"] == views[2]["svg"]
     assert views[0]["this_step"] is None and views[total]["over"]
     assert views[total]["scores"]["rows"][0]["population"] == game.final_scores()[0]["population"]
     rounds = views[0]["rounds"]
     assert rounds[0] == {"round": 1, "step": 0} and len(rounds) == game.round + 1
+    # positions between the kept ones are replayed: each is the game's own drawing
+    from suburbia_env.drawing import table_svg
+    labels = {seat: f"Player {seat}" for seat in range(2)}
+    for step in (5, 16, 17, 31, total - 1):
+        at = Game(2, "standard", "2nd", 17)
+        for text in record["actions"][:step]:
+            at.apply(text)
+        assert client.get(f"/api/replays/{replay_id}?step={step}").json()["svg"] == table_svg(
+            at, labels=labels, reveal=True, seed_shown=17)
+    assert views[3]["this_step"]["notation"] == record["actions"][2]
+    assert views[3]["this_step"]["action"].startswith(("buys", "takes", "invests", "discards",
+                                                       "passes", "keeps"))
     assert client.get(f"/api/replays/{replay_id}?step=-1").status_code == 422
     assert client.get(f"/api/replays/{replay_id}?step=abc").status_code == 422

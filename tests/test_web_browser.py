@@ -70,10 +70,10 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not CHROMIUM.exists():
-        pytest.fail("Chromium is missing: the browser tests drive Debian's /usr/bin/chromium; "
-                    "install it with `apt-get update && apt-get install -y chromium` (.ci/run "
-                    "does this)")
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"Chromium is missing: the browser tests drive Debian's {CHROMIUM} (no "
+                    f"browser download); install it with `apt-get install chromium "
+                    f"fonts-dejavu-core` (as root, after `apt-get update`; .ci/run does this)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -167,6 +167,13 @@ def test_a_whole_game_against_dale_by_clicking(page, server, tmp_path):
     rng = random.Random(7)
     start_game(page, server, seed=4242)
     assert "Dale" in page.inner_text("#board")
+    # R9.2 (revised 2026-11-25): the player first keeps one of two drawn goals
+    assert my_turn(page)
+    choices = page.locator(".goal-choice")
+    assert choices.count() == 2
+    drawn = [choices.nth(i).locator("b").inner_text().removeprefix("Keep ") for i in range(2)]
+    assert "Your goal: choose one" in page.inner_text("#board")
+    assert " or ".join(drawn) in page.inner_text("#board")
     decisions = 0
     taken = []
     while my_turn(page):
@@ -175,6 +182,8 @@ def test_a_whole_game_against_dale_by_clicking(page, server, tmp_path):
         decisions += 1
         assert decisions < 200
     assert taken, "the mid-game screenshot was taken"
+    kept = page.evaluate("window.suburbia.view.private_goal.name")
+    assert kept in drawn and f"goal: {kept}" in page.inner_text("#board")
     assert page.is_visible("#scores")
     shot(page, tmp_path, "web-final-scores")
     table = score_table(page)
@@ -211,8 +220,8 @@ def test_three_players_with_two_bots(page, server, tmp_path):
         if decisions == 8:
             shot(page, tmp_path, "web-three-players")
             log = page.inner_text("#log")
-            assert "Player 1 · greedy: keep a private goal" in log
-            assert "Player 2 · random: keep a private goal" in log
+            assert "Player 1 · greedy keeps a private goal keep ?" in log
+            assert "Player 2 · random keeps a private goal keep ?" in log
     table = score_table(page)
     assert list(table) == ["Player 0", "Player 1 · greedy", "Player 2 · random"]
     parts = list(table["Player 0"])
@@ -272,7 +281,7 @@ def test_a_replay_stepped_both_ways(page, server, tmp_path):
     def at(step):
         page.wait_for_function(
             f"document.getElementById('r-position').textContent.startsWith('Step {step} of')")
-        return page.inner_text("#r-action")
+        return page.inner_text("#r-step")  # the step in words, then its notation
 
     for step in (1, 2, 3):
         page.click("#r-next")
@@ -296,3 +305,12 @@ def test_a_replay_stepped_both_ways(page, server, tmp_path):
         assert int(column["final"]) == score["population"]
     page.click("#r-first")
     assert "The setup" in at(0)
+    # the board fitted to the window, or at the drawing's natural size (1 unit = 1 pixel)
+    width = "document.querySelector('#replay-board svg').getBoundingClientRect().width"
+    natural = int(page.get_attribute("#replay-board svg", "width"))
+    page.set_viewport_size({"width": 1280, "height": 800})  # a laptop's screen
+    assert page.evaluate(width) < natural
+    page.click("#zoom")
+    assert page.evaluate(width) == natural and "fit the window" in page.inner_text("#zoom")
+    page.click("#zoom")
+    assert page.evaluate(width) < natural

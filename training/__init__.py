@@ -1,1 +1,2 @@
-"""Training MaskablePPO (sb3-contrib) against Dale and by self-play."""
+"""Training: MaskablePPO (sb3-contrib) against Dale and by self-play, and PPO with RLlib
+on Ray (rllib_train.py)."""

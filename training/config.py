@@ -71,22 +71,106 @@ class TrainingConfig:
         return asdict(self)
 
 
+# What each option means; the allowed values are added from CHOICES and LIMITS (or
+# ALLOWED where neither says it), then the default.
+MEANINGS = {
+    "mode": "what to play: dale (one player against Dale, R9.2) or self_play (2-4 players "
+            "against a pool of earlier snapshots, Dale and the greedy player)",
+    "players": "self-play: seat counts, one drawn per game",
+    "edition": "stack layout, R3.2, R3.3",
+    "reward": "win_loss (+1 sole winner, 0 shared, -1 loss, R8.3) or margin (own final "
+              "population minus the best other's, /100)",
+    "population_shaping": "extra reward per population point gained at each step",
+    "total_timesteps": "environment steps of PPO (0: none, only imitation or --init-model, "
+                       "then the evaluation); rounded up to whole rollouts of "
+                       "n-steps x num-envs steps, as printed at the start",
+    "seed": "seed of the environments, the network and the evaluations",
+    "output_dir": "folder of the run's files (config, logs, checkpoints, models)",
+    "num_envs": "games stepped together",
+    "torch_threads": "threads of torch",
+    "env_threads": "threads stepping the games (dale mode)",
+    "learning_rate": "MaskablePPO's learning rate",
+    "n_steps": "steps per game per rollout",
+    "batch_size": "minibatch size",
+    "n_epochs": "passes over each rollout",
+    "gamma": "discount factor",
+    "gae_lambda": "GAE's lambda",
+    "clip_range": "PPO's clip range",
+    "ent_coef": "entropy bonus coefficient",
+    "vf_coef": "value loss coefficient",
+    "max_grad_norm": "gradient norm clip",
+    "features": "observation features: compact (training.features.SuburbiaFeatures) or "
+                "flat (stable-baselines3's flatten)",
+    "features_dim": "width of the compact extractor's dense layer",
+    "net_arch": "hidden layer widths of the policy and value heads",
+    "pretrain_games": "games of the demonstrator against Dale to imitate before PPO (0: none)",
+    "demonstrator": "agent spec to imitate, e.g. greedy, dale or ppo-rollout:PATH",
+    "demonstrations": "comma-separated .npz files saved by python -m training.imitation, "
+                      "imitated instead of collecting games",
+    "pretrain_epochs": "epochs of imitation",
+    "pretrain_learning_rate": "learning rate of imitation",
+    "init_model": "a saved model to start from: a MaskablePPO .zip (weights and optimizer) "
+                  "or a .safetensors model (weights); empty: fresh weights",
+    "eval_every": "steps between evaluations (each printed once)",
+    "eval_games": "games per evaluation",
+    "checkpoint_every": "steps between checkpoints",
+    "pool_size": "self-play: snapshots kept in the opponent pool",
+    "pool_update_every": "self-play: steps between snapshots",
+    "dale_share": "self-play: share of the other seats played by Dale's procedure",
+    "greedy_share": "self-play: share played by the greedy player (with --dale-share at "
+                    "most 1)",
+    "progress_bar": "a progress bar while training",
+}
+CHOICES = {"mode": ("dale", "self_play"), "edition": ("2nd", "1st"),
+           "reward": ("win_loss", "margin"), "features": ("compact", "flat")}
+ALLOWED = {"players": "1 to 3 counts among 2 3 4", "net_arch": "up to 16 widths 1..65536",
+           "total_timesteps": "0..10**12", "demonstrator": "any agent spec",
+           "demonstrations": "any paths", "init_model": "a path or empty",
+           "output_dir": "any folder", "progress_bar": "on, or off with --no-progress-bar"}
+
+
+def _allowed(name: str) -> str:
+    if name in CHOICES:
+        return " or ".join(CHOICES[name])
+    if name in ALLOWED:
+        return ALLOWED[name]
+    low, high = LIMITS.get(name, (None, None))
+    if low is not None and high is not None:
+        return f"{low}..{high}"
+    if low is not None:
+        return f"{low} or more"
+    return f"up to {high}" if high is not None else "any number"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="suburbia train",
-        description="Train a MaskablePPO agent for Suburbia (against Dale or by self-play).")
-    parser.add_argument("--config", type=Path, help="JSON file with any of the options below")
+        description="Train a MaskablePPO agent for Suburbia (against Dale or by self-play).",
+        epilog="--backend rllib: train PPO with RLlib on Ray instead (a local instance or a "
+               "cluster); its options: suburbia train --backend rllib --help")
+    parser.add_argument("--config", type=Path, help="JSON file with any of the options below "
+                        "(the command line wins)")
     for item in fields(TrainingConfig):
         name = "--" + item.name.replace("_", "-")
         default = TrainingConfig().__getattribute__(item.name)
+        meaning = MEANINGS[item.name]
+        if isinstance(default, bool):
+            shown_default = "on" if default else "off"
+        elif isinstance(default, list):
+            shown_default = " ".join(map(str, default))
+        else:
+            shown_default = default if default != "" else "none"
+        named = item.name in CHOICES and all(choice in meaning for choice in CHOICES[item.name])
+        text = f"{meaning}{'' if named else '; ' + _allowed(item.name)} (default {shown_default})"
         if isinstance(default, bool):
             parser.add_argument(name, dest=item.name, action=argparse.BooleanOptionalAction,
-                                default=None)
+                                default=None, help=text)
         elif isinstance(default, list):
-            parser.add_argument(name, dest=item.name, type=int, nargs="+", default=None)
+            parser.add_argument(name, dest=item.name, type=int, nargs="+", default=None,
+                                help=text)
         else:
             parser.add_argument(name, dest=item.name, type=type(default), default=None,
-                                help=f"default {default}")
+                                choices=CHOICES.get(item.name), help=text)
     return parser
 
 

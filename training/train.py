@@ -50,9 +50,12 @@ class PeriodicEvaluation(BaseCallback):
         self.history: list[dict] = []
 
     def _on_step(self) -> bool:
+        """Once per multiple of `every` passed (a vector step adds num_envs steps); none at
+        the run's last step, which train() evaluates after the last update."""
         if self.num_timesteps >= self.next_evaluation:
-            self.next_evaluation += self.every
-            self.evaluate()
+            self.next_evaluation = (self.num_timesteps // self.every + 1) * self.every
+            if self.num_timesteps < self.model._total_timesteps:
+                self.evaluate()
         return True
 
     def evaluate(self) -> dict:
@@ -150,6 +153,7 @@ def train(config: TrainingConfig) -> dict:
         save_path=str(output_dir / "checkpoints"), name_prefix="model")]
     if config.mode == "self_play":
         callbacks.append(environment.pool_callback(config.pool_update_every))
+    announce_rounding(config)
     started = time.time()
     model.learn(total_timesteps=config.total_timesteps, callback=CallbackList(callbacks),
                 progress_bar=config.progress_bar, tb_log_name="ppo")
@@ -166,6 +170,22 @@ def train(config: TrainingConfig) -> dict:
           f"({summary['env_steps_per_second']:.0f} env steps/s); model saved to "
           f"{output_dir / 'model.safetensors'} (and model.zip for further training)")
     return summary
+
+
+def planned_timesteps(config: TrainingConfig) -> int:
+    """The steps PPO will take: stable-baselines3 collects whole rollouts of n_steps steps
+    in each of num_envs games, so --total-timesteps is rounded up to a multiple of them."""
+    rollout = config.n_steps * config.num_envs
+    return -(-config.total_timesteps // rollout) * rollout
+
+
+def announce_rounding(config: TrainingConfig) -> None:
+    planned = planned_timesteps(config)
+    if planned != config.total_timesteps:
+        print(f"--total-timesteps {config.total_timesteps}: PPO learns from whole rollouts of "
+              f"n-steps x num-envs = {config.n_steps} x {config.num_envs} = "
+              f"{config.n_steps * config.num_envs} steps, so this run trains {planned} steps",
+              flush=True)
 
 
 def load_initial_weights(model, path: str | Path) -> None:

@@ -15,9 +15,9 @@ Design
 - **Hidden information (R10.2).** A person's seat is bound to a secret token handed only
   to the browser that created or joined it (header `X-Seat-Token`). A view is built for
   one viewer: the viewer's own drawn goals and private goal, nobody else's; the log says
-  "keep a private goal" for the others; the seed (which would tell the stacks) is shown
-  only when the game is over or when the creator typed it; the stack order is never
-  sent. Only when the game is over, or when nobody at the table is a person (a watched
+  "keeps a private goal" for the others; the seed (which would tell the stacks) is shown
+  only when the game is over or, to the creator alone, when he typed it; the stack order
+  is never sent. Only when the game is over, or when nobody at the table is a person (a watched
   all-bot game), is everything shown and the plain state and record offered.
 - **Saving.** The state JSON (`Game.to_json()`) holds the stack order and every goal,
   so "save" gives the browser a *sealed* file (sealing.py): the state, how the game was
@@ -35,8 +35,13 @@ Design
   loaded state, and replays the decisions before the person's last one.
 - **Bounds.** Unguessable ids and tokens; pydantic bodies (unknown fields refused,
   strict types); request bodies of at most 1 MiB; at most 20 games and replays per client
-  address and 200 in all (429 beyond); 5,000 decisions per record; idle games dropped
-  after 2 hours; model files only from the served model folders.
+  address and 200 in all, and 32 open long polls per client address (429 beyond);
+  5,000 decisions per record; a drawing cached per viewer of the current position only,
+  a replay keeping every 16th position; idle games dropped after 2 hours; model files
+  only from the served model folders, search agents of at most 64 trials per decision,
+  no agent spec that loads code (FILE.py:NAME, MODULE:NAME).
+- **The log in words.** Each decision is told in words (`render.describe_action`) with
+  its notation beside it, and its events in words (`describe_events(words=True)`).
 """
 
 from .app import Settings, create_app

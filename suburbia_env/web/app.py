@@ -172,6 +172,25 @@ def short_spec(spec: str) -> str:
     return (kind + separator + arguments)[:40]
 
 
+MAX_WEB_SEARCH_TRIALS = 64
+"""K x S trials per decision at most for a search agent a client seats: the defaults
+(8 x 4, 4 x 4) fit, thousands would keep the server's cores busy for one client."""
+
+
+def check_search_trials(spec: str, settings: list[str]) -> None:
+    from agents.registry import SEARCH_DEFAULTS
+    kind = "critic" if spec.lower().startswith("ppo-search") else "rollout"
+    counts = [SEARCH_DEFAULTS[kind]["candidates"], SEARCH_DEFAULTS[kind]["samples"]]
+    for index, text in enumerate(settings[:2]):
+        try:
+            counts[index] = int(text)
+        except ValueError:
+            raise WebError(422, f"agent {spec!r}: K and S must be whole numbers") from None
+    if counts[0] * counts[1] > MAX_WEB_SEARCH_TRIALS:
+        raise WebError(422, f"agent {spec!r}: K x S = {counts[0] * counts[1]} trials per "
+                            f"decision; this server allows at most {MAX_WEB_SEARCH_TRIALS}")
+
+
 def warm_up() -> None:
     """Play a little of each mode once, so that the engine's compiled kernels are loaded
     (or compiled) before the first click rather than during it."""
@@ -257,6 +276,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             path_text, *rest = arguments.split(",")
             path = check_model_path(path_text.strip(), model_dirs)
             if kind in SEARCH_KINDS:
+                check_search_trials(text, rest)
                 from agents.value_search import ValueSearchAgent as agent_class
             else:
                 from agents.ppo_agent import PPOAgent as agent_class
@@ -358,7 +378,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return tokens_answer(session)
 
     @app.get("/api/games/{game_id}")
-    async def game_view(game_id: SessionId, token: Token = None,
+    async def game_view(game_id: SessionId, request: Request, token: Token = None,
                         since_version: Annotated[int | None, Query(ge=0)] = None,
                         log_since: Annotated[int, Query(ge=0, le=MAX_DECISIONS)] = 0):
         """The game as the token's seat sees it. With `since_version` equal to the current
@@ -366,7 +386,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         session: GameSession = store.get(game_id, "game")
         viewer = session.seat_of(token)
         if since_version is not None:
-            await session.notifier.wait(POLL_SECONDS, lambda: session.version == since_version)
+            with store.waiting(_client(request)):
+                await session.notifier.wait(POLL_SECONDS,
+                                            lambda: session.version == since_version)
             store.get(game_id, "game")  # still there, and seen
         return await run_in_threadpool(session.view, viewer, log_since)
 
@@ -436,7 +458,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         session: GameSession = store.get(game_id, "game")
         plain(session)
         store.check_room(_client(request))
-        replay = ReplaySession(session.record(), _client(request))
+        replay = ReplaySession(session.record(), _client(request), session.labels)
         store.add(replay)
         return {"kind": "replay", "id": replay.id, "total": replay.total}
 

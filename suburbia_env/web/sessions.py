@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from contextlib import contextmanager
 import threading
 import time
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from ..drawing import seat_name, table_svg
 from ..errors import SuburbiaError
 from ..game import Game
 from ..hex_grid import NUM_CELLS
-from ..render import describe_events
+from ..render import describe_action, describe_events
 from ..serialization import game_from_json, replay_record
 from ..tile_text import goal_info
 
@@ -177,22 +178,36 @@ def _resolve(future: asyncio.Future) -> None:
 
 @dataclass
 class LogEntry:
+    """One decision: in words and in notation, each also as the other players may read
+    it (which goal a `keep` keeps is hidden, R10.2), and the event lines in words."""
+
     number: int
     round: int
     seat: int
-    public: str
-    private: str
+    notation: str
+    words: str
     lines: list[str]
 
     def for_viewer(self, viewer: int | None, reveal: bool, label: str) -> dict:
-        action = self.private if (reveal or viewer == self.seat) else self.public
+        shown = reveal or viewer == self.seat
         return {"n": self.number, "round": self.round + 1, "seat": self.seat, "who": label,
-                "action": action, "lines": self.lines}
+                "action": self.words if shown else _public_words(self.words),
+                "notation": self.notation if shown else _public_notation(self.notation),
+                "lines": self.lines}
 
 
-def _public_action_text(text: str) -> str:
-    """The action as every player may read it: which goal was kept is hidden (R10.2)."""
-    return "keep a private goal" if text.startswith("keep ") else text
+def _public_notation(text: str) -> str:
+    """The notation as every player may read it: which goal was kept is hidden (R10.2)."""
+    return "keep ?" if text.startswith("keep ") else text
+
+
+def _public_words(text: str) -> str:
+    return "keeps a private goal" if text.startswith("keep") else text
+
+
+def event_lines(game: Game) -> list[str]:
+    """The events of the last decision in words (render.describe_events, words=True)."""
+    return describe_events(game.last_events, game.config.mode == "dale", words=True)
 
 
 @dataclass
@@ -233,6 +248,7 @@ class GameSession:
         self._agent_factory = agent_factory
         self._agents: dict[int, object] = {}
         self._svg_cache: dict[tuple, str] = {}
+        self.board_version = 0  # changes with the game itself, not with the bots' status
         self.closed = False
         self.game = self._base_game()
         self.actions: list[int] = []
@@ -289,13 +305,14 @@ class GameSession:
         game = self.game
         seat, round_number = game.current_player, game.round
         text = game.action_to_text(number)
-        lines = game.apply(number)
+        words = describe_action(number, game.state)
+        game.apply(number)
         self.actions.append(number)
         self.deciders.append(seat)
-        self.log.append(LogEntry(len(self.actions), round_number, seat,
-                                 _public_action_text(text), text, lines))
+        self.log.append(LogEntry(len(self.actions), round_number, seat, text, words,
+                                 event_lines(game)))
         self.version += 1
-        self._svg_cache.clear()
+        self.board_version += 1
 
     def _changed(self) -> None:
         self.changed.notify_all()
@@ -345,6 +362,7 @@ class GameSession:
             for number in actions:
                 self._apply(number)
             self.version += 1
+            self.board_version += 1
             self.bots.fast_forward = False
             self.bots.error = None
             self._changed()
@@ -443,10 +461,24 @@ class GameSession:
 
     # Views ---------------------------------------------------------------------------------
 
+    def seed_for(self, viewer: int | None) -> int | None:
+        """The seed, to a viewer who may know it: everybody once nothing is hidden, else
+        only the person who typed it (the creator's seat); a random seed would tell the
+        others the stacks and goals (R10.2)."""
+        if self.reveal_for(viewer):
+            return self.seed
+        if self.seed_chosen and viewer is not None and viewer == self.humans[0]:
+            return self.seed
+        return None
+
     def svg(self, viewer: int | None, reveal: bool) -> str:
-        key = (self.version, viewer, reveal)
+        """The drawing for one viewer, cached per position: at most one per seat, the
+        watcher and the revealed table, whatever a client asks (bounded memory)."""
+        key = (self.board_version, viewer, reveal)
         cached = self._svg_cache.get(key)
         if cached is None:
+            if any(known[0] != self.board_version for known in self._svg_cache):
+                self._svg_cache.clear()
             order = tuple(range(self.game.num_seats))
             if viewer is not None:
                 order = (viewer,) + tuple(seat for seat in order if seat != viewer)
@@ -454,7 +486,7 @@ class GameSession:
             if viewer is not None:
                 labels[viewer] = labels[viewer] + " (you)"
             cached = table_svg(self.game, viewer=viewer, labels=labels, reveal=reveal,
-                               seats=order, seed_shown=self.seed if reveal else None)
+                               seats=order, seed_shown=self.seed_for(viewer))
             self._svg_cache[key] = cached
         return cached
 
@@ -475,9 +507,10 @@ class GameSession:
             view = {
                 "kind": "game", "id": self.id, "version": self.version,
                 "mode": self.mode, "players": self.players, "edition": self.edition,
-                "seed": self.seed if reveal else None,
-                "seed_note": None if reveal else
-                "shown when the game is over (the seed would tell the hidden stacks, R10.2)",
+                "seed": self.seed_for(viewer),
+                "seed_note": None if self.seed_for(viewer) is not None else
+                "random, shown when the game is over (it would tell the hidden stacks and "
+                "goals, R10.2)",
                 "you": viewer, "round": game.round + 1, "over": game.is_over,
                 "current": game.current_player, "decision": game.pending_decision,
                 "seats": [{"seat": seat.seat, "label": seat.label,
@@ -521,7 +554,7 @@ class GameSession:
                                     "download its state instead")
             return {"format": "suburbia-record", "version": _record_version(),
                     "config": self.game.config.to_dict(), "seed": int(self.seed),
-                    "actions": [entry.private for entry in self.log]}
+                    "actions": [entry.notation for entry in self.log]}
 
     def save_payload(self) -> dict:
         """Everything needed to continue: the state JSON, how the game was set up, the
@@ -567,9 +600,13 @@ def final_scores_view(game: Game, labels: dict[int, str]) -> dict:
 # Replays ----------------------------------------------------------------------------------------
 
 class ReplaySession:
-    """A game record replayed once, every position kept, to be stepped both ways."""
+    """A game record replayed once and stepped both ways. Every CHECKPOINT-th position is
+    kept and the others replayed from the one before, so that a replay holds a few dozen
+    states, not one per decision."""
 
-    def __init__(self, record: dict, client: str):
+    CHECKPOINT = 16
+
+    def __init__(self, record: dict, client: str, labels: dict[int, str] | None = None):
         self.id = new_id()
         self.kind = "replay"
         self.client = client
@@ -588,15 +625,22 @@ class ReplaySession:
                     config.random_private_goals)
         self.config = config
         self.seed = int(record["seed"])
-        self.labels = {seat: seat_name(config.mode, seat) for seat in range(game.num_seats)}
-        self.states = [game.state.copy()]
+        self.labels = {seat: (labels or {}).get(seat) or seat_name(config.mode, seat)
+                       for seat in range(game.num_seats)}
+        self.checkpoints = [game.state.copy()]
+        self.numbers: list[int] = []
         self.steps: list[dict] = []
         for number, text in enumerate(record["actions"], start=1):
             seat, round_number = game.current_player, game.round
-            lines = game.apply(text)
-            self.states.append(game.state.copy())
+            action = game.action_number(text)
+            words = describe_action(action, game.state)
+            game.apply(action)
+            self.numbers.append(action)
+            if number % self.CHECKPOINT == 0:
+                self.checkpoints.append(game.state.copy())
             self.steps.append({"n": number, "round": round_number + 1, "seat": seat,
-                               "who": self.labels[seat], "action": text, "lines": lines})
+                               "who": self.labels[seat], "action": words, "notation": text,
+                               "lines": event_lines(game)})
         self._svg_cache: dict[int, str] = {}
 
     @property
@@ -604,7 +648,11 @@ class ReplaySession:
         return len(self.steps)
 
     def game_at(self, step: int) -> Game:
-        return Game.from_state(self.config, self.states[step], self.seed)
+        checkpoint = step // self.CHECKPOINT
+        game = Game.from_state(self.config, self.checkpoints[checkpoint], self.seed)
+        for number in self.numbers[checkpoint * self.CHECKPOINT:step]:
+            game.apply(number)
+        return game
 
     def view(self, step: int) -> dict:
         step = max(0, min(step, self.total))
@@ -612,8 +660,8 @@ class ReplaySession:
         svg = self._svg_cache.get(step)
         if svg is None:
             svg = table_svg(game, labels=self.labels, reveal=True, seed_shown=self.seed)
-            if len(self._svg_cache) > 64:
-                self._svg_cache.clear()
+            if len(self._svg_cache) >= 8:  # bounded: a drawing is some 100 kB
+                self._svg_cache.pop(next(iter(self._svg_cache)))
             self._svg_cache[step] = svg
         rounds: dict[int, int] = {}
         for entry in self.steps:
@@ -637,6 +685,8 @@ class Limits:
     max_per_client: int = 20
     idle_seconds: float = 7200.0
     max_body_bytes: int = 1 << 20
+    max_waits_per_client: int = 32
+    """Long polls one client address may hold open at once (a page holds one)."""
 
 
 class Store:
@@ -646,6 +696,23 @@ class Store:
         self.limits = limits
         self._lock = threading.Lock()
         self._sessions: dict[str, GameSession | ReplaySession] = {}
+        self._waits: dict[str, int] = {}
+
+    @contextmanager
+    def waiting(self, client: str):
+        """Counts a client's open long polls; 429 beyond `max_waits_per_client`."""
+        with self._lock:
+            if self._waits.get(client, 0) >= self.limits.max_waits_per_client:
+                raise WebError(429, f"you already hold {self.limits.max_waits_per_client} "
+                                    f"waiting requests, the most one client may hold")
+            self._waits[client] = self._waits.get(client, 0) + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._waits[client] -= 1
+                if not self._waits[client]:
+                    del self._waits[client]
 
     def expire(self) -> None:
         now = time.monotonic()

@@ -397,7 +397,7 @@ function onDecisionClick(event) {
 
 function renderLog() {
   const list = $("log");
-  list.innerHTML = S.log.map((e) => `<li value="${e.n}"><span class="act">Round ${e.round}, ${escapeHtml(e.who)}: ${escapeHtml(e.action)}</span><ul>${e.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul></li>`).join("");
+  list.innerHTML = S.log.map((e) => `<li value="${e.n}"><span class="act">Round ${e.round}, ${escapeHtml(e.who)} ${escapeHtml(e.action)}</span> <span class="notation">${escapeHtml(e.notation)}</span><ul>${e.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul></li>`).join("");
   list.scrollTop = list.scrollHeight;
 }
 
@@ -519,9 +519,9 @@ async function showStep(step) {
     if (current) rounds.value = String(current.step);
     const info = view.this_step;
     $("r-step").innerHTML = info
-      ? `<h2 id="r-action">Step ${info.n}: round ${info.round}, ${escapeHtml(info.who)}: ${escapeHtml(info.action)}</h2><ul>${info.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul>`
+      ? `<h2 id="r-action">Step ${info.n}: round ${info.round}, ${escapeHtml(info.who)} ${escapeHtml(info.action)}</h2><p class="notation">${escapeHtml(info.notation)}</p><ul>${info.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul>`
       : `<h2 id="r-action">The setup (${escapeHtml(view.mode)}, ${view.players} player(s), edition ${escapeHtml(view.edition)}, seed ${view.seed})</h2>` +
-        (view.next_step ? `<p class="hint">Next: ${escapeHtml(view.next_step.who)}: ${escapeHtml(view.next_step.action)}</p>` : "");
+        (view.next_step ? `<p class="hint">Next: ${escapeHtml(view.next_step.who)} ${escapeHtml(view.next_step.action)}</p>` : "");
     $("r-scores").hidden = !view.scores;
     if (view.scores) $("r-scores").innerHTML = scoresTable(view.scores);
     const ms = performance.now() - start;
@@ -543,6 +543,14 @@ function toggleAutoplay() {
   S.autoplay = setInterval(() => showStep(S.step + 1), Number($("r-speed").value));
 }
 
+// Board size: fitted to the window, or the drawing's natural size (scrolled) ----------------
+
+function setZoom(natural) {
+  for (const id of ["board", "replay-board"]) $(id).classList.toggle("natural", natural);
+  $("zoom").textContent = natural ? "Board: fit the window" : "Board: actual size";
+  localStorage.setItem("suburbia.zoom", natural ? "natural" : "fit");
+}
+
 // Wiring -----------------------------------------------------------------------------------------
 
 async function init() {
@@ -554,6 +562,8 @@ async function init() {
   document.querySelectorAll("input[name=mode]").forEach((el) => el.addEventListener("change", buildSeatRows));
   $("players").addEventListener("change", buildSeatRows);
   buildSeatRows();
+  setZoom(localStorage.getItem("suburbia.zoom") === "natural");
+  $("zoom").addEventListener("click", () => setZoom(!$("board").classList.contains("natural")));
   $("new-game").addEventListener("submit", startGame);
   $("open-file").addEventListener("change", openFile);
   $("board").addEventListener("click", onBoardClick);

@@ -71,6 +71,7 @@ MAX_WEIGHTS_BYTES = 1_000_000_000
 MAX_ZIP_MEMBER_BYTES = 1_000_000_000
 MAX_UNITS = 100_000  # per layer
 MAX_SPACE_SIZE = 10_000_000
+NETWORK_SLACK_BYTES = 1 << 20  # a network may exceed its weights file by this before it is built
 
 POLICY_CLASSES = ("MaskableActorCriticPolicy", "MaskableMultiInputActorCriticPolicy")
 EXTRACTORS = ("SuburbiaFeatures", "FlattenExtractor", "CombinedExtractor")
@@ -267,9 +268,16 @@ def _policy_options(fields: _Fields) -> tuple[str, dict]:
     return policy_class, options
 
 
-def _build_policy(source: Path, policy_fields: _Fields, observation_space, action_space):
+def _build_policy(source: Path, policy_fields: _Fields, observation_space, action_space,
+                  weights_bytes: int):
     """The network the description names, with fresh weights (torch's global random
-    state is left as it was)."""
+    state is left as it was).
+
+    It is first laid out on torch's "meta" device, which allocates nothing: a network
+    whose tensors need more bytes than `weights_bytes` (the size of the file that must
+    fill them) and `NETWORK_SLACK_BYTES` is refused before any memory is taken, so a forged
+    description of a few bytes cannot make the loader allocate gigabytes. (A smaller
+    mismatch is named tensor by tensor once the weights are read.)"""
     import torch
     from sb3_contrib.common.maskable import policies
     policy_class, options = _policy_options(policy_fields)
@@ -283,13 +291,27 @@ def _build_policy(source: Path, policy_fields: _Fields, observation_space, actio
     if is_dict == (extractor != "CombinedExtractor"):
         policy_fields.fail(f"{extractor} does not fit {'dict' if is_dict else 'flat'} "
                            f"observations", "features_extractor.class")
-    with torch.random.fork_rng(devices=[]):
-        try:
-            policy = getattr(policies, policy_class)(observation_space, action_space,
-                                                     lambda _: 0.0, **options)
-        except (ValueError, RuntimeError, TypeError, AssertionError) as error:
-            raise ModelFormatError(f"{source}: the network described cannot be built "
-                                   f"({type(error).__name__}: {error})") from None
+
+    def build(policy_type):
+        with torch.random.fork_rng(devices=[]):
+            try:
+                return policy_type(observation_space, action_space, lambda _: 0.0, **options)
+            except (ValueError, RuntimeError, TypeError, AssertionError) as error:
+                raise ModelFormatError(f"{source}: the network described cannot be built "
+                                       f"({type(error).__name__}: {error})") from None
+    policy_type = getattr(policies, policy_class)
+    # SB3 moves parts to `policy.device`, which must say meta too while nothing is allocated
+    skeleton_type = type("Skeleton", (policy_type,),
+                         {"device": property(lambda self: torch.device("meta"))})
+    with torch.device("meta"):
+        tensors = list(_unique_parameters(build(skeleton_type)).values())
+    needed = sum(tensor.numel() * tensor.element_size() for tensor in tensors)
+    if needed > weights_bytes + NETWORK_SLACK_BYTES:
+        raise ModelFormatError(f"{source}: the network described has "
+                               f"{sum(tensor.numel() for tensor in tensors):,} parameters "
+                               f"({needed:,} bytes), more than the {weights_bytes:,} bytes of "
+                               f"the weights that must fill it")
+    policy = build(policy_type)
     policy.set_training_mode(False)
     return policy
 
@@ -397,13 +419,12 @@ def load_safe_model(path: str | Path) -> SafePolicyModel:
     if not isinstance(expected_digest, str) or not re.fullmatch(r"[0-9a-f]{64}", expected_digest):
         weights_fields.fail(f"must be 64 lowercase hex digits, not {shown(expected_digest)}",
                             "sha256")
-    policy = _build_policy(description_path, fields.object("policy"), observation_space,
-                           action_space)
-
     data = _read_limited(weights_path, MAX_WEIGHTS_BYTES, "weights file")
     if hashlib.sha256(data).hexdigest() != expected_digest:
         raise ModelFormatError(f"{weights_path}: the weights do not match {description_path.name} "
                                f"(SHA-256 differs: a changed, truncated or other model's file)")
+    policy = _build_policy(description_path, fields.object("policy"), observation_space,
+                           action_space, len(data))
     try:
         tensors = load_tensors(data)
     except (SafetensorError, ValueError, OverflowError, RuntimeError) as error:
@@ -651,12 +672,14 @@ def convert_pickled_model(source: str | Path, destination: str | Path,
     policy_description, observation_format, provenance = _zip_description(source, data)
     fields = _Fields(source, "data", data)
     gamma = fields.number("gamma")
-    action_n = fields.object("action_space").get("n")
-    try:
-        action_space = gym.spaces.Discrete(int(action_n))
-    except (TypeError, ValueError):
-        raise ModelFormatError(f"{source}: data.action_space.n must be a whole number, "
-                               f"not {shown(action_n)}") from None
+    action_n = fields.object("action_space").get("n")  # SB3 writes the number as text
+    if isinstance(action_n, str) and re.fullmatch(r"[0-9]{1,8}", action_n):
+        action_n = int(action_n)
+    if (not isinstance(action_n, int) or isinstance(action_n, bool)
+            or not 1 <= action_n <= MAX_SPACE_SIZE):
+        raise ModelFormatError(f"{source}: data.action_space.n must be a whole number "
+                               f"1..{MAX_SPACE_SIZE}, not {shown(action_n)}")
+    action_space = gym.spaces.Discrete(action_n)
     try:
         state = torch.load(io.BytesIO(weights_bytes), map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, TypeError,
@@ -664,7 +687,8 @@ def convert_pickled_model(source: str | Path, destination: str | Path,
         raise ModelFormatError(f"{source}: policy.pth is not a plain tensor file "
                                f"({type(error).__name__}: {str(error)[:200]})") from None
     policy = _build_policy(source, _Fields(source, "policy", policy_description),
-                           observation_spaces(observation_format), action_space)
+                           observation_spaces(observation_format), action_space,
+                           len(weights_bytes))
     if not isinstance(state, dict) or not all(isinstance(value, torch.Tensor)
                                               for value in state.values()):
         raise ModelFormatError(f"{source}: policy.pth does not hold a dict of tensors")

@@ -132,22 +132,35 @@ class PPOAgent(Agent):
         model_input = observation
         if self._dict_observations:
             model_input = {"observation": observation, "action_mask": mask.astype(np.int8)}
-        if self.deterministic:
-            action, _ = self.model.predict(model_input, action_masks=mask, deterministic=True)
-            return int(np.asarray(action).reshape(-1)[0])
-        return int(self._generator.choice(NUM_ACTIONS, p=self.action_probabilities(model_input,
-                                                                                  mask)))
+        probabilities = self.action_probabilities(model_input, mask)
+        if self.deterministic:  # the mode of the masked distribution, as model.predict
+            return int(np.argmax(probabilities))
+        return int(self._generator.choice(NUM_ACTIONS, p=probabilities))
 
     def action_probabilities(self, model_input, mask: np.ndarray) -> np.ndarray:
-        """The masked policy's probabilities over the flat action space (float64, sum 1)."""
+        """The masked policy's probabilities over the flat action space (float64, sum 1).
+
+        ModelFormatError when the network's output is not finite: weights that are finite
+        but huge (a corrupted file passes every check of the format) overflow to NaN, and
+        the mode of NaN scores was an illegal action."""
         import torch
         policy = self.model.policy
         tensor, _ = policy.obs_to_tensor(model_input)
-        with torch.no_grad():
-            distribution = policy.get_distribution(tensor, action_masks=mask[None, :])
-            probabilities = distribution.distribution.probs[0].cpu().numpy().astype(np.float64)
-        probabilities[~mask] = 0.0
-        return probabilities / probabilities.sum()
+        try:
+            with torch.no_grad():
+                distribution = policy.get_distribution(tensor, action_masks=mask[None, :])
+                probabilities = distribution.distribution.probs[0].cpu().numpy().astype(
+                    np.float64)
+            probabilities[~mask] = 0.0
+            total = probabilities.sum()
+        except ValueError:  # torch's check of the distribution's arguments: NaN scores
+            total = np.nan
+        if not np.isfinite(total) or total <= 0:
+            raise ModelFormatError(f"{self.path}: the network's output for this position is not "
+                                   f"a probability distribution (NaN or infinite scores): its "
+                                   f"weights overflow, the file is corrupted or not a trained "
+                                   f"policy")
+        return probabilities / total
 
     def __repr__(self) -> str:
         return f"PPOAgent(path={str(self.path)!r}, deterministic={self.deterministic})"

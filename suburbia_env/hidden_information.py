@@ -24,7 +24,7 @@ from numba import njit
 from . import constants as c
 from . import state_layout as s
 from .errors import StateFormatError
-from .invariants import check_invariants
+from .invariants import check_consistency
 from .resolution import one_more_round_kind, player_base
 from .rng import random_below, shuffle_range
 from .setup import stack_sizes
@@ -130,11 +130,12 @@ def redraw_hidden_information(state, tiles, goals, viewer, rng_words):
     """Replace in place what `viewer` cannot see by a draw from `rng_words` (int32[4]).
 
     A door by which outside states enter the engine: StateFormatError, before anything
-    is written, unless `viewer` is a seat and the state passes `check_invariants` (the
-    redraw indexes by the state's kinds, goals and stack bounds)."""
+    is written, unless `viewer` is a seat and the state passes `check_consistency` (the
+    redraw indexes by the state's kinds, goals and stack bounds; a game continued from a
+    hand-made position may be past the tight bounds of check_invariants)."""
     if viewer < 0 or viewer >= state[s.NUM_PLAYERS]:
         raise StateFormatError("viewer: the viewer of a redraw must be a seat of the game")
-    if check_invariants(state, tiles) != 0:
+    if check_consistency(state, tiles) != 0:
         raise StateFormatError("state: the state to redraw breaks the invariants "
                                "(invariants.validate_state names the field)")
     _redraw_stacks(state, tiles, rng_words)

@@ -1,6 +1,6 @@
 """Consistency checks of a game state, compiled so they can run at every step of many games.
 
-Two levels, both returning 0 when the state passes, else an error code
+Three levels, each returning 0 when the state passes, else an error code
 `reason * 100 + detail` (detail: the seat, the tile kind or the basic tile);
 `describe_invariant_error(code)` turns a code into a message and `invariant_field(code)`
 names the field of the state format (serialization.py) at fault.
@@ -32,9 +32,25 @@ the money and population bounds leave int32 arithmetic far from overflow. Checke
 - the pending decision agrees with the game being over and the mode; the current player
   is a seat that may decide (never Dale); the decision has a legal action: a discard or
   removal has a payable occupied slot (R5.1b, d, R9.1: with none the engine skips it), a
-  goal choice has two drawn goals and none kept; while a Dale game runs, Dale's borough
-  has a placeable cell for his next tile (R9.2);
-- seats beyond the player count and the padding of the layout are empty.
+  goal choice has two drawn goals, and no seat still to choose (from the current player
+  to the first, R3.6) has kept one; while a Dale game runs, Dale's borough has a
+  placeable cell for his next tile (R9.2);
+- seats beyond the player count and the padding of the layout are empty;
+- One More Round drawn exactly when the final round is set, and with Dale only at game
+  over (R4.3, R9.1, R9.2): otherwise a game whose One More Round is gone never ends.
+
+`check_consistency(state, tiles)`: `check_invariants` with the tight bounds of money,
+population, round and placement counter (`MONEY_BOUND`, `POPULATION_BOUND`, `last_round`,
+`MOST_PLACEMENTS`) raised to `HEADROOM` (2**24). The tight bounds hold for every state
+play reaches from a setup, but not for play from any state within them: a hand-made
+position (positions.py) with money at the bound, or round at the last round and the
+stacks still full, goes beyond them in a few turns. Every other check is kept by play
+from any state that passes `check_invariants` (tests/test_fuzz.py plays such states to
+the end under this check), and the game still ends within a few dozen rounds (each turn
+draws a tile, the stacks hold at most `PILE_CAPACITY`), so nothing comes near HEADROOM,
+let alone 2**31. The compiled code that takes states already in play (the redraw of
+hidden information for searches) checks this, so a game continued from a hand-made
+position is never refused halfway.
 
 `check_reachable(state, tiles)`: `check_invariants` and what play itself implies, as far
 as it can be checked without replaying (the state loader refuses any state that fails;
@@ -53,10 +69,14 @@ tests/test_properties.py checks it at every decision of thousands of random game
 - the drawn tiles are exactly the lettered tiles now on the table, in the market and
   discarded; the basic tiles on the table are the starting tiles plus those taken from the
   supply (R3.5);
-- goals: the public goals of the mode (as many as players, 3 with Dale, none in Solitary
-  Architect); two drawn goals for each player who draws (every player in standard, the player
-  and not Dale in the Dale game, nobody in Solitary Architect), none for the others, a
-  private goal that is none or one of them, no goal dealt twice (R3.6, R9);
+- goals: the public goals of the mode (as many as players, 3 with Dale and none about lakes
+  or investment markers, none in Solitary Architect); two drawn goals for each player who
+  draws (every player in standard, the player and not Dale in the Dale game, nobody in
+  Solitary Architect), none for the others, a private goal that is none or one of them, no
+  goal dealt twice; goals kept in turn order from the first player before the first turn,
+  nobody choosing with random private goals (R3.6, R9);
+- the generator's four words not all 0 (rng.py); only market tiles and One More Round
+  discarded (R4.3, R5.1);
 - boroughs: the starting tiles first (R2.3), then each tile next to an earlier one in
   placement order (R2.4), lakes made of market tiles (R5.1c), placement numbers 1 ..
   counter - 1 each used once (R7.2);
@@ -102,8 +122,8 @@ from .setup import stack_sizes
 from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE, COLUMN_COPIES,
                         COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT, COLUMN_IMMEDIATE_ATTRIBUTE,
-                        COLUMN_IMMEDIATE_COUNT, COLUMN_STACK, GOAL_COLUMN_PRIVATE_BONUS,
-                        GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
+                        COLUMN_IMMEDIATE_COUNT, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE,
+                        GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
 
 _BASIC_KINDS = np.array(TILES.basic_kinds, dtype=np.int64)  # supply order: suburbs, park, factory
 _STARTING_CELLS = np.array(STARTING_CELLS, dtype=np.int64)
@@ -160,6 +180,9 @@ SCORE_MISMATCH = 49
 STARTING_TILES_WRONG = 50
 LAKE_SOURCE_WRONG = 51
 GOALS_DEALT_WRONG = 52
+GOALS_KEPT_WRONG = 53
+RNG_WRONG = 54
+DISCARDED_WRONG = 55  # detail: kind
 
 _SEAT_REASONS = (MONEY_NEGATIVE, POPULATION_NEGATIVE, INCOME_OUT_OF_RANGE,
                  REPUTATION_OUT_OF_RANGE, TILE_COUNT_WRONG, LAKE_COUNT_WRONG, FEATURE_COUNT_WRONG,
@@ -167,8 +190,8 @@ _SEAT_REASONS = (MONEY_NEGATIVE, POPULATION_NEGATIVE, INCOME_OUT_OF_RANGE,
                  UNUSED_SEAT_NOT_EMPTY, GOALS_WRONG, SCORE_WRONG, MONEY_TOO_LARGE,
                  POPULATION_TOO_LARGE, CELL_WRONG, START_VALUES_WRONG, TURNS_WRONG,
                  ADJACENCY_WRONG, SCORE_MISMATCH, STARTING_TILES_WRONG, LAKE_SOURCE_WRONG,
-                 GOALS_DEALT_WRONG)
-_KIND_REASONS = (TILE_COUNT_BROKEN, DRAWN_WRONG)
+                 GOALS_DEALT_WRONG, GOALS_KEPT_WRONG)
+_KIND_REASONS = (TILE_COUNT_BROKEN, DRAWN_WRONG, DISCARDED_WRONG)
 _BASIC_REASONS = (SUPPLY_WRONG, SUPPLY_USED_WRONG)
 
 
@@ -250,6 +273,10 @@ POPULATION_BOUND = (c.START_POPULATION + c.LEVEL_MAX * MOST_TURNS
 """No game gives a player a larger population than this (module docstring)."""
 MOST_PLACEMENTS = c.MAX_PLAYERS * (NUM_CELLS - len(STARTING_CELLS))
 """The largest placement counter a state can hold is MOST_PLACEMENTS + 1."""
+HEADROOM = 2**24
+"""`check_consistency`'s bound of money, population, round and placement counter (module
+docstring): far above what play from any state within the tight bounds reaches, and 2**31
+is 128 times further."""
 
 # Messages -------------------------------------------------------------------------------
 
@@ -328,13 +355,20 @@ _MESSAGES = {
     STARTING_TILES_WRONG: ("the borough does not start with Suburbs (0, 0), Community Park "
                            "(0, 1) and Heavy Factory (0, 2), face up, numbered 0 (R2.3)"),
     LAKE_SOURCE_WRONG: "a lake is not a market tile turned face down (R5.1c)",
+    GOALS_KEPT_WRONG: ("the private goals are not kept in turn order from the first player "
+                       "before the first turn, by the players who draw, or a goal is being "
+                       "chosen with random private goals (R3.6, R9.2)"),
+    RNG_WRONG: "all four words are 0, a state xoshiro128** never reaches (rng.py)",
+    DISCARDED_WRONG: ("only market tiles (and One More Round, once drawn) are discarded "
+                      "(R4.3, R5.1, R9.2)"),
 }
 
 _SEAT_FIELDS = {
     MONEY_NEGATIVE: "money", MONEY_TOO_LARGE: "money", POPULATION_NEGATIVE: "population",
     POPULATION_TOO_LARGE: "population", INCOME_OUT_OF_RANGE: "income",
     REPUTATION_OUT_OF_RANGE: "reputation", MARKERS_WRONG: "markers_left",
-    GOALS_WRONG: "goal_options", GOALS_DEALT_WRONG: "goal_options", SCORE_WRONG: "score", SCORE_MISMATCH: "score",
+    GOALS_WRONG: "goal_options", GOALS_DEALT_WRONG: "goal_options",
+    GOALS_KEPT_WRONG: "private_goal", SCORE_WRONG: "score", SCORE_MISMATCH: "score",
     START_VALUES_WRONG: "",
 }
 _FIELDS = {
@@ -345,7 +379,7 @@ _FIELDS = {
     ROUND_WRONG: "round", COUNTER_WRONG: "placement_counter",
     SEQUENCE_WRONG: "placement_counter", PUBLIC_GOALS_WRONG: "public_goals",
     DALE_CANNOT_PLACE: "players[1].borough", PADDING_NOT_EMPTY: "state",
-    PILE_POSITION_WRONG: "drawn", FINAL_ROUND_WRONG: "final_round",
+    PILE_POSITION_WRONG: "drawn", FINAL_ROUND_WRONG: "final_round", RNG_WRONG: "rng_state",
 }
 
 
@@ -383,6 +417,8 @@ def invariant_field(code: int) -> str:
         return f"tiles.{TILES.names[detail]}" if 0 <= detail < TILES.num_kinds else "tiles"
     if reason == DRAWN_WRONG:
         return "drawn"
+    if reason == DISCARDED_WRONG:
+        return f"discarded.{TILES.names[detail]}" if 0 <= detail < TILES.num_kinds else "discarded"
     if reason in _BASIC_REASONS:
         return f"supply.{c.BASIC_NOTATION_NAMES[detail]}"
     return "state"
@@ -391,7 +427,8 @@ def invariant_field(code: int) -> str:
 def invariant_message(code: int) -> str:
     """`describe_invariant_error` without the seat, which `invariant_field` names."""
     reason, detail = divmod(int(code), 100)
-    if reason in _SEAT_REASONS or reason == TILE_COUNT_BROKEN or reason in _BASIC_REASONS:
+    if (reason in _SEAT_REASONS or reason in (TILE_COUNT_BROKEN, DISCARDED_WRONG)
+            or reason in _BASIC_REASONS):
         return _MESSAGES[reason]
     return describe_invariant_error(code)
 
@@ -451,7 +488,7 @@ def _is_lettered(tiles, kind):
 
 
 @njit(cache=True)
-def _check_header(state):
+def _check_header(state, entry):
     num_players = state[s.NUM_PLAYERS]
     mode = state[s.MODE]
     edition = state[s.EDITION]
@@ -467,27 +504,28 @@ def _check_header(state):
     if first < 0 or first >= num_players or (mode != c.MODE_STANDARD and first != 0):
         return _error(FIRST_PLAYER_WRONG, 0)
     current_round = state[s.ROUND]
-    if current_round < 0 or current_round > last_round(num_players, mode, edition):
+    highest = last_round(num_players, mode, edition) if entry else HEADROOM
+    if current_round < 0 or current_round > highest:
         return _error(ROUND_WRONG, 0)
     if state[s.FINAL_ROUND] < -1 or state[s.FINAL_ROUND] > current_round + 1:
         return _error(ROUND_WRONG, 0)
     counter = state[s.PLACEMENT_COUNTER]
-    if counter < 1 or counter > 1 + num_players * (NUM_CELLS - 3):
+    if counter < 1 or counter > (1 + num_players * (NUM_CELLS - 3) if entry else HEADROOM):
         return _error(COUNTER_WRONG, 0)
     return OK
 
 
 @njit(cache=True)
-def _check_values(state, base, player):
+def _check_values(state, base, player, entry):
     money = state[base + s.MONEY]
     if money < 0:
         return _error(MONEY_NEGATIVE, player)
-    if money > MONEY_BOUND:
+    if money > (MONEY_BOUND if entry else HEADROOM):
         return _error(MONEY_TOO_LARGE, player)
     population = state[base + s.POPULATION]
     if population < 0:
         return _error(POPULATION_NEGATIVE, player)
-    if population > POPULATION_BOUND:
+    if population > (POPULATION_BOUND if entry else HEADROOM):
         return _error(POPULATION_TOO_LARGE, player)
     income = state[base + s.INCOME]
     if income < c.LEVEL_MIN or income > c.LEVEL_MAX:
@@ -621,7 +659,8 @@ def _check_goals_dealt(state):
             if goal != -1:
                 return _error(PUBLIC_GOALS_WRONG, 0)
             continue
-        if goal < 0 or dealt[goal]:
+        if goal < 0 or dealt[goal] or (mode == c.MODE_DALE
+                                       and _GOAL_TABLE[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE]):
             return _error(PUBLIC_GOALS_WRONG, 0)
         dealt[goal] = True
     for player in range(state[s.NUM_PLAYERS]):
@@ -639,11 +678,46 @@ def _check_goals_dealt(state):
         if private != -1 and private != state[base + s.GOAL_OPTIONS] and (
                 private != state[base + s.GOAL_OPTIONS + 1]):
             return _error(GOALS_DEALT_WRONG, player)
+    return _check_goals_kept(state)
+
+
+@njit(cache=True)
+def _check_goals_kept(state):
+    """Goals are kept in turn order from the first player before the first turn, by the
+    players who draw; nobody chooses with random private goals (R3.6, R9.2)."""
+    mode = state[s.MODE]
+    if mode == c.MODE_SOLITARY:
+        return OK
+    num_players = state[s.NUM_PLAYERS]
+    choosing = state[s.GAME_OVER] == 0 and state[s.PENDING_DECISION] == c.DECISION_KEEP_GOAL
+    if choosing and state[s.RANDOM_PRIVATE_GOALS]:
+        return _error(DECISION_WRONG, 0)
+    first = state[s.FIRST_PLAYER]
+    drawers = num_players if mode == c.MODE_STANDARD else 1
+    kept = (state[s.CURRENT_PLAYER] - first) % num_players if choosing else drawers
+    for offset in range(drawers):
+        player = (first + offset) % num_players
+        has_goal = state[s.PLAYERS + player * s.PLAYER_STRIDE + s.PRIVATE_GOAL] >= 0
+        if has_goal != (offset < kept):
+            return _error(GOALS_KEPT_WRONG, player)
     return OK
 
 
 @njit(cache=True)
-def _check_score_block(state, base, player):
+def _check_generator_and_discards(state, tiles):
+    """The generator never holds four zero words (xoshiro128** never reaches them, rng.py);
+    only market tiles and One More Round are ever discarded (R4.3, R5.1, R9.2)."""
+    if (state[s.RNG_STATE] == 0 and state[s.RNG_STATE + 1] == 0
+            and state[s.RNG_STATE + 2] == 0 and state[s.RNG_STATE + 3] == 0):
+        return _error(RNG_WRONG, 0)
+    for kind in range(tiles.shape[0] - 1):
+        if state[s.DISCARDED + kind] != 0 and not _is_lettered(tiles, kind):
+            return _error(DISCARDED_WRONG, kind)
+    return OK
+
+
+@njit(cache=True)
+def _check_score_block(state, base, player, entry):
     """All 0 until the game is over; then values final scoring can give (R8.2)."""
     if state[s.GAME_OVER] == 0:
         for index in range(_SCORE_ENTRIES):
@@ -651,10 +725,11 @@ def _check_score_block(state, base, player):
                 return _error(SCORE_WRONG, player)
         return OK
     for field in (s.SCORE_POPULATION_BEFORE_GOALS, s.SCORE_FINAL_POPULATION):
-        if state[base + field] < 0 or state[base + field] > POPULATION_BOUND:
+        if state[base + field] < 0 or state[base + field] > (POPULATION_BOUND if entry
+                                                              else HEADROOM):
             return _error(SCORE_WRONG, player)
     converted = state[base + s.SCORE_MONEY_CONVERTED]
-    if converted < 0 or converted > MONEY_BOUND // 5:
+    if converted < 0 or converted > (MONEY_BOUND if entry else HEADROOM) // 5:
         return _error(SCORE_WRONG, player)
     winner = state[base + s.SCORE_WINNER]
     if winner != 0 and winner != 1:
@@ -714,6 +789,11 @@ def _check_pile(state, tiles):
             return _error(PILE_WRONG, 0)
     if found != 1 or state[s.DISCARDED + one_more_round] != (1 if drawn else 0):
         return _error(ONE_MORE_ROUND_BROKEN, 0)
+    # Drawing One More Round sets the final round (R4.3, R9.1); with Dale it ends the game
+    # at once (R9.2). Without this a game whose One More Round is gone would never end.
+    if drawn != (state[s.FINAL_ROUND] >= 0) or (
+            drawn and state[s.MODE] == c.MODE_DALE and state[s.GAME_OVER] == 0):
+        return _error(FINAL_ROUND_WRONG, 0)
     for position in range(end, s.PILE_CAPACITY):
         if state[s.PILE + position] != 0:
             return _error(PADDING_NOT_EMPTY, 0)
@@ -805,9 +885,17 @@ def _check_decision(state, num_players):
     if mode == c.MODE_DALE and player != 0:  # Dale never waits for a decision (R9.2)
         return _error(CURRENT_PLAYER_WRONG, 0)
     base = s.PLAYERS + player * s.PLAYER_STRIDE
-    if decision == c.DECISION_KEEP_GOAL and (state[base + s.GOAL_OPTIONS] < 0
-                                             or state[base + s.PRIVATE_GOAL] >= 0):
-        return _error(NO_LEGAL_ACTION, 0)
+    if decision == c.DECISION_KEEP_GOAL:
+        if state[base + s.GOAL_OPTIONS] < 0:
+            return _error(NO_LEGAL_ACTION, 0)
+        # The engine asks each later seat with drawn goals in turn until the first player
+        # (turn.py); none of them may have kept a goal already, or play would reach a
+        # second choice of the same player (R3.6).
+        first = state[s.FIRST_PLAYER]
+        for offset in range((player - first) % num_players, num_players):
+            seat_base = s.PLAYERS + ((first + offset) % num_players) * s.PLAYER_STRIDE
+            if state[seat_base + s.GOAL_OPTIONS] >= 0 and state[seat_base + s.PRIVATE_GOAL] >= 0:
+                return _error(GOALS_KEPT_WRONG, (first + offset) % num_players)
     if (decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE) and (
             not _premium_payable(state, player)):
         return _error(NO_LEGAL_ACTION, 0)
@@ -822,8 +910,24 @@ def _check_decision(state, num_players):
 
 @njit(cache=True)
 def check_invariants(state, tiles):
-    """0 when `state` is consistent, else `reason * 100 + detail` (see module docstring)."""
-    code = _check_header(state)
+    """0 when `state` may enter the engine, else `reason * 100 + detail` (module
+    docstring)."""
+    return _check_state(state, tiles, True)
+
+
+@njit(cache=True)
+def check_consistency(state, tiles):
+    """`check_invariants` with HEADROOM for the bounds of money, population, round and
+    placement counter: what play keeps from any state that entered (module docstring)."""
+    return _check_state(state, tiles, False)
+
+
+@njit(cache=True)
+def _check_state(state, tiles, entry):
+    code = _check_header(state, entry)
+    if code != OK:
+        return code
+    code = _check_goals(state)  # before the score blocks index the goal table by them
     if code != OK:
         return code
     num_players = state[s.NUM_PLAYERS]
@@ -833,7 +937,7 @@ def check_invariants(state, tiles):
             if not _unused_seat_is_empty(state, base):
                 return _error(UNUSED_SEAT_NOT_EMPTY, player)
             continue
-        code = _check_values(state, base, player)
+        code = _check_values(state, base, player, entry)
         if code != OK:
             return code
         code = _check_cells(state, tiles, base, player)
@@ -842,12 +946,9 @@ def check_invariants(state, tiles):
         code = _check_borough(state, tiles, base, player)
         if code != OK:
             return code
-        code = _check_score_block(state, base, player)
+        code = _check_score_block(state, base, player, entry)
         if code != OK:
             return code
-    code = _check_goals(state)
-    if code != OK:
-        return code
     code = _check_tiles(state, tiles, num_players)
     if code != OK:
         return code
@@ -1122,6 +1223,9 @@ def check_reachable(state, tiles):
     if code != OK:
         return code
     code = _check_goals_dealt(state)
+    if code != OK:
+        return code
+    code = _check_generator_and_discards(state, tiles)
     if code != OK:
         return code
     code = _check_placements(state, tiles)

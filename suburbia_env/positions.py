@@ -8,7 +8,9 @@ tile of the same stack), so each physical tile stays in exactly one place.
 Positions made here need not be reachable by play (the loader refuses those), but every
 edit is a door into the engine: the state must pass `invariants.check_invariants` before
 it (the compiled code here indexes by its values) and after it, or StateFormatError is
-raised naming the field and the game is left as it was.
+raised naming the field and the game is left as it was. A bad argument (no seat, a cell
+off the borough, an unknown tile name, a value that is not a whole number) raises
+ArgumentError before anything is touched.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import numpy as np
 
 from . import constants as c
 from . import state_layout as s
-from .errors import ConfigError
+from .errors import ArgumentError, ConfigError, shown
 from .game import Game
 from .hex_grid import cell_index
 from .invariants import validate_state
@@ -45,6 +47,39 @@ def take_physical_tile(state: np.ndarray, kind: int) -> None:
     raise ConfigError(f"no {TILES.names[kind]} is left in the box or the stacks")
 
 
+def _whole(value, what: str, low: int, high: int) -> int:
+    """`value` as a whole number low..high, else ArgumentError naming `what`."""
+    if (not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_))
+            or not low <= value <= high):
+        raise ArgumentError(f"{what} must be a whole number {low}..{high}, not {shown(value)}")
+    return int(value)
+
+
+def _seat(game: Game, player) -> int:
+    return _whole(player, "player", 0, game.num_seats - 1)
+
+
+def _cell(column, row) -> int:
+    cell = cell_index(_whole(column, "column", -2**31, 2**31 - 1),
+                      _whole(row, "row", -2**31, 2**31 - 1))
+    if cell < 0:
+        raise ArgumentError(f"cell {column},{row} is off the borough")
+    return cell
+
+
+def _kind(name) -> int:
+    """The kind of a tile name (tiles.csv, any case); never the lake or One More Round."""
+    kind = -1
+    if isinstance(name, str):
+        try:
+            kind = TILES.kind(name)
+        except KeyError:
+            pass
+    if not 0 <= kind < TILES.lake:
+        raise ArgumentError(f"no tile is called {shown(name)} (names as in tiles.csv)")
+    return kind
+
+
 def _return_to_box(state: np.ndarray, kind: int) -> None:
     state[s.BOX + kind] += 1
 
@@ -64,15 +99,14 @@ def _checked_edit(game: Game):
 
 def set_market_tile(game: Game, slot: int, name: str | None) -> None:
     """Put a tile (by name) into a market slot, returning what was there to the box."""
-    if not 0 <= slot < c.NUM_SLOTS:
-        raise ValueError(f"slot must be 0..{c.NUM_SLOTS - 1}, not {slot}")
+    slot = _whole(slot, "slot", 0, c.NUM_SLOTS - 1)
+    kind = None if name is None else _kind(name)
     with _checked_edit(game) as state:
         held = int(state[s.MARKET + slot])
         if held >= 0:
             _return_to_box(state, held)
         state[s.MARKET + slot] = -1
-        if name is not None:
-            kind = TILES.kind(name)
+        if kind is not None:
             take_physical_tile(state, kind)
             state[s.MARKET + slot] = kind
 
@@ -80,16 +114,13 @@ def set_market_tile(game: Game, slot: int, name: str | None) -> None:
 def put_tile_without_effects(game: Game, player: int, name: str, column: int, row: int,
                              lake: bool = False, invested: bool = False) -> None:
     """Put a tile (or a lake made of it) into a borough without resolving anything."""
-    cell = cell_index(column, row)
-    if cell < 0:
-        raise ValueError(f"cell {column},{row} is off the borough")
-    if not 0 <= player < game.num_seats:
-        raise ValueError(f"player must be a seat 0..{game.num_seats - 1}, not {player}")
+    cell = _cell(column, row)
+    player = _seat(game, player)
+    kind = _kind(name)
     with _checked_edit(game) as state:
         base = s.player_base(player)
         if state[base + s.CELL_KIND + cell] >= 0:
-            raise ValueError(f"cell {column},{row} of player {player} is not empty")
-        kind = TILES.kind(name)
+            raise ArgumentError(f"cell {column},{row} of player {player} is not empty")
         take_physical_tile(state, kind)
         put_next_tile(state, TILES.table, player, cell, kind, np.bool_(lake))
         if invested:
@@ -100,19 +131,16 @@ def put_tile_without_effects(game: Game, player: int, name: str, column: int, ro
 def invest_without_effects(game: Game, player: int, column: int, row: int) -> None:
     """Put one of the player's markers on the tile at (column, row) without resolving
     anything (R5.1d, R7.3 left out)."""
-    cell = cell_index(column, row)
-    if cell < 0:
-        raise ValueError(f"cell {column},{row} is off the borough")
-    if not 0 <= player < game.num_seats:
-        raise ValueError(f"player must be a seat 0..{game.num_seats - 1}, not {player}")
+    cell = _cell(column, row)
+    player = _seat(game, player)
     with _checked_edit(game) as state:
         base = s.player_base(player)
         if state[base + s.CELL_KIND + cell] < 0:
-            raise ValueError(f"cell {column},{row} of player {player} is empty")
+            raise ArgumentError(f"cell {column},{row} of player {player} is empty")
         if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED:
-            raise ValueError(f"the tile at {column},{row} of player {player} is invested")
+            raise ArgumentError(f"the tile at {column},{row} of player {player} is invested")
         if state[base + s.MARKERS_LEFT] <= 0:
-            raise ValueError(f"player {player} has no marker left")
+            raise ArgumentError(f"player {player} has no marker left")
         state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
         state[base + s.MARKERS_LEFT] -= 1
 
@@ -122,19 +150,20 @@ def set_player_values(game: Game, player: int, **values: int) -> None:
     must stay 3 minus the invested tiles: use `invest_without_effects` to use one up)."""
     fields = {"money": s.MONEY, "income": s.INCOME, "reputation": s.REPUTATION,
               "population": s.POPULATION, "markers_left": s.MARKERS_LEFT}
-    if not 0 <= player < game.num_seats:
-        raise ValueError(f"player must be a seat 0..{game.num_seats - 1}, not {player}")
+    player = _seat(game, player)
+    for name, value in values.items():
+        if name not in fields:
+            raise ArgumentError(f"unknown player value {shown(name)}; known: "
+                                f"{', '.join(fields)}")
+        _whole(value, name, -2**31, 2**31 - 1)
     with _checked_edit(game) as state:
         for name, value in values.items():
-            if name not in fields:
-                raise ValueError(f"unknown player value {name!r}; known: {', '.join(fields)}")
-            if not -2**31 <= value < 2**31:
-                raise ValueError(f"{name} must be an int32, not {value}")
             state[s.player_base(player) + fields[name]] = value
 
 
 def set_current_player(game: Game, player: int) -> None:
     """Make `player` the one to take a turn now (pending decision: turn)."""
+    player = _seat(game, player)
     with _checked_edit(game) as state:
         state[s.CURRENT_PLAYER] = player
         state[s.PENDING_DECISION] = c.DECISION_TURN

@@ -91,7 +91,8 @@ In order:
   object's fields exactly those above, each once, the types above; malformed text, deep
   nesting or numbers of thousands of digits are refused like any other error, so a load
   takes bounded time and memory whatever its input;
-- the version (above) and the configuration (R3.1, R3.2, R3.3, R9);
+- the version (above) and the configuration (R3.1, R3.2, R3.3, R9); ``rng_state`` four
+  words 0..2**32-1, not all 0 (a state xoshiro128** never reaches);
 - every integer within what the rules allow: levels -5..15 (R1.2); money
   0..`invariants.MONEY_BOUND` and population 0..`invariants.POPULATION_BOUND`, bounds
   derived from the tiles and the number of turns (R1.3 puts none above; play does, see

@@ -89,6 +89,18 @@ def _unpayable_discard(state):
             state[s.MARKET + slot] = -1
 
 
+def _over_with_bonus(offset: int, goal: int, bonus: int):
+    """Game over with a goal index off the goal table and a bonus for it in player 0's
+    score block: the check of the score block once read the goal table at that index
+    (found by tests/test_fuzz.py under NUMBA_BOUNDSCHECK=1)."""
+    def change(state):
+        state[s.GAME_OVER] = 1
+        state[offset] = goal
+        bonus_entry = (s.SCORE_PUBLIC_GOALS if offset < s.PLAYERS else s.SCORE_PRIVATE_GOAL)
+        state[_base(0) + bonus_entry] = bonus
+    return change
+
+
 # (name, configuration, change, field the entry check names)
 CORRUPTIONS = [
     ("dale borough without a free cell", dict(players=1, mode="dale"), _no_free_cell_for_dale,
@@ -107,6 +119,11 @@ CORRUPTIONS = [
      "players[0].goal_options"),
     ("goal option 20", dict(players=1, mode="dale"), _set(_base(0) + s.GOAL_OPTIONS, 20),
      "players[0].goal_options"),
+    ("public goal 77 with a bonus", dict(players=2), _over_with_bonus(s.PUBLIC_GOALS,
+                                                                         77, 5),
+     "public_goals"),
+    ("private goal 99 with a bonus", dict(players=1, mode="dale"),
+     _over_with_bonus(_base(0) + s.PRIVATE_GOAL, 99, 3), "players[0].goal_options"),
     ("pending decision -1", dict(players=2), _set(s.PENDING_DECISION, -1), "pending_decision"),
     ("pending decision 9", dict(players=2), _set(s.PENDING_DECISION, 9), "pending_decision"),
     ("mode 7", dict(players=2), _set(s.MODE, 7), "config"),
@@ -241,7 +258,28 @@ def drive_kernels_in_play(games_per_mode: int = 2) -> int:
     return decisions
 
 
+def check_bounds_checking() -> str:
+    """'on' when numba compiled the engine's cached kernels with bounds checks, else 'off'.
+
+    With bounds checks the entry check given a state cut after its header raises
+    IndexError instead of reading past it; that proves the kernels were not loaded from a
+    cache of code compiled without them (numba's cache index ignores the option, hence
+    the run's own NUMBA_CACHE_DIR). Only reads go past the end, never writes."""
+    from numba.core import config
+    if not config.BOUNDSCHECK:
+        return "off"
+    header = midgame(dict(players=2)).state[:s.PILE].copy()
+    try:
+        check_invariants(header, TILES.table)
+    except IndexError:
+        return "on"
+    raise AssertionError("NUMBA_BOUNDSCHECK=1, but a compiled check read past the end of a "
+                         "short state: its code came from a cache compiled without bounds "
+                         "checks")
+
+
 def main() -> None:
+    print(f"bounds checks: {check_bounds_checking()}", flush=True)
     print(f"corruptions refused: {check_corruptions()}", flush=True)
     check_guarded_kernels()
     print("guarded kernels: ok", flush=True)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents.registry import AgentSpecError, make_agent
-from suburbia_env import NUM_ACTIONS, Game, GameConfig
+from suburbia_env import NUM_ACTIONS, Game, GameConfig, positions
 from suburbia_env.errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
                                  NotationError, StateFormatError, SuburbiaError, shown)
 from suburbia_env.notation import format_action, parse_action
@@ -222,3 +222,33 @@ def test_agent_spec_errors_are_suburbia_errors(spec, message):
         make_agent(spec)
     assert isinstance(raised.value, SuburbiaError) and isinstance(raised.value, ValueError)
     _names_the_problem(str(raised.value))
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda g: positions.set_player_values(g, 2, money=3), "player must be a whole number 0..1"),
+    (lambda g: positions.set_player_values(g, True, money=3), "player must be a whole number"),
+    (lambda g: positions.set_player_values(g, 0, money="5"), "money must be a whole number"),
+    (lambda g: positions.set_player_values(g, 0, money=3.7), "money must be a whole number"),
+    (lambda g: positions.set_player_values(g, 0, money=2**40), "money must be a whole number"),
+    (lambda g: positions.set_player_values(g, 0, cash=3), "unknown player value 'cash'"),
+    (lambda g: positions.set_market_tile(g, 7, None), "slot must be a whole number 0..6"),
+    (lambda g: positions.set_market_tile(g, "0", None), "slot must be a whole number 0..6"),
+    (lambda g: positions.set_market_tile(g, 0, "Dragon Lair"), "no tile is called 'Dragon Lair'"),
+    (lambda g: positions.set_market_tile(g, 0, "One More Round"), "no tile is called"),
+    (lambda g: positions.put_tile_without_effects(g, 0, "Farm", 40, 2), "cell 40,2 is off"),
+    (lambda g: positions.put_tile_without_effects(g, 0, "Farm", 0, "1"), "row must be a whole"),
+    (lambda g: positions.put_tile_without_effects(g, 0, "Farm", 0, 0), "cell 0,0 of player 0 "
+                                                                       "is not empty"),
+    (lambda g: positions.put_tile_without_effects(g, 0, 7, 0, 3), "no tile is called 7"),
+    (lambda g: positions.invest_without_effects(g, 0, 3, 3), "cell 3,3 of player 0 is empty"),
+    (lambda g: positions.set_current_player(g, -1), "player must be a whole number 0..1"),
+])
+def test_hand_made_positions_refuse_bad_arguments_and_change_nothing(edit, message):
+    """positions.py is a public door too: a bad argument raises ArgumentError (once a bare
+    ValueError, KeyError or TypeError) and leaves the game as it was."""
+    game = Game(2, seed=3)
+    game.apply(game.legal_actions()[0])
+    before = game.state.copy()
+    with pytest.raises(ArgumentError, match=message):
+        edit(game)
+    assert np.array_equal(game.state, before)

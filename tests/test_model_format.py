@@ -241,6 +241,46 @@ def test_an_unreadable_description_is_named(tiny, tmp_path, text, message):
     _refused(weights, message)
 
 
+@pytest.mark.parametrize("edit", [
+    lambda d: d["policy"].update(net_arch=[100_000] * 16),
+    lambda d: d["policy"]["features_extractor"].update(features_dim=100_000),
+    lambda d: d["action_space"].update(n=10_000_000),
+], ids=["16 layers of 100,000", "features_dim 100,000", "10 million actions"])
+def test_a_description_of_a_huge_network_is_refused_before_any_memory_is_taken(tiny, tmp_path,
+                                                                              edit):
+    """A few forged bytes of description once made the loader build the network it names:
+    16 layers of 100,000 units are 160 billion parameters (640 GB). The network is laid out
+    on torch's meta device first and refused when its tensors need more bytes than the
+    weights file that must fill them."""
+    import resource
+    import time
+    weights, description = _copy(tiny, tmp_path)
+    edit(description)
+    _write(weights, description)
+    started = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    text = _refused(weights, r"the network described has [0-9,]+ parameters \([0-9,]+ bytes\), "
+                             r"more than the [0-9,]+ bytes of the weights")
+    assert time.perf_counter() - started < 30, text
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 500_000, f"the refusal took {grown_kib} KiB"
+
+
+def test_a_zip_describing_a_huge_network_is_not_converted(tiny, tmp_path):
+    forged = tmp_path / "forged.zip"
+    with zipfile.ZipFile(tiny[0]) as original, zipfile.ZipFile(forged, "w") as copy:
+        for item in original.infolist():
+            content = original.read(item.filename)
+            if item.filename == "data":
+                data = json.loads(content)
+                data["policy_kwargs"]["net_arch"] = [100_000] * 16
+                content = json.dumps(data).encode()
+            copy.writestr(item, content)
+    with pytest.raises(ModelFormatError, match="the network described has [0-9,]+ parameters"):
+        convert_pickled_model(forged, tmp_path / "out.safetensors")
+    assert not (tmp_path / "out.safetensors").exists()
+
+
 def test_bad_tensors_are_named(tiny, tmp_path):
     import torch
     weights, _ = _copy(tiny, tmp_path)
@@ -266,6 +306,21 @@ def test_bad_tensors_are_named(tiny, tmp_path):
     for tensors, message in cases:
         _write(weights, tensors=tensors)
         _refused(weights, message)
+
+
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_weights_that_overflow_give_an_error_not_an_illegal_action(tiny, tmp_path,
+                                                                   deterministic):
+    """Finite but huge weights pass every check of the format; the network's output is NaN,
+    whose mode was action 0, illegal at a goal choice (found by tests/test_fuzz.py)."""
+    weights, _ = _copy(tiny, tmp_path)
+    tensors = _tensors(weights)
+    name = "action_net.weight"
+    tensors[name] = tensors[name].clone().fill_(3e38)
+    _write(weights, tensors=tensors)
+    agent = PPOAgent(weights, deterministic=deterministic, seed=1)
+    with pytest.raises(ModelFormatError, match="not a probability distribution"):
+        agent.act(Game(2, seed=4))
 
 
 def test_truncated_or_foreign_weights_are_named(tiny, tmp_path):

@@ -858,6 +858,44 @@ def test_text_that_is_not_a_document_is_refused_quickly(documents):
         assert message.startswith(phrase) and len(message) < 400, message[:400]
 
 
+def _hostile_documents(documents) -> list:
+    """Inputs of up to MAX_DOCUMENT_SIZE characters built to cost time or memory."""
+    limit = serialization.MAX_DOCUMENT_SIZE
+    text = json.dumps(documents["mid"])
+    many_names = copy.deepcopy(documents["mid"])
+    many_names["drawn"] = ["Farm"] * ((limit - len(text)) // 8)
+    many_counts = copy.deepcopy(documents["mid"])
+    many_counts["discarded"] = {f"tile {index}": 2**31 - 1 for index in range(30_000)}
+    deep_cells = copy.deepcopy(documents["mid"])
+    deep_cells["players"][0]["borough"] = [{"col": [[[[[[0]]]]]]}] * 20_000
+    return [
+        "[" + "0," * (limit // 2 - 2) + "0]",  # half a million numbers
+        '{"a": ' * (limit // 7) + "1" + "}" * (limit // 7),  # nesting 140,000 deep
+        "[" + ",".join(["9" * 4000] * (limit // 4001 - 1)) + "]",  # long numbers
+        json.dumps(dict(documents["mid"], placement_counter=2**31 - 1)),
+        json.dumps(many_names)[:limit],
+        json.dumps(many_counts),
+        json.dumps(deep_cells),
+    ]
+
+
+def test_loading_takes_bounded_memory_and_time_whatever_the_input(documents):
+    """No input of up to MAX_DOCUMENT_SIZE characters makes the loader hold more than a
+    few times its size in memory, or take seconds (a 3 KB state once made it build a
+    list of 2**31 numbers)."""
+    import tracemalloc
+    for text in _hostile_documents(documents):
+        assert len(text) <= serialization.MAX_DOCUMENT_SIZE
+        tracemalloc.start()
+        try:
+            message = _load_quickly(text, seconds=10)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 100_000_000, (peak, message[:200])
+        assert len(message) < 1000, message[:1000]
+
+
 def test_record_text_that_is_not_a_record_is_refused_quickly(finished_record):
     text = json.dumps(finished_record)
     for bad in (b"\xff" + text.encode(), "{" * 100_000, text.replace('"seed": 65', '"seed": '

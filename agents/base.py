@@ -15,7 +15,9 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from suburbia_env import Game
-from suburbia_env.errors import ConfigError
+from suburbia_env.action_space import NUM_ACTIONS
+from suburbia_env.errors import ArgumentError, ConfigError
+from suburbia_env.observation import OBSERVATION_SIZE
 
 
 class Agent(ABC):
@@ -46,3 +48,16 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def checked_policy_input(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The mask as a bool array, once the observation and the mask have the environments'
+    shapes and the mask allows an action: what `act_on_observation` of a policy needs."""
+    mask = np.asarray(mask, dtype=bool)
+    if mask.shape != (NUM_ACTIONS,) or np.shape(observation) != (OBSERVATION_SIZE,):
+        raise ArgumentError(f"an observation of shape ({OBSERVATION_SIZE},) and a mask "
+                            f"of shape ({NUM_ACTIONS},) are needed, not "
+                            f"{np.shape(observation)} and {mask.shape}")
+    if not mask.any():
+        raise ArgumentError("the action mask has no legal action")
+    return mask

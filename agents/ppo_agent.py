@@ -24,13 +24,13 @@ import numpy as np
 
 from suburbia_env import Game
 from suburbia_env.action_space import NUM_ACTIONS
-from suburbia_env.errors import (ArgumentError, ConfigError, ModelFileNotFoundError,
+from suburbia_env.errors import (ConfigError, ModelFileNotFoundError,
                                  ModelFormatError)
 from suburbia_env.gym_env import observation_spaces
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 
-from .base import Agent
+from .base import Agent, checked_policy_input
 from .model_format import (PickledModelWarning, is_pickled_model, load_safe_model,
                            model_paths, pickle_refusal)
 
@@ -128,13 +128,7 @@ class PPOAgent(Agent):
         return self.act_on_observation(self._observation, game.legal_action_mask())
 
     def act_on_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
-        mask = np.asarray(mask, dtype=bool)
-        if mask.shape != (NUM_ACTIONS,) or np.shape(observation) != (OBSERVATION_SIZE,):
-            raise ArgumentError(f"an observation of shape ({OBSERVATION_SIZE},) and a mask "
-                                f"of shape ({NUM_ACTIONS},) are needed, not "
-                                f"{np.shape(observation)} and {mask.shape}")
-        if not mask.any():
-            raise ArgumentError("the action mask has no legal action")
+        mask = checked_policy_input(observation, mask)
         model_input = observation
         if self._dict_observations:
             model_input = {"observation": observation, "action_mask": mask.astype(np.int8)}

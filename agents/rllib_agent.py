@@ -18,12 +18,12 @@ import numpy as np
 
 from suburbia_env import Game
 from suburbia_env.action_space import NUM_ACTIONS
-from suburbia_env.errors import (ArgumentError, ConfigError, ModelFileNotFoundError,
+from suburbia_env.errors import (ConfigError, ModelFileNotFoundError,
                                  ModelFormatError)
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 
-from .base import Agent
+from .base import Agent, checked_policy_input
 
 POLICY_FILE = "suburbia_policy.safetensors"
 DESCRIPTION_FILE = "suburbia_policy.json"
@@ -106,13 +106,7 @@ class RLlibAgent(Agent):
     def act_on_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
         import torch
         from ray.rllib.core.columns import Columns
-        mask = np.asarray(mask, dtype=bool)
-        if mask.shape != (NUM_ACTIONS,) or np.shape(observation) != (OBSERVATION_SIZE,):
-            raise ArgumentError(f"an observation of shape ({OBSERVATION_SIZE},) and a mask "
-                                f"of shape ({NUM_ACTIONS},) are needed, not "
-                                f"{np.shape(observation)} and {mask.shape}")
-        if not mask.any():
-            raise ArgumentError("the action mask has no legal action")
+        mask = checked_policy_input(observation, mask)
         batch = {Columns.OBS: {
             "observation": torch.as_tensor(np.asarray(observation, dtype=np.float32))[None],
             "action_mask": torch.from_numpy(mask)[None]}}

@@ -38,6 +38,7 @@ import atexit
 import copy
 import json
 import os
+import shutil
 from collections import Counter
 from functools import lru_cache
 
@@ -490,6 +491,7 @@ def _tiny_model() -> tuple[str, bytes, str]:
         net_arch=[8], features_extractor_class=SuburbiaFeatures,
         features_extractor_kwargs={"features_dim": 8})
     folder = tempfile.mkdtemp(prefix="suburbia-fuzz-model-")
+    atexit.register(shutil.rmtree, folder, True)
     weights = save_safe_model(policy, os.path.join(folder, "tiny.safetensors"), 0.99, None)
     return folder, weights.read_bytes(), weights.with_suffix(".json").read_text()
 

@@ -66,13 +66,12 @@ def turns_left(state):
 @njit(cache=True)
 def position_value(state, player, future_turns, money_weight):
     """Projected final population of the player if it bought nothing more (docstring)."""
-    base = s.PLAYERS + player * s.PLAYER_STRIDE
     if state[s.GAME_OVER]:
-        return float(state[base + s.SCORE_FINAL_POPULATION])
-    money = state[base + s.MONEY]
-    income = state[base + s.INCOME]
-    reputation = state[base + s.REPUTATION]
-    population = state[base + s.POPULATION]
+        return float(s.score_entry(state, player, s.SCORE_FINAL_POPULATION))
+    money = s.money(state, player)
+    income = s.income(state, player)
+    reputation = s.reputation(state, player)
+    population = s.population(state, player)
     option_value = money_weight * future_turns / 20.0 * money
     penalty = red_line_penalty(state)
     for _turn in range(int(future_turns + 0.5)):
@@ -93,7 +92,7 @@ def _finish_own_turn(scratch, tiles, goals, basic_kinds, player, log):
     while (scratch[s.GAME_OVER] == 0 and scratch[s.CURRENT_PLAYER] == player
            and (scratch[s.PENDING_DECISION] == c.DECISION_DISCARD
                 or scratch[s.PENDING_DECISION] == c.DECISION_REMOVE)):
-        start = a.DISCARD if scratch[s.PENDING_DECISION] == c.DECISION_DISCARD else a.REMOVE
+        start = a.ACTION_DISCARD if scratch[s.PENDING_DECISION] == c.DECISION_DISCARD else a.ACTION_REMOVE
         chosen = -1
         for slot in range(last_slot(scratch), first_slot(scratch) - 1, -1):
             if can_pay_premium(scratch, player, slot):

@@ -67,23 +67,23 @@ def seat_facts(entry: dict) -> list[dict]:
         if len(game.last_events) >= LOG_CAPACITY:
             raise RuntimeError(f"table {entry['table']}: an action's events overflowed the log")
         for row in game.last_events:
-            event, seat, kind = int(row[ev.EVENT]), int(row[ev.PLAYER]), int(row[ev.SOURCE_KIND])
+            event, seat, kind = int(row[ev.FIELD_EVENT]), int(row[ev.FIELD_PLAYER]), int(row[ev.FIELD_SOURCE_KIND])
             when = {"round": round_number, "phase": phase}
-            if event == ev.PLACE and int(row[ev.ATTRIBUTE]) == 1:
-                seats[seat]["lakes"].append({**when, "premium": int(row[ev.AMOUNT])})
-            elif event == ev.PLACE:
+            if event == ev.EVENT_PLACE and int(row[ev.FIELD_ATTRIBUTE]) == 1:
+                seats[seat]["lakes"].append({**when, "premium": int(row[ev.FIELD_AMOUNT])})
+            elif event == ev.EVENT_PLACE:
                 seats[seat]["purchases"].append({
-                    **when, "tile": TILES.names[kind], "price": int(row[ev.AMOUNT]),
+                    **when, "tile": TILES.names[kind], "price": int(row[ev.FIELD_AMOUNT]),
                     "basic": kind in BASIC_KINDS,
                     "type": c.TYPE_NAMES[TILES.table[kind, COLUMN_TYPE]]})
-            elif event == ev.INVEST:
+            elif event == ev.EVENT_INVEST:
                 seats[seat]["investments"].append({**when, "tile": TILES.names[kind],
-                                                   "price": int(row[ev.AMOUNT])})
-            elif event == ev.RED_LINE:
-                seats[seat]["red_lines"].append({**when, "direction": int(row[ev.AMOUNT]),
-                                                 "line": int(row[ev.VALUE_AFTER])})
-            elif event == ev.EFFECT and kind == TILES.lake and int(row[ev.ATTRIBUTE]) == c.MONEY:
-                seats[seat]["lake_money"] += int(row[ev.AMOUNT])
+                                                   "price": int(row[ev.FIELD_AMOUNT])})
+            elif event == ev.EVENT_RED_LINE:
+                seats[seat]["red_lines"].append({**when, "direction": int(row[ev.FIELD_AMOUNT]),
+                                                 "line": int(row[ev.FIELD_VALUE_AFTER])})
+            elif event == ev.EVENT_EFFECT and kind == TILES.lake and int(row[ev.FIELD_ATTRIBUTE]) == c.ATTR_MONEY:
+                seats[seat]["lake_money"] += int(row[ev.FIELD_AMOUNT])
     scores = game.final_scores()
     if [score["population"] for score in scores] != [s["population"] for s in entry["scores"]]:
         raise RuntimeError(f"table {entry['table']}: the record replays to other scores")

@@ -61,7 +61,7 @@ from suburbia_env.pettingzoo import env as pettingzoo_env  # noqa: E402
 from suburbia_env.random_play import play_random_games, play_random_games_parallel  # noqa: E402
 from suburbia_env.rng import random_below, seed_words  # noqa: E402
 from suburbia_env.tile_data import GOALS, TILES  # noqa: E402
-from suburbia_env.turn import DALE_SEAT, apply_legal_action  # noqa: E402
+from suburbia_env.turn import apply_legal_action  # noqa: E402
 from suburbia_env.vector_env import SuburbiaVectorEnv  # noqa: E402
 
 VECTOR_SIZES = (1, 64, 1024)
@@ -242,7 +242,8 @@ def choose_dale_cells(positions, tiles, log):
         state = positions[index]
         slot = dale_choose_slot(state, tiles, 1 << 30)  # Dale pays a flat price (R9.2)
         if slot >= 0:
-            chosen += dale_choose_cell(state, tiles, log, DALE_SEAT, state[s.MARKET + slot]) >= 0
+            chosen += dale_choose_cell(state, tiles, log, c.DALE_SEAT,
+                                       s.market_slot(state, slot)) >= 0
     return chosen
 
 

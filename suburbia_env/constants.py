@@ -3,6 +3,8 @@
 Plain module-level integers so that numba folds them into compiled code as constants.
 """
 
+import numpy as np
+
 # Tile types (R1.4). A lake has no type.
 NO_TYPE = -1
 RESIDENTIAL = 0
@@ -27,11 +29,12 @@ NUM_FEATURES = NUM_TYPES + NUM_ICONS
 TYPE_FEATURE_MASK = (1 << NUM_TYPES) - 1
 ICON_FEATURE_MASK = ((1 << NUM_FEATURES) - 1) & ~TYPE_FEATURE_MASK
 
-# What an effect term moves (R6.1, R6.8).
-INCOME = 0
-REPUTATION = 1
-POPULATION = 2
-MONEY = 3
+# What an effect term moves (R6.1, R6.8): the attribute of a term and of a logged
+# change. Not offsets into the state: those are state_layout's INCOME, MONEY, ...
+ATTR_INCOME = 0
+ATTR_REPUTATION = 1
+ATTR_POPULATION = 2
+ATTR_MONEY = 3
 ATTRIBUTE_NAMES = ("inc", "rep", "pop", "$")
 
 # Scopes of conditional terms (R6.3, R6.5, R6.6, R6.7).
@@ -68,9 +71,13 @@ DECISION_DISCARD = 3
 DECISION_REMOVE = 4
 DECISION_NAMES = ("none", "keep_goal", "turn", "discard", "remove")
 
-# Market (R4.1).
+# Market (R4.1) and Dale (R9.2).
 NUM_SLOTS = 7
 SLOT_PREMIUMS = (10, 8, 6, 4, 2, 0, 0)
+DALE_SEAT = np.int32(1)
+"""Dale's seat in a Dale game (R9.2). An np.int32, as a seat read from the state is:
+a bare 1 handed to a kernel would compile the whole resolution once more for that
+literal (docs/architecture.md, K5)."""
 DALE_FIRST_SLOT = 2
 DALE_LAST_SLOT = 5
 

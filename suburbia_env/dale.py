@@ -50,8 +50,8 @@ from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
 from .refcount_free import njit_without_refcounts
 from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, RED_LINE_FALL_BACK_GAIN,
-                         add_feature_counts, count_current_matches, effective_kind, lake_kind,
-                         player_base, put_next_tile, red_line_penalty, red_lines_at_or_below,
+                         add_feature_counts, count_current_matches, effective_kind,
+                         put_next_tile, red_line_penalty, red_lines_at_or_below,
                          resolve_placement, term_reacts, trigger_adjustments)
 from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
@@ -73,7 +73,7 @@ def dale_choose_slot(state, tiles, affordable_money):
     best_value = -1
     best_negative = True
     for slot in range(first_slot(state), last_slot(state) + 1):
-        kind = state[s.MARKET + slot]
+        kind = s.market_slot(state, slot)
         if kind < 0:
             continue
         value = tiles[kind, COLUMN_COST] + slot_premium(slot)
@@ -98,50 +98,48 @@ def _trial_snapshot(state, player, cell):
     A trial leaves out step 7 of R7.1, so every adjustment goes to the placing player
     (resolution.trigger_term pays the owner of the reacting tile, here always him).
     """
-    base = player_base(player)
     placeable_neighbours = 0
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
-        if neighbour >= 0 and state[base + s.CELL_FLAGS + neighbour] & s.FLAG_PLACEABLE:
+        if neighbour >= 0 and s.cell_flags(state, player, neighbour) & s.FLAG_PLACEABLE:
             placeable_neighbours |= 1 << index
-    return (state[s.PLACEMENT_COUNTER], state[base + s.MONEY], state[base + s.INCOME],
-            state[base + s.REPUTATION], state[base + s.POPULATION],
-            state[base + s.ORDER + state[base + s.TILE_COUNT]],
-            state[base + s.CELL_SEQUENCE + cell], placeable_neighbours)
+    return (state[s.PLACEMENT_COUNTER], s.money(state, player), s.income(state, player),
+            s.reputation(state, player), s.population(state, player),
+            s.placed_cell(state, player, s.tile_count(state, player)),
+            s.cell_sequence(state, player, cell), placeable_neighbours)
 
 
 @njit_without_refcounts
 def _undo_trial_placement(state, tiles, player, cell, kind, snapshot):
     """Take back a face-up trial placement (resolution.put_tile, then the adjustments)."""
-    base = player_base(player)
     state[s.PLACEMENT_COUNTER] = snapshot[0]
-    state[base + s.MONEY] = snapshot[1]
-    state[base + s.INCOME] = snapshot[2]
-    state[base + s.REPUTATION] = snapshot[3]
-    state[base + s.POPULATION] = snapshot[4]
-    state[base + s.TILE_COUNT] -= 1
-    state[base + s.ORDER + state[base + s.TILE_COUNT]] = snapshot[5]
-    state[base + s.CELL_SEQUENCE + cell] = snapshot[6]
-    state[base + s.CELL_KIND + cell] = -1
-    state[base + s.CELL_FLAGS + cell] = s.FLAG_PLACEABLE
-    add_feature_counts(state, base, tiles[kind, COLUMN_FEATURES], -1)
+    s.set_money(state, player, snapshot[1])
+    s.set_income(state, player, snapshot[2])
+    s.set_reputation(state, player, snapshot[3])
+    s.set_population(state, player, snapshot[4])
+    s.set_tile_count(state, player, s.tile_count(state, player) - 1)
+    s.set_placed_cell(state, player, s.tile_count(state, player), snapshot[5])
+    s.set_cell_sequence(state, player, cell, snapshot[6])
+    s.set_cell_kind(state, player, cell, -1)
+    s.set_cell_flags(state, player, cell, s.FLAG_PLACEABLE)
+    add_feature_counts(state, player, tiles[kind, COLUMN_FEATURES], -1)
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
-        if neighbour >= 0 and state[base + s.CELL_KIND + neighbour] < 0 and (
+        if neighbour >= 0 and s.cell_kind(state, player, neighbour) < 0 and (
                 snapshot[7] & (1 << index)) == 0:
-            state[base + s.CELL_FLAGS + neighbour] &= ~s.FLAG_PLACEABLE
+            s.clear_cell_flags(state, player, neighbour, s.FLAG_PLACEABLE)
 
 
 @njit_without_refcounts
-def _cells_that_matter(state, tiles, base, new_features, adjacent_targets):
+def _cells_that_matter(state, tiles, player, new_features, adjacent_targets):
     """The occupied cells whose tile can react to the new tile or match its adjacent
     terms, as a set of cell numbers in two 64-bit words (hex_grid.CELL_BITS); a cell's
     adjacency class (module docstring, 1) is then one AND away."""
     low = np.int64(0)
     high = np.int64(0)
-    for position in range(state[base + s.TILE_COUNT]):
-        cell = state[base + s.ORDER + position]
-        kind = effective_kind(state, tiles, base, cell)
+    for position in range(s.tile_count(state, player)):
+        cell = s.placed_cell(state, player, position)
+        kind = effective_kind(state, tiles, player, cell)
         if (tiles[kind, COLUMN_REACTS_TO] & new_features
                 or tiles[kind, COLUMN_FEATURES] & adjacent_targets):
             low |= CELL_BITS[cell, 0]
@@ -150,7 +148,7 @@ def _cells_that_matter(state, tiles, base, new_features, adjacent_targets):
 
 
 @njit_without_refcounts
-def _class_tried_before(state, base, cell, low, high, matter_low, matter_high):
+def _class_tried_before(state, player, cell, low, high, matter_low, matter_high):
     """Whether a placeable cell before `cell` has the same non-empty adjacency class
     (`low`, `high`). Such a cell neighbours every tile of the class, so the neighbours of
     one of those tiles are the only candidates."""
@@ -160,7 +158,7 @@ def _class_tried_before(state, base, cell, low, high, matter_low, matter_high):
             continue
         for other_index in range(6):
             other = NEIGHBOURS[tile_cell, other_index]
-            if (0 <= other < cell and state[base + s.CELL_FLAGS + other] & s.FLAG_PLACEABLE
+            if (0 <= other < cell and s.is_placeable(state, player, other)
                     and NEIGHBOUR_BITS[other, 0] & matter_low == low
                     and NEIGHBOUR_BITS[other, 1] & matter_high == high):
                 return True
@@ -182,17 +180,17 @@ def _with_adjustments(sums, attribute, total):
     """`sums` plus `total`, the sum of adjustments of one sign to `attribute`. Money is left
     out: it never moves a level or the population."""
     income_up, income_down, reputation_up, reputation_down, population_up, population_down = sums
-    if attribute == c.INCOME:
+    if attribute == c.ATTR_INCOME:
         if total > 0:
             income_up += total
         else:
             income_down += total
-    elif attribute == c.REPUTATION:
+    elif attribute == c.ATTR_REPUTATION:
         if total > 0:
             reputation_up += total
         else:
             reputation_down += total
-    elif attribute == c.POPULATION:
+    elif attribute == c.ATTR_POPULATION:
         if total > 0:
             population_up += total
         else:
@@ -237,7 +235,6 @@ def _adjustments_anywhere(state, tiles, player, cell, kind):
     the borough's redline_own reactions to one red line crossed upward, the new tile's
     included (R6.6, R8.1). Counted with the tile put at `cell`, any placeable cell, and
     taken back."""
-    base = player_base(player)
     snapshot = _trial_snapshot(state, player, cell)
     put_next_tile(state, tiles, player, cell, kind, FACE_UP)
     sums = NO_ADJUSTMENTS
@@ -247,10 +244,10 @@ def _adjustments_anywhere(state, tiles, player, cell, kind):
     sums = _with_own_terms(sums, state, tiles, player, cell, kind, False)
     new_features = tiles[kind, COLUMN_FEATURES]
     per_red_line = NO_ADJUSTMENTS
-    for position in range(state[base + s.TILE_COUNT]):
-        tile_cell = state[base + s.ORDER + position]
-        tile_kind = effective_kind(state, tiles, base, tile_cell)
-        times = trigger_adjustments(state[base + s.CELL_FLAGS + tile_cell] & s.FLAG_INVESTED != 0)
+    for position in range(s.tile_count(state, player)):
+        tile_cell = s.placed_cell(state, player, position)
+        tile_kind = effective_kind(state, tiles, player, tile_cell)
+        times = trigger_adjustments(s.cell_flags(state, player, tile_cell) & s.FLAG_INVESTED != 0)
         if tile_cell != cell:
             sums = _with_reactions(sums, tiles, tile_kind, times, new_features, False)
         for term in range(tiles[tile_kind, COLUMN_CONDITIONAL_COUNT]):
@@ -267,7 +264,6 @@ def _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_hi
     """`sums` plus what a trial at `cell` adds by adjacency: the tile's adjacent terms over
     its neighbours (R7.1 step 3) and the adjacent-only reactions of the neighbours that
     matter (step 4)."""
-    base = player_base(player)
     sums = _with_own_terms(sums, state, tiles, player, cell, kind, True)
     new_features = tiles[kind, COLUMN_FEATURES]
     for index in range(6):
@@ -275,10 +271,10 @@ def _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_hi
         if neighbour < 0 or (CELL_BITS[neighbour, 0] & matter_low
                              | CELL_BITS[neighbour, 1] & matter_high) == 0:
             continue
-        neighbour_kind = effective_kind(state, tiles, base, neighbour)
+        neighbour_kind = effective_kind(state, tiles, player, neighbour)
         if tiles[neighbour_kind, COLUMN_REACTS_TO] & new_features:
             times = trigger_adjustments(
-                state[base + s.CELL_FLAGS + neighbour] & s.FLAG_INVESTED != 0)
+                s.cell_flags(state, player, neighbour) & s.FLAG_INVESTED != 0)
             sums = _with_reactions(sums, tiles, neighbour_kind, times, new_features, True)
     return sums
 
@@ -311,8 +307,7 @@ def _gains_from_sums(state, player, sums, per_red_line):
     upper bounds (UNKNOWN_GAIN when the lines crossed depend on the order).
     """
     income_up, income_down, reputation_up, reputation_down, population_up, population_down = sums
-    base = player_base(player)
-    population = state[base + s.POPULATION]
+    population = s.population(state, player)
     lines_now = red_lines_at_or_below(population)
     penalty = red_line_penalty(state)
     lines_after_rises = red_lines_at_or_below(population + population_up)
@@ -332,8 +327,8 @@ def _gains_from_sums(state, player, sums, per_red_line):
         reputation_up += RED_LINE_FALL_BACK_GAIN * fallen
     elif lines_after_rises != lines_now or lines_after_falls != lines_now:
         return False, UNKNOWN_GAIN, UNKNOWN_GAIN
-    income = state[base + s.INCOME]
-    reputation = state[base + s.REPUTATION]
+    income = s.income(state, player)
+    reputation = s.reputation(state, player)
     income_exact, income_after = _level_after(income, income_up, income_down)
     reputation_exact, reputation_after = _level_after(reputation, reputation_up, reputation_down)
     return (income_exact and reputation_exact, income_after - income,
@@ -344,13 +339,12 @@ def _gains_from_sums(state, player, sums, per_red_line):
 def _resolved_gains(state, tiles, log, player, cell, kind):
     """(income gain, reputation gain) of a trial resolved in full (R7.1 without step 7,
     which changes only other players) and taken back; `log` is a one-row view."""
-    base = player_base(player)
-    income_before = state[base + s.INCOME]
-    reputation_before = state[base + s.REPUTATION]
+    income_before = s.income(state, player)
+    reputation_before = s.reputation(state, player)
     snapshot = _trial_snapshot(state, player, cell)
     resolve_placement(state, tiles, log, player, cell, kind, FACE_UP, OWN_BOROUGH_ONLY)
-    income_gain = state[base + s.INCOME] - income_before
-    reputation_gain = state[base + s.REPUTATION] - reputation_before
+    income_gain = s.income(state, player) - income_before
+    reputation_gain = s.reputation(state, player) - reputation_before
     _undo_trial_placement(state, tiles, player, cell, kind, snapshot)
     return income_gain, reputation_gain
 
@@ -401,9 +395,8 @@ def trial_gains(state, tiles, log, player, cell, kind, use_sums):
     placeable `cell`, as Dale's trials find them: from the sums of the adjustments where
     `_gains_from_sums` is exact and `use_sums` allows it, else resolved in full. The state
     is unchanged on return; tests compare the two ways cell by cell."""
-    base = player_base(player)
     new_features = tiles[kind, COLUMN_FEATURES]
-    matter_low, matter_high = _cells_that_matter(state, tiles, base, new_features,
+    matter_low, matter_high = _cells_that_matter(state, tiles, player, new_features,
                                                  _adjacent_targets(tiles, kind))
     anywhere, per_red_line = _adjustments_anywhere(state, tiles, player, cell, kind)
     income_gain, reputation_gain, found = _class_gains(
@@ -427,9 +420,8 @@ def dale_choose_cell(state, tiles, log, player, kind):
 def choose_cell_by_trials(state, tiles, log, player, kind, use_sums):
     """`dale_choose_cell`; with `use_sums` RESOLVE_EVERY_TRIAL each class is resolved in
     full (module docstring, 1 without 2 and 3)."""
-    base = player_base(player)
     new_features = tiles[kind, COLUMN_FEATURES]
-    matter_low, matter_high = _cells_that_matter(state, tiles, base, new_features,
+    matter_low, matter_high = _cells_that_matter(state, tiles, player, new_features,
                                                  _adjacent_targets(tiles, kind))
     anywhere = NO_ADJUSTMENTS
     per_red_line = NO_ADJUSTMENTS
@@ -438,7 +430,7 @@ def choose_cell_by_trials(state, tiles, log, player, kind, use_sums):
     best_gain = 0
     best_reputation_gain = 0
     for cell in range(NUM_CELLS):
-        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE == 0:
+        if s.cell_flags(state, player, cell) & s.FLAG_PLACEABLE == 0:
             continue
         low = NEIGHBOUR_BITS[cell, 0] & matter_low
         high = NEIGHBOUR_BITS[cell, 1] & matter_high
@@ -446,7 +438,7 @@ def choose_cell_by_trials(state, tiles, log, player, kind, use_sums):
             if tried_empty_class:
                 continue
             tried_empty_class = True
-        elif _class_tried_before(state, base, cell, low, high, matter_low, matter_high):
+        elif _class_tried_before(state, player, cell, low, high, matter_low, matter_high):
             continue
         if best_cell < 0 and use_sums:
             anywhere, per_red_line = _adjustments_anywhere(state, tiles, player, cell, kind)
@@ -478,21 +470,21 @@ def dale_policy_action(state, tiles, basic_kinds, log, mask, actions):
     player = state[s.CURRENT_PLAYER]
     decision = state[s.PENDING_DECISION]
     if decision == c.DECISION_KEEP_GOAL:
-        return a.KEEP_GOAL
+        return a.ACTION_KEEP_GOAL
     if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
-        start = a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE
+        start = a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE
         for slot in range(last_slot(state), first_slot(state) - 1, -1):
             if can_pay_premium(state, player, slot):
                 return start + slot
     if decision == c.DECISION_TURN and any_placeable_cell(state, player):
-        money = state[player_base(player) + s.MONEY]
+        money = s.money(state, player)
         slot = dale_choose_slot(state, tiles, money)
         if slot >= 0:
-            cell = dale_choose_cell(state, tiles, log, player, state[s.MARKET + slot])
-            return a.BUY + slot * NUM_CELLS + cell
+            cell = dale_choose_cell(state, tiles, log, player, s.market_slot(state, slot))
+            return a.ACTION_BUY + slot * NUM_CELLS + cell
         for slot in range(last_slot(state), first_slot(state) - 1, -1):
             if can_make_lake(state, player, slot):
-                cell = dale_choose_cell(state, tiles, log, player, lake_kind(tiles))
-                return a.LAKE + slot * NUM_CELLS + cell
+                cell = dale_choose_cell(state, tiles, log, player, s.lake_kind(tiles))
+                return a.ACTION_LAKE + slot * NUM_CELLS + cell
     legal_action_mask(state, tiles, basic_kinds, mask, actions)
     return actions[0]

@@ -14,7 +14,7 @@ from . import state_layout as s
 from .event_log import new_log
 from .hex_grid import NUM_CELLS
 from .legal_actions import is_placeable
-from .resolution import ALL_BOROUGHS, FACE_UP, player_base, resolve_placement
+from .resolution import ALL_BOROUGHS, FACE_UP, resolve_placement
 
 
 def reference_cell_choice(state: np.ndarray, tiles: np.ndarray, player: int, kind: int) -> int:
@@ -22,7 +22,6 @@ def reference_cell_choice(state: np.ndarray, tiles: np.ndarray, player: int, kin
     reputation after full resolution; ties go to the larger reputation gain, then to the
     first cell in row-major order, the order of the cell numbers (hex_grid.py). -1 when
     no cell is legal. `state` is left unchanged."""
-    base = player_base(player)
     log = new_log(0)
     candidates = []
     for cell in range(NUM_CELLS):
@@ -30,8 +29,8 @@ def reference_cell_choice(state: np.ndarray, tiles: np.ndarray, player: int, kin
             continue
         trial = state.copy()
         resolve_placement(trial, tiles, log, player, cell, kind, FACE_UP, ALL_BOROUGHS)
-        income_gain = int(trial[base + s.INCOME]) - int(state[base + s.INCOME])
-        reputation_gain = int(trial[base + s.REPUTATION]) - int(state[base + s.REPUTATION])
+        income_gain = int(s.income(trial, player)) - int(s.income(state, player))
+        reputation_gain = int(s.reputation(trial, player)) - int(s.reputation(state, player))
         candidates.append((income_gain + reputation_gain, reputation_gain, -cell))
     if not candidates:
         return -1

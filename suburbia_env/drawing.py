@@ -260,7 +260,7 @@ def _market(svg: _Svg, game) -> None:
     top = MARKET_TOP + 22
     for index, slot in enumerate(slots):
         x = GAP + index * (CARD_WIDTH + 8)
-        kind = int(game.state[s.MARKET + slot])
+        kind = int(s.market_slot(game.state, slot))
         premium = c.SLOT_PREMIUMS[slot]
         svg.add(f'<g class="slot" data-slot="{slot}" data-kind="{kind}">')
         if kind < 0:
@@ -322,7 +322,7 @@ def _goals(svg: _Svg, game, viewer: int | None, reveal: bool) -> None:
             chips.append((info["name"], info["criterion"], f"+{info['public_bonus']}", False))
     if viewer is not None and not reveal and game.config.mode != "solitary":
         base = s.player_base(viewer)
-        private = int(game.state[base + s.PRIVATE_GOAL])
+        private = int(s.private_goal(game.state, viewer))
         if private >= 0:
             info = goal_info(private)
             chips.append((f"Your goal: {info['name']}", info["criterion"],
@@ -366,29 +366,29 @@ def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: 
     svg.text(x0 + 36, y0 + 26, title, title_size, INK, "bold")
     right = x0 + PANEL_WIDTH - 14
     if game.is_over:
-        score = int(state[base + s.SCORE_FINAL_POPULATION])
-        winner = bool(state[base + s.SCORE_WINNER])
+        score = int(s.score_entry(state, seat, s.SCORE_FINAL_POPULATION))
+        winner = bool(s.score_entry(state, seat, s.SCORE_WINNER))
         svg.text(right, y0 + 26, f"{'★ winner · ' if winner else ''}final {score}", 19,
                  "#2e7d32" if winner else INK, "bold", "end")
     elif current:
         svg.text(right, y0 + 26, "▶ to play", 17, CURRENT, "bold", "end")
-    private = int(state[base + s.PRIVATE_GOAL])
+    private = int(s.private_goal(state, seat))
     if (reveal or game.is_over) and private >= 0:  # after the title, before the right end
         goal = f"goal: {GOALS.names[private]}"
         svg.text(x0 + 36 + _text_width(title, title_size) * 1.08 + 14, y0 + 25, goal,
                  _fit(goal, 13, 170), "#c77800", "bold")
-    population = int(state[base + s.POPULATION])
+    population = int(s.population(state, seat))
     line = next_red_line(population)
-    money = int(state[base + s.MONEY])
-    income = int(state[base + s.INCOME])
-    reputation = int(state[base + s.REPUTATION])
-    markers = int(state[base + s.MARKERS_LEFT])
+    money = int(s.money(state, seat))
+    income = int(s.income(state, seat))
+    reputation = int(s.reputation(state, seat))
+    markers = int(s.markers_left(state, seat))
     if game.is_over:
         goals = (int(state[base + s.SCORE_PUBLIC_GOALS:base + s.SCORE_PUBLIC_GOALS
-                           + c.MAX_PLAYERS].sum()) + int(state[base + s.SCORE_PRIVATE_GOAL]))
-        stats = (f"population {int(state[base + s.SCORE_POPULATION_BEFORE_GOALS])} + goals "
-                 f"{goals} + money {int(state[base + s.SCORE_MONEY_CONVERTED])} = "
-                 f"{int(state[base + s.SCORE_FINAL_POPULATION])} · ${money} · income {income:+d}"
+                           + c.MAX_PLAYERS].sum()) + int(s.score_entry(state, seat, s.SCORE_PRIVATE_GOAL)))
+        stats = (f"population {int(s.score_entry(state, seat, s.SCORE_POPULATION_BEFORE_GOALS))} + goals "
+                 f"{goals} + money {int(s.score_entry(state, seat, s.SCORE_MONEY_CONVERTED))} = "
+                 f"{int(s.score_entry(state, seat, s.SCORE_FINAL_POPULATION))} · ${money} · income {income:+d}"
                  f" · reputation {reputation:+d}")
     else:
         stats = (f"${money} · income {income:+d} · reputation {reputation:+d} · population "
@@ -397,19 +397,18 @@ def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: 
     svg.text(x0 + 14, y0 + 50, stats, _fit(stats, 14.5, PANEL_WIDTH - 28), INK)
     _empty_cells(svg, game, layout, seat)
     for cell in range(NUM_CELLS):
-        kind = int(state[base + s.CELL_KIND + cell])
-        if kind >= 0 or int(state[base + s.CELL_FLAGS + cell]) & s.FLAG_PLACEABLE:
+        kind = int(s.cell_kind(state, seat, cell))
+        if kind >= 0 or int(s.cell_flags(state, seat, cell)) & s.FLAG_PLACEABLE:
             _cell(svg, game, layout, seat, cell)
     svg.add("</g>")
 
 
 def _empty_cells(svg: _Svg, game, layout: Layout, seat: int) -> None:
     """The empty cells no tile can go to yet (R2.4), as one path: the rest of the grid."""
-    base = s.player_base(seat)
     paths = []
     for cell in range(NUM_CELLS):
-        if (int(game.state[base + s.CELL_KIND + cell]) < 0
-                and not int(game.state[base + s.CELL_FLAGS + cell]) & s.FLAG_PLACEABLE):
+        if (int(s.cell_kind(game.state, seat, cell)) < 0
+                and not int(s.cell_flags(game.state, seat, cell)) & s.FLAG_PLACEABLE):
             x, y = layout.cell_centre(seat, cell)
             paths.append("M" + _hex_points(x, y, HEX_RADIUS - 1.5).replace(" ", " L") + "Z")
     if paths:
@@ -418,9 +417,8 @@ def _empty_cells(svg: _Svg, game, layout: Layout, seat: int) -> None:
 
 
 def _cell(svg: _Svg, game, layout: Layout, seat: int, cell: int) -> None:
-    base = s.player_base(seat)
-    kind = int(game.state[base + s.CELL_KIND + cell])
-    flags = int(game.state[base + s.CELL_FLAGS + cell])
+    kind = int(s.cell_kind(game.state, seat, cell))
+    flags = int(s.cell_flags(game.state, seat, cell))
     x, y = layout.cell_centre(seat, cell)
     points = _hex_points(x, y, HEX_RADIUS - 1.5)
     column, row = cell_coordinates(cell)

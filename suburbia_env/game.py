@@ -245,30 +245,29 @@ class Game:
         """The public state of one seat (R10.1); the private goal is included for the
         seat itself only through `private_goal(player)`."""
         self._check_seat(player)
-        base = s.player_base(player)
         borough = []
-        for position in range(int(self.state[base + s.TILE_COUNT])):
-            cell = int(self.state[base + s.ORDER + position])
-            flags = int(self.state[base + s.CELL_FLAGS + cell])
+        for position in range(int(s.tile_count(self.state, player))):
+            cell = int(s.placed_cell(self.state, player, position))
+            flags = int(s.cell_flags(self.state, player, cell))
             column, row = cell_coordinates(cell)
-            kind = int(self.state[base + s.CELL_KIND + cell])
+            kind = int(s.cell_kind(self.state, player, cell))
             borough.append({"col": column, "row": row, "tile": TILES.names[kind],
                             "lake": bool(flags & s.FLAG_LAKE),
                             "invested": bool(flags & s.FLAG_INVESTED)})
         return {
             "player": player,
             "is_dale": self.config.mode == "dale" and player == 1,
-            "money": int(self.state[base + s.MONEY]),
-            "income": int(self.state[base + s.INCOME]),
-            "reputation": int(self.state[base + s.REPUTATION]),
-            "population": int(self.state[base + s.POPULATION]),
-            "markers_left": int(self.state[base + s.MARKERS_LEFT]),
+            "money": int(s.money(self.state, player)),
+            "income": int(s.income(self.state, player)),
+            "reputation": int(s.reputation(self.state, player)),
+            "population": int(s.population(self.state, player)),
+            "markers_left": int(s.markers_left(self.state, player)),
             "borough": borough,
         }
 
     def private_goal(self, player: int) -> str | None:
         self._check_seat(player)
-        goal = int(self.state[s.player_base(player) + s.PRIVATE_GOAL])
+        goal = int(s.private_goal(self.state, player))
         return GOALS.names[goal] if goal >= 0 else None
 
     def goal_options(self, player: int) -> list[str]:
@@ -287,7 +286,7 @@ class Game:
         """Occupied slots with tile, cost, premium and total price (R4.1)."""
         rows = []
         for slot in range(c.NUM_SLOTS):
-            kind = int(self.state[s.MARKET + slot])
+            kind = int(s.market_slot(self.state, slot))
             if kind >= 0:
                 premium = c.SLOT_PREMIUMS[slot]
                 cost = int(TILES.table[kind, COLUMN_COST])
@@ -304,7 +303,7 @@ class Game:
         return {name: max(0, stop - max(start, position)) for name, (start, stop) in bounds.items()}
 
     def supply(self) -> dict[str, int]:
-        return {name: int(self.state[s.SUPPLY + index])
+        return {name: int(s.supply(self.state, index))
                 for index, name in enumerate(c.BASIC_NOTATION_NAMES)}
 
     # End of game ---------------------------------------------------------------------
@@ -343,7 +342,7 @@ class Game:
         if not self.is_over:
             raise GameOverError("the game is not over yet: no winner")
         return [p for p in range(self.num_seats)
-                if self.state[s.player_base(p) + s.SCORE_WINNER]]
+                if s.score_entry(self.state, p, s.SCORE_WINNER)]
 
     def solo_rank(self, player: int = 0) -> str | None:
         """The ladder title of R9.1 for a solo game; with Dale only if he was beaten."""
@@ -351,7 +350,7 @@ class Game:
             return None
         if self.config.mode == "dale" and self.winners != [0]:
             return None
-        return ladder_rank(int(self.state[s.player_base(player) + s.SCORE_FINAL_POPULATION]))
+        return ladder_rank(int(s.score_entry(self.state, player, s.SCORE_FINAL_POPULATION)))
 
     def _check_seat(self, player: int) -> None:
         if (not isinstance(player, (int, np.integer)) or isinstance(player, (bool, np.bool_))

@@ -25,7 +25,6 @@ from . import constants as c
 from . import state_layout as s
 from .errors import StateFormatError
 from .invariants import check_consistency
-from .resolution import one_more_round_kind, player_base
 from .rng import random_below, shuffle_range
 from .setup import stack_sizes
 from .tile_data import COLUMN_STACK
@@ -45,10 +44,10 @@ def _stack_of_position(state, position):
 @njit(cache=True)
 def _place_one_more_round(state, tiles, rng_words):
     """Undrawn position (absolute pile index) for One More Round, or -1 if it is drawn."""
-    one_more_round = one_more_round_kind(tiles)
+    one_more_round = s.one_more_round_kind(tiles)
     still_in_pile = False
     for position in range(state[s.PILE_POSITION], state[s.PILE_END]):
-        if state[s.PILE + position] == one_more_round:
+        if s.pile_tile(state, position) == one_more_round:
             still_in_pile = True
     if not still_in_pile:
         return -1
@@ -63,21 +62,21 @@ def _place_one_more_round(state, tiles, rng_words):
 def _redraw_stacks(state, tiles, rng_words):
     """The unseen tiles of each letter are pooled in kind order, so the draw depends on
     what the viewer may know and on `rng_words`, never on the true order."""
-    one_more_round = one_more_round_kind(tiles)
+    one_more_round = s.one_more_round_kind(tiles)
     unseen = np.zeros(tiles.shape[0], dtype=np.int64)
-    for kind in range(tiles.shape[0] - 2):
+    for kind in range(s.lake_kind(tiles)):  # the printed kinds
         if tiles[kind, COLUMN_STACK] != c.STACK_BASIC:
-            unseen[kind] = state[s.BOX + kind]
-            state[s.BOX + kind] = 0
+            unseen[kind] = s.boxed(state, kind)
+            s.set_boxed(state, kind, 0)
     for position in range(state[s.PILE_POSITION], state[s.PILE_END]):
-        kind = state[s.PILE + position]
+        kind = s.pile_tile(state, position)
         if kind != one_more_round:
             unseen[kind] += 1
     omr_position = _place_one_more_round(state, tiles, rng_words)
     pool = np.empty(256, dtype=np.int32)
     for stack in _STACKS:
         total = 0
-        for kind in range(tiles.shape[0] - 2):
+        for kind in range(s.lake_kind(tiles)):  # the printed kinds
             if tiles[kind, COLUMN_STACK] == stack:
                 for _ in range(unseen[kind]):
                     pool[total] = kind
@@ -87,12 +86,12 @@ def _redraw_stacks(state, tiles, rng_words):
         for position in range(state[s.PILE_POSITION], state[s.PILE_END]):
             if position == omr_position or _stack_of_position(state, position) != stack:
                 continue
-            state[s.PILE + position] = pool[dealt]
+            s.set_pile_tile(state, position, pool[dealt])
             dealt += 1
         for index in range(dealt, total):
-            state[s.BOX + pool[index]] += 1
+            s.add_boxed(state, pool[index], 1)
     if omr_position >= 0:
-        state[s.PILE + omr_position] = one_more_round
+        s.set_pile_tile(state, omr_position, one_more_round)
 
 
 @njit(cache=True)
@@ -100,12 +99,11 @@ def _redraw_goals(state, goals, viewer, rng_words):
     num_goals = goals.shape[0]
     seen = np.zeros(num_goals, dtype=np.bool_)
     for index in range(c.MAX_PLAYERS):
-        if state[s.PUBLIC_GOALS + index] >= 0:
-            seen[state[s.PUBLIC_GOALS + index]] = True
-    own = player_base(viewer)
+        if s.public_goal(state, index) >= 0:
+            seen[s.public_goal(state, index)] = True
     for option in range(2):
-        if state[own + s.GOAL_OPTIONS + option] >= 0:
-            seen[state[own + s.GOAL_OPTIONS + option]] = True
+        if s.goal_option(state, viewer, option) >= 0:
+            seen[s.goal_option(state, viewer, option)] = True
     pool = np.empty(num_goals, dtype=np.int32)
     total = 0
     for goal in range(num_goals):
@@ -115,14 +113,13 @@ def _redraw_goals(state, goals, viewer, rng_words):
     shuffle_range(pool, 0, total, rng_words, 0)
     dealt = 0
     for player in range(state[s.NUM_PLAYERS]):
-        base = player_base(player)
-        if player == viewer or state[base + s.GOAL_OPTIONS] < 0:
+        if player == viewer or s.goal_option(state, player, 0) < 0:
             continue
-        state[base + s.GOAL_OPTIONS] = pool[dealt]
-        state[base + s.GOAL_OPTIONS + 1] = pool[dealt + 1]
+        s.set_goal_option(state, player, 0, pool[dealt])
+        s.set_goal_option(state, player, 1, pool[dealt + 1])
         dealt += 2
-        if state[base + s.PRIVATE_GOAL] >= 0:
-            state[base + s.PRIVATE_GOAL] = state[base + s.GOAL_OPTIONS]
+        if s.private_goal(state, player) >= 0:
+            s.set_private_goal(state, player, s.goal_option(state, player, 0))
 
 
 @njit(cache=True)
@@ -141,4 +138,4 @@ def redraw_hidden_information(state, tiles, goals, viewer, rng_words):
     _redraw_stacks(state, tiles, rng_words)
     _redraw_goals(state, goals, viewer, rng_words)
     for index in range(4):
-        state[s.RNG_STATE + index] = rng_words[index]
+        s.set_rng_word(state, index, rng_words[index])

@@ -263,11 +263,11 @@ def _lake_money() -> int:
     return MOST_TILES * (6 * 2 * lake_amount + 6 * lake_amount + 6 * bonus)
 
 
-MONEY_BOUND = (c.START_MONEY + c.LEVEL_MAX * MOST_TURNS + _gains_from_tiles(c.MONEY)
+MONEY_BOUND = (c.START_MONEY + c.LEVEL_MAX * MOST_TURNS + _gains_from_tiles(c.ATTR_MONEY)
                + _lake_money())
 """No game gives a player more money than this (module docstring)."""
 POPULATION_BOUND = (c.START_POPULATION + c.LEVEL_MAX * MOST_TURNS
-                    + _gains_from_tiles(c.POPULATION)
+                    + _gains_from_tiles(c.ATTR_POPULATION)
                     + c.MAX_PLAYERS * int(GOALS.table[:, GOAL_COLUMN_PUBLIC_BONUS].max())
                     + int(GOALS.table[:, GOAL_COLUMN_PRIVATE_BONUS].max()) + MONEY_BOUND // 5)
 """No game gives a player a larger population than this (module docstring)."""
@@ -632,7 +632,7 @@ def _check_goals(state):
     goals or neither). How many public goals, which seats draw and that no goal is dealt
     twice is for `check_reachable`: hand-made positions may set any goals (tests of R8.2)."""
     for index in range(c.MAX_PLAYERS):
-        goal = state[s.PUBLIC_GOALS + index]
+        goal = s.public_goal(state, index)
         if goal < -1 or goal >= NUM_GOALS:
             return _error(PUBLIC_GOALS_WRONG, 0)
     for player in range(state[s.NUM_PLAYERS]):
@@ -641,7 +641,7 @@ def _check_goals(state):
             goal = state[base + offset]
             if goal < -1 or goal >= NUM_GOALS:
                 return _error(GOALS_WRONG, player)
-        if (state[base + s.GOAL_OPTIONS] < 0) != (state[base + s.GOAL_OPTIONS + 1] < 0):
+        if (s.goal_option(state, player, 0) < 0) != (s.goal_option(state, player, 1) < 0):
             return _error(GOALS_WRONG, player)
     return OK
 
@@ -654,7 +654,7 @@ def _check_goals_dealt(state):
     dealt = np.zeros(NUM_GOALS, dtype=np.bool_)
     public = _public_goal_count(state)
     for index in range(c.MAX_PLAYERS):
-        goal = state[s.PUBLIC_GOALS + index]
+        goal = s.public_goal(state, index)
         if index >= public:
             if goal != -1:
                 return _error(PUBLIC_GOALS_WRONG, 0)
@@ -664,19 +664,18 @@ def _check_goals_dealt(state):
             return _error(PUBLIC_GOALS_WRONG, 0)
         dealt[goal] = True
     for player in range(state[s.NUM_PLAYERS]):
-        base = s.PLAYERS + player * s.PLAYER_STRIDE
-        private = state[base + s.PRIVATE_GOAL]
+        private = s.private_goal(state, player)
         if not _draws_goals(mode, player):
-            if private != -1 or state[base + s.GOAL_OPTIONS] != -1:
+            if private != -1 or s.goal_option(state, player, 0) != -1:
                 return _error(GOALS_DEALT_WRONG, player)
             continue
         for option in range(2):
-            goal = state[base + s.GOAL_OPTIONS + option]
+            goal = s.goal_option(state, player, option)
             if goal < 0 or dealt[goal]:
                 return _error(GOALS_DEALT_WRONG, player)
             dealt[goal] = True
-        if private != -1 and private != state[base + s.GOAL_OPTIONS] and (
-                private != state[base + s.GOAL_OPTIONS + 1]):
+        if private != -1 and private != s.goal_option(state, player, 0) and (
+                private != s.goal_option(state, player, 1)):
             return _error(GOALS_DEALT_WRONG, player)
     return _check_goals_kept(state)
 
@@ -707,11 +706,11 @@ def _check_goals_kept(state):
 def _check_generator_and_discards(state, tiles):
     """The generator never holds four zero words (xoshiro128** never reaches them, rng.py);
     only market tiles and One More Round are ever discarded (R4.3, R5.1, R9.2)."""
-    if (state[s.RNG_STATE] == 0 and state[s.RNG_STATE + 1] == 0
-            and state[s.RNG_STATE + 2] == 0 and state[s.RNG_STATE + 3] == 0):
+    if (s.rng_word(state, 0) == 0 and s.rng_word(state, 1) == 0
+            and s.rng_word(state, 2) == 0 and s.rng_word(state, 3) == 0):
         return _error(RNG_WRONG, 0)
     for kind in range(tiles.shape[0] - 1):
-        if state[s.DISCARDED + kind] != 0 and not _is_lettered(tiles, kind):
+        if s.discarded(state, kind) != 0 and not _is_lettered(tiles, kind):
             return _error(DISCARDED_WRONG, kind)
     return OK
 
@@ -736,7 +735,7 @@ def _check_score_block(state, base, player, entry):
         return _error(SCORE_WRONG, player)
     for index in range(c.MAX_PLAYERS):
         bonus = state[base + s.SCORE_PUBLIC_GOALS + index]
-        goal = state[s.PUBLIC_GOALS + index]
+        goal = s.public_goal(state, index)
         if bonus != 0 and (goal < 0 or bonus != _GOAL_TABLE[goal, GOAL_COLUMN_PUBLIC_BONUS]):
             return _error(SCORE_WRONG, player)
     bonus = state[base + s.SCORE_PRIVATE_GOAL]
@@ -777,7 +776,7 @@ def _check_pile(state, tiles):
     found = 0
     drawn = False
     for position in range(end):
-        kind = state[s.PILE + position]
+        kind = s.pile_tile(state, position)
         if kind == one_more_round:
             if position < block_start or position >= block_stop:
                 return _error(ONE_MORE_ROUND_BROKEN, 0)
@@ -787,7 +786,7 @@ def _check_pile(state, tiles):
         stack = c.STACK_A if position < a_end else (c.STACK_B if position < b_end else c.STACK_C)
         if not _is_lettered(tiles, kind) or tiles[kind, COLUMN_STACK] != stack:
             return _error(PILE_WRONG, 0)
-    if found != 1 or state[s.DISCARDED + one_more_round] != (1 if drawn else 0):
+    if found != 1 or s.discarded(state, one_more_round) != (1 if drawn else 0):
         return _error(ONE_MORE_ROUND_BROKEN, 0)
     # Drawing One More Round sets the final round (R4.3, R9.1); with Dale it ends the game
     # at once (R9.2). Without this a game whose One More Round is gone would never end.
@@ -795,7 +794,7 @@ def _check_pile(state, tiles):
             drawn and state[s.MODE] == c.MODE_DALE and state[s.GAME_OVER] == 0):
         return _error(FINAL_ROUND_WRONG, 0)
     for position in range(end, s.PILE_CAPACITY):
-        if state[s.PILE + position] != 0:
+        if s.pile_tile(state, position) != 0:
             return _error(PADDING_NOT_EMPTY, 0)
     return OK
 
@@ -810,12 +809,12 @@ def _check_tiles(state, tiles, num_players):
         return _error(PILE_WRONG, 0)
     places = np.zeros(num_kinds, dtype=np.int64)
     for position in range(state[s.PILE_POSITION], state[s.PILE_END]):
-        kind = state[s.PILE + position]
+        kind = s.pile_tile(state, position)
         if kind < 0 or kind >= num_kinds:
             return _error(PILE_WRONG, 0)
         places[kind] += 1
     for slot in range(c.NUM_SLOTS):
-        kind = state[s.MARKET + slot]
+        kind = s.market_slot(state, slot)
         if kind == -1:
             continue
         outside_dale_slots = slot < c.DALE_FIRST_SLOT or slot > c.DALE_LAST_SLOT
@@ -824,28 +823,27 @@ def _check_tiles(state, tiles, num_players):
             return _error(MARKET_WRONG, 0)
         places[kind] += 1
     for basic in range(3):
-        if state[s.SUPPLY + basic] < 0 or state[s.SUPPLY + basic] > c.BASIC_SUPPLY_PER_KIND:
+        if s.supply(state, basic) < 0 or s.supply(state, basic) > c.BASIC_SUPPLY_PER_KIND:
             return _error(SUPPLY_WRONG, basic)
     for player in range(num_players):
-        base = s.PLAYERS + player * s.PLAYER_STRIDE
         for cell in range(NUM_CELLS):
-            kind = state[base + s.CELL_KIND + cell]
+            kind = s.cell_kind(state, player, cell)
             if kind >= 0:
                 places[kind] += 1
     for basic in range(3):
-        places[_BASIC_KINDS[basic]] += state[s.SUPPLY + basic]
+        places[_BASIC_KINDS[basic]] += s.supply(state, basic)
     for kind in range(num_kinds):
-        if state[s.DISCARDED + kind] < 0 or state[s.BOX + kind] < 0:
+        if s.discarded(state, kind) < 0 or s.boxed(state, kind) < 0:
             return _error(TILE_COUNT_BROKEN, kind)
-        places[kind] += state[s.DISCARDED + kind] + state[s.BOX + kind]
+        places[kind] += s.discarded(state, kind) + s.boxed(state, kind)
         if places[kind] != tiles[kind, COLUMN_COPIES]:
             return _error(TILE_COUNT_BROKEN, kind)
     for kind in range(num_kinds, s.MAX_KINDS):
-        if state[s.DISCARDED + kind] != 0 or state[s.BOX + kind] != 0:
+        if s.discarded(state, kind) != 0 or s.boxed(state, kind) != 0:
             return _error(PADDING_NOT_EMPTY, 0)
     # One More Round (one copy) is never in the market or a borough (checked above) nor
     # left in the box: it is in the undrawn stacks or set aside, exactly once (R4.3).
-    if state[s.BOX + one_more_round] != 0:
+    if s.boxed(state, one_more_round) != 0:
         return _error(ONE_MORE_ROUND_BROKEN, 0)
     return _check_pile(state, tiles)
 
@@ -858,7 +856,7 @@ def _premium_payable(state, player):
     last = c.DALE_LAST_SLOT if dale else c.NUM_SLOTS - 1
     money = state[s.PLAYERS + player * s.PLAYER_STRIDE + s.MONEY]
     for slot in range(first, last + 1):
-        if state[s.MARKET + slot] >= 0 and money >= c.SLOT_PREMIUMS[slot]:
+        if s.market_slot(state, slot) >= 0 and money >= c.SLOT_PREMIUMS[slot]:
             return True
     return False
 
@@ -884,17 +882,15 @@ def _check_decision(state, num_players):
         return _error(CURRENT_PLAYER_WRONG, 0)
     if mode == c.MODE_DALE and player != 0:  # Dale never waits for a decision (R9.2)
         return _error(CURRENT_PLAYER_WRONG, 0)
-    base = s.PLAYERS + player * s.PLAYER_STRIDE
     if decision == c.DECISION_KEEP_GOAL:
-        if state[base + s.GOAL_OPTIONS] < 0:
+        if s.goal_option(state, player, 0) < 0:
             return _error(NO_LEGAL_ACTION, 0)
         # The engine asks each later seat with drawn goals in turn until the first player
         # (turn.py); none of them may have kept a goal already, or play would reach a
         # second choice of the same player (R3.6).
         first = state[s.FIRST_PLAYER]
         for offset in range((player - first) % num_players, num_players):
-            seat_base = s.PLAYERS + ((first + offset) % num_players) * s.PLAYER_STRIDE
-            if state[seat_base + s.GOAL_OPTIONS] >= 0 and state[seat_base + s.PRIVATE_GOAL] >= 0:
+            if s.goal_option(state, (first + offset) % num_players, 0) >= 0 and s.private_goal(state, (first + offset) % num_players) >= 0:
                 return _error(GOALS_KEPT_WRONG, (first + offset) % num_players)
     if (decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE) and (
             not _premium_payable(state, player)):
@@ -961,7 +957,7 @@ def _check_state(state, tiles, entry):
 def _one_more_round_position(state, tiles):
     one_more_round = tiles.shape[0] - 1
     for position in range(state[s.PILE_END]):
-        if state[s.PILE + position] == one_more_round:
+        if s.pile_tile(state, position) == one_more_round:
             return position
     return -1
 
@@ -1031,7 +1027,6 @@ def _check_players_turns(state):
     over = state[s.GAME_OVER] != 0
     turns = 0 if dale else _turns_completed(state)
     for player in range(num_players):
-        base = s.PLAYERS + player * s.PLAYER_STRIDE
         if dale:
             taken = state[s.ROUND]
         else:
@@ -1039,18 +1034,18 @@ def _check_players_turns(state):
             taken = turns // num_players + (1 if offset < turns % num_players else 0)
         mid_turn = (not over and player == state[s.CURRENT_PLAYER]
                     and (decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE))
-        placed = state[base + s.TILE_COUNT] - _NUM_STARTING
-        invested = c.START_MARKERS - state[base + s.MARKERS_LEFT]
+        placed = s.tile_count(state, player) - _NUM_STARTING
+        invested = c.START_MARKERS - s.markers_left(state, player)
         if dale and player == 1:
-            if placed != taken or invested != 0 or state[base + s.LAKE_COUNT] != 0:
+            if placed != taken or invested != 0 or s.lake_count(state, player) != 0:
                 return _error(TURNS_WRONG, player)
         elif placed + invested > taken + (1 if mid_turn else 0):
             return _error(TURNS_WRONG, player)
         if taken == 0 and not mid_turn and (
-                state[base + s.MONEY] != c.START_MONEY
-                or state[base + s.INCOME] != c.START_INCOME
-                or state[base + s.REPUTATION] != c.START_REPUTATION
-                or state[base + s.POPULATION] != c.START_POPULATION):
+                s.money(state, player) != c.START_MONEY
+                or s.income(state, player) != c.START_INCOME
+                or s.reputation(state, player) != c.START_REPUTATION
+                or s.population(state, player) != c.START_POPULATION):
             return _error(START_VALUES_WRONG, player)
     return OK
 
@@ -1063,16 +1058,15 @@ def _check_placements(state, tiles):
     numbered = np.zeros(counter, dtype=np.bool_)
     placed = 0
     for player in range(state[s.NUM_PLAYERS]):
-        base = s.PLAYERS + player * s.PLAYER_STRIDE
-        count = state[base + s.TILE_COUNT]
+        count = s.tile_count(state, player)
         if count < _NUM_STARTING:
             return _error(STARTING_TILES_WRONG, player)
         reached = np.zeros(NUM_CELLS, dtype=np.bool_)
         for position in range(count):
-            cell = state[base + s.ORDER + position]
-            kind = state[base + s.CELL_KIND + cell]
-            flags = state[base + s.CELL_FLAGS + cell]
-            sequence = state[base + s.CELL_SEQUENCE + cell]
+            cell = s.placed_cell(state, player, position)
+            kind = s.cell_kind(state, player, cell)
+            flags = s.cell_flags(state, player, cell)
+            sequence = s.cell_sequence(state, player, cell)
             if position < _NUM_STARTING:
                 if (cell != _STARTING_CELLS[position] or kind != _BASIC_KINDS[position]
                         or flags & s.FLAG_LAKE or sequence != 0):
@@ -1107,11 +1101,11 @@ def _draw_order(state, tiles, out):
     position = state[s.PILE_POSITION]
     count = 0
     for index in range(min(position, c.NUM_SLOTS) - 1, -1, -1):
-        out[count] = state[s.PILE + index]
+        out[count] = s.pile_tile(state, index)
         count += 1
     for index in range(c.NUM_SLOTS, position):
-        if state[s.PILE + index] != one_more_round:
-            out[count] = state[s.PILE + index]
+        if s.pile_tile(state, index) != one_more_round:
+            out[count] = s.pile_tile(state, index)
             count += 1
     return count
 
@@ -1130,13 +1124,13 @@ def _check_market_shape(state, tiles):
         for slot in range(c.NUM_SLOTS):
             index = slot - c.DALE_FIRST_SLOT
             expected = state[s.PILE + start + index] if 0 <= index < filled else -1
-            if state[s.MARKET + slot] != expected:
+            if s.market_slot(state, slot) != expected:
                 return _error(MARKET_SHAPE_WRONG, 0)
         return OK
     occupied = 0
     lowest = c.NUM_SLOTS
     for slot in range(c.NUM_SLOTS - 1, -1, -1):
-        if state[s.MARKET + slot] >= 0:
+        if s.market_slot(state, slot) >= 0:
             occupied += 1
             lowest = slot
     holes = c.NUM_SLOTS - lowest - occupied
@@ -1149,11 +1143,11 @@ def _check_market_shape(state, tiles):
         return _error(MARKET_SHAPE_WRONG, 0)
     order = np.empty(s.PILE_CAPACITY, dtype=np.int64)
     count = _draw_order(state, tiles, order)
-    if stacks_left and not removing and state[s.MARKET] != order[count - 1]:
+    if stacks_left and not removing and s.market_slot(state, 0) != order[count - 1]:
         return _error(MARKET_SHAPE_WRONG, 0)
     matched = 0
     for slot in range(c.NUM_SLOTS - 1, -1, -1):
-        kind = state[s.MARKET + slot]
+        kind = s.market_slot(state, slot)
         if kind < 0:
             continue
         while matched < count and order[matched] != kind:
@@ -1173,24 +1167,23 @@ def _check_drawn(state, tiles):
     num_players = state[s.NUM_PLAYERS]
     balance = np.zeros(num_kinds, dtype=np.int64)
     for index in range(state[s.PILE_POSITION]):
-        balance[state[s.PILE + index]] += 1
-    balance[one_more_round] -= state[s.DISCARDED + one_more_round]
+        balance[s.pile_tile(state, index)] += 1
+    balance[one_more_round] -= s.discarded(state, one_more_round)
     for slot in range(c.NUM_SLOTS):
-        if state[s.MARKET + slot] >= 0:
-            balance[state[s.MARKET + slot]] -= 1
+        if s.market_slot(state, slot) >= 0:
+            balance[s.market_slot(state, slot)] -= 1
     for player in range(num_players):
-        base = s.PLAYERS + player * s.PLAYER_STRIDE
         for cell in range(NUM_CELLS):
-            if state[base + s.CELL_KIND + cell] >= 0:
-                balance[state[base + s.CELL_KIND + cell]] -= 1
+            if s.cell_kind(state, player, cell) >= 0:
+                balance[s.cell_kind(state, player, cell)] -= 1
     for kind in range(num_kinds - 2):
         if not _is_lettered(tiles, kind):
             continue
-        if balance[kind] != state[s.DISCARDED + kind]:
+        if balance[kind] != s.discarded(state, kind):
             return _error(DRAWN_WRONG, kind)
     for basic in range(3):
         on_table = -balance[_BASIC_KINDS[basic]]
-        if on_table != num_players + c.BASIC_SUPPLY_PER_KIND - state[s.SUPPLY + basic]:
+        if on_table != num_players + c.BASIC_SUPPLY_PER_KIND - s.supply(state, basic):
             return _error(SUPPLY_USED_WRONG, basic)
     return OK
 
@@ -1203,8 +1196,8 @@ def _check_scores(state, tiles):
     before = state.copy()
     for player in range(state[s.NUM_PLAYERS]):
         base = s.PLAYERS + player * s.PLAYER_STRIDE
-        before[base + s.MONEY] += 5 * state[base + s.SCORE_MONEY_CONVERTED]
-        before[base + s.POPULATION] = state[base + s.SCORE_POPULATION_BEFORE_GOALS]
+        s.add_money(before, player, 5 * s.score_entry(state, player, s.SCORE_MONEY_CONVERTED))
+        s.set_population(before, player, s.score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS))
         for index in range(_SCORE_ENTRIES):
             before[base + s.SCORE + index] = 0
     score_game(before, tiles, _GOAL_TABLE)

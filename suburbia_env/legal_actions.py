@@ -11,65 +11,62 @@ from . import state_layout as s
 from .hex_grid import NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
 from .refcount_free import njit_without_refcounts
-from .resolution import player_base
 from .tile_data import COLUMN_COST
 
 
 @njit_without_refcounts
 def is_placeable(state, player, cell):
     """Empty and adjacent to a tile or lake of the borough (R2.4)."""
-    return state[player_base(player) + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE != 0
+    return s.cell_flags(state, player, cell) & s.FLAG_PLACEABLE != 0
 
 
 @njit_without_refcounts
 def can_buy(state, tiles, player, slot):
     """R5.1a: the tile's cost plus the slot premium is affordable."""
-    kind = state[s.MARKET + slot]
+    kind = s.market_slot(state, slot)
     if kind < 0:
         return False
     price = tiles[kind, COLUMN_COST] + slot_premium(slot)
-    return state[player_base(player) + s.MONEY] >= price
+    return s.money(state, player) >= price
 
 
 @njit_without_refcounts
 def can_make_lake(state, player, slot):
     """R5.1c: the slot premium alone is affordable."""
-    return (state[s.MARKET + slot] >= 0
-            and state[player_base(player) + s.MONEY] >= slot_premium(slot))
+    return (s.market_slot(state, slot) >= 0
+            and s.money(state, player) >= slot_premium(slot))
 
 
 @njit_without_refcounts
 def can_buy_basic(state, tiles, player, basic, basic_kinds):
     """R5.1b, R3.5: one is left in the supply and its cost is affordable."""
-    return (state[s.SUPPLY + basic] > 0
-            and state[player_base(player) + s.MONEY] >= tiles[basic_kinds[basic], COLUMN_COST])
+    return (s.supply(state, basic) > 0
+            and s.money(state, player) >= tiles[basic_kinds[basic], COLUMN_COST])
 
 
 @njit_without_refcounts
 def investment_price(state, tiles, player, cell):
     """The printed cost again; a lake costs $0 (R5.1d)."""
-    base = player_base(player)
-    if state[base + s.CELL_FLAGS + cell] & s.FLAG_LAKE:
+    if s.cell_flags(state, player, cell) & s.FLAG_LAKE:
         return 0
-    return tiles[state[base + s.CELL_KIND + cell], COLUMN_COST]
+    return tiles[s.cell_kind(state, player, cell), COLUMN_COST]
 
 
 @njit_without_refcounts
 def can_invest(state, tiles, player, cell):
     """R5.1d: a marker left, a tile of the borough without one, the price affordable."""
-    base = player_base(player)
-    if state[base + s.MARKERS_LEFT] <= 0 or state[base + s.CELL_KIND + cell] < 0:
+    if s.markers_left(state, player) <= 0 or s.cell_kind(state, player, cell) < 0:
         return False
-    if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED:
+    if s.cell_flags(state, player, cell) & s.FLAG_INVESTED:
         return False
-    return state[base + s.MONEY] >= investment_price(state, tiles, player, cell)
+    return s.money(state, player) >= investment_price(state, tiles, player, cell)
 
 
 @njit_without_refcounts
 def can_pay_premium(state, player, slot):
     """Discard (R5.1b, d) or Solitary removal (R9.1): an occupied, affordable slot."""
-    return (state[s.MARKET + slot] >= 0
-            and state[player_base(player) + s.MONEY] >= slot_premium(slot))
+    return (s.market_slot(state, slot) >= 0
+            and s.money(state, player) >= slot_premium(slot))
 
 
 @njit_without_refcounts
@@ -82,9 +79,8 @@ def any_premium_payable(state, player):
 
 @njit_without_refcounts
 def any_placeable_cell(state, player):
-    base = player_base(player)
     for cell in range(NUM_CELLS):
-        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE:
+        if s.cell_flags(state, player, cell) & s.FLAG_PLACEABLE:
             return True
     return False
 
@@ -99,9 +95,8 @@ def any_turn_option(state, tiles, player, basic_kinds):
         for basic in range(3):
             if can_buy_basic(state, tiles, player, basic, basic_kinds):
                 return True
-    base = player_base(player)
-    for position in range(state[base + s.TILE_COUNT]):
-        if can_invest(state, tiles, player, state[base + s.ORDER + position]):
+    for position in range(s.tile_count(state, player)):
+        if can_invest(state, tiles, player, s.placed_cell(state, player, position)):
             return True
     return False
 
@@ -114,29 +109,29 @@ def is_legal_action(state, tiles, basic_kinds, action):
     decision = state[s.PENDING_DECISION]
     player = state[s.CURRENT_PLAYER]
     if decision == c.DECISION_KEEP_GOAL:
-        return a.KEEP_GOAL <= action < a.PASS
+        return a.ACTION_KEEP_GOAL <= action < a.ACTION_PASS
     if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
-        start = a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE
+        start = a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE
         slot = action - start
         return (0 <= slot < c.NUM_SLOTS and first_slot(state) <= slot <= last_slot(state)
                 and can_pay_premium(state, player, slot))
     if decision != c.DECISION_TURN:
         return False
-    if action == a.PASS:
+    if action == a.ACTION_PASS:
         return not any_turn_option(state, tiles, player, basic_kinds)
-    if action >= a.DISCARD:
+    if action >= a.ACTION_DISCARD:
         return False
-    if action >= a.INVEST:
-        return can_invest(state, tiles, player, action - a.INVEST)
-    if action >= a.BASIC:
-        basic, cell = divmod(action - a.BASIC, NUM_CELLS)
+    if action >= a.ACTION_INVEST:
+        return can_invest(state, tiles, player, action - a.ACTION_INVEST)
+    if action >= a.ACTION_BASIC:
+        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
         return (is_placeable(state, player, cell)
                 and can_buy_basic(state, tiles, player, basic, basic_kinds))
-    offset = action - a.LAKE if action >= a.LAKE else action
+    offset = action - a.ACTION_LAKE if action >= a.ACTION_LAKE else action
     slot, cell = divmod(offset, NUM_CELLS)
     if slot < first_slot(state) or slot > last_slot(state) or not is_placeable(state, player, cell):
         return False
-    if action >= a.LAKE:
+    if action >= a.ACTION_LAKE:
         return can_make_lake(state, player, slot)
     return can_buy(state, tiles, player, slot)
 
@@ -164,57 +159,56 @@ def legal_action_mask(state, tiles, basic_kinds, mask, actions):
     mask[:] = False
     count = 0
     if state[s.GAME_OVER]:
-        mask[a.PASS] = True
+        mask[a.ACTION_PASS] = True
         return 0
     decision = state[s.PENDING_DECISION]
     player = state[s.CURRENT_PLAYER]
     if decision == c.DECISION_KEEP_GOAL:
         for option in range(2):
-            mask[a.KEEP_GOAL + option] = True
-            actions[count] = a.KEEP_GOAL + option
+            mask[a.ACTION_KEEP_GOAL + option] = True
+            actions[count] = a.ACTION_KEEP_GOAL + option
             count += 1
         return count
     if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
-        start = a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE
+        start = a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE
         for slot in range(first_slot(state), last_slot(state) + 1):
             if can_pay_premium(state, player, slot):
                 mask[start + slot] = True
                 actions[count] = start + slot
                 count += 1
         return count
-    base = player_base(player)
     # The placeable cells (R2.4) wait at the end of `actions`: a turn lists at most
     # 17 blocks of (117 - tiles) cells plus one investment per tile, 1,989 actions at the
     # most, which stays below that part.
     cells_start = a.NUM_ACTIONS - NUM_CELLS
     placeable = 0
     for cell in range(NUM_CELLS):
-        if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE:
+        if s.cell_flags(state, player, cell) & s.FLAG_PLACEABLE:
             actions[cells_start + placeable] = cell
             placeable += 1
     if placeable > 0:
         for slot in range(first_slot(state), last_slot(state) + 1):
             if can_buy(state, tiles, player, slot):
-                count = _enable_block(mask, actions, count, a.BUY + slot * NUM_CELLS,
+                count = _enable_block(mask, actions, count, a.ACTION_BUY + slot * NUM_CELLS,
                                       cells_start, placeable)
         for slot in range(first_slot(state), last_slot(state) + 1):
             if can_make_lake(state, player, slot):
-                count = _enable_block(mask, actions, count, a.LAKE + slot * NUM_CELLS,
+                count = _enable_block(mask, actions, count, a.ACTION_LAKE + slot * NUM_CELLS,
                                       cells_start, placeable)
         for basic in range(3):
             if can_buy_basic(state, tiles, player, basic, basic_kinds):
-                count = _enable_block(mask, actions, count, a.BASIC + basic * NUM_CELLS,
+                count = _enable_block(mask, actions, count, a.ACTION_BASIC + basic * NUM_CELLS,
                                       cells_start, placeable)
-    if state[base + s.MARKERS_LEFT] > 0:
-        for position in range(state[base + s.TILE_COUNT]):
-            cell = state[base + s.ORDER + position]
+    if s.markers_left(state, player) > 0:
+        for position in range(s.tile_count(state, player)):
+            cell = s.placed_cell(state, player, position)
             if can_invest(state, tiles, player, cell):
-                mask[a.INVEST + cell] = True
-                actions[count] = a.INVEST + cell
+                mask[a.ACTION_INVEST + cell] = True
+                actions[count] = a.ACTION_INVEST + cell
                 count += 1
     if count == 0:
-        mask[a.PASS] = True
-        actions[0] = a.PASS
+        mask[a.ACTION_PASS] = True
+        actions[0] = a.ACTION_PASS
         count = 1
     return count
 
@@ -235,8 +229,7 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
         return "the game is over"
     decision = int(state[s.PENDING_DECISION])
     player = int(state[s.CURRENT_PLAYER])
-    base = player_base(player)
-    money = int(state[base + s.MONEY])
+    money = int(s.money(state, player))
     who = f"player {player}"
 
     def cell_words(cell: int) -> str:
@@ -247,7 +240,7 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
         if not first_slot(state) <= slot <= last_slot(state):
             return (f"the game against Dale uses market slots {c.DALE_FIRST_SLOT}-"
                     f"{c.DALE_LAST_SLOT} only (R9.2)")
-        if state[s.MARKET + slot] < 0:
+        if s.market_slot(state, slot) < 0:
             return f"market slot {slot} is empty"
         return None
 
@@ -256,9 +249,9 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
                 f"${money} ({rule})")
 
     def cell_problem(cell: int) -> str:
-        kind = int(state[base + s.CELL_KIND + cell])
+        kind = int(s.cell_kind(state, player, cell))
         if kind >= 0:
-            held = "a lake" if state[base + s.CELL_FLAGS + cell] & s.FLAG_LAKE else \
+            held = "a lake" if s.cell_flags(state, player, cell) & s.FLAG_LAKE else \
                 TILES.names[kind]
             return f"cell {cell_words(cell)} of {who}'s borough already holds {held} (R2.4)"
         return (f"cell {cell_words(cell)} touches no tile or lake of {who}'s borough: a new "
@@ -267,7 +260,7 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
     if decision == c.DECISION_KEEP_GOAL:
         return f"{who} first keeps one of the two goals drawn (R3.6): keep <goal>"
     if decision in (c.DECISION_DISCARD, c.DECISION_REMOVE):
-        start = a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE
+        start = a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE
         verb = "discard" if decision == c.DECISION_DISCARD else "remove"
         rule = "R5.1b, d" if decision == c.DECISION_DISCARD else "R9.1"
         if not start <= action < start + c.NUM_SLOTS:
@@ -279,45 +272,45 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
         return problem or premium_problem(slot, "discarding" if verb == "discard"
                                           else "removing", rule)
     # a turn (R5.1)
-    if action >= a.KEEP_GOAL and action != a.PASS:
+    if action >= a.ACTION_KEEP_GOAL and action != a.ACTION_PASS:
         return "the goals were kept at the start of the game (R3.6)"
-    if action >= a.REMOVE and action != a.PASS:
+    if action >= a.ACTION_REMOVE and action != a.ACTION_PASS:
         return "remove is the Solitary Architect's step before the refill (R9.1)"
-    if action >= a.DISCARD and action != a.PASS:
+    if action >= a.ACTION_DISCARD and action != a.ACTION_PASS:
         return "a discard follows buying a basic tile or investing (R5.1b, d)"
-    if action == a.PASS:
+    if action == a.ACTION_PASS:
         return ("a player passes only when no option of step 1 is affordable and "
                 "placeable (R5.1)")
-    if action >= a.INVEST:
-        cell = action - a.INVEST
-        kind = int(state[base + s.CELL_KIND + cell])
-        if state[base + s.MARKERS_LEFT] <= 0:
+    if action >= a.ACTION_INVEST:
+        cell = action - a.ACTION_INVEST
+        kind = int(s.cell_kind(state, player, cell))
+        if s.markers_left(state, player) <= 0:
             return f"{who} has no investment marker left (R5.1d)"
         if kind < 0:
             return f"{who} has no tile at {cell_words(cell)} to invest in (R5.1d)"
-        if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED:
+        if s.cell_flags(state, player, cell) & s.FLAG_INVESTED:
             return f"the tile at {cell_words(cell)} already carries a marker (R5.1d)"
         price = investment_price(state, tiles, player, cell)
         return (f"investing at {cell_words(cell)} costs the tile's printed cost ${price} "
                 f"again; {who} has ${money} (R5.1d)")
-    if action >= a.BASIC:
-        basic, cell = divmod(action - a.BASIC, NUM_CELLS)
+    if action >= a.ACTION_BASIC:
+        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
         name = c.BASIC_TILE_NAMES[basic]
-        if state[s.SUPPLY + basic] <= 0:
+        if s.supply(state, basic) <= 0:
             return f"no {name} is left in the basic supply (R3.5)"
         cost = int(tiles[basic_kinds[basic], COLUMN_COST])
         if money < cost:
             return f"{name} costs ${cost}; {who} has ${money} (R5.1b)"
         return cell_problem(cell)
-    lake = action >= a.LAKE
-    slot, cell = divmod(action - (a.LAKE if lake else a.BUY), NUM_CELLS)
+    lake = action >= a.ACTION_LAKE
+    slot, cell = divmod(action - (a.ACTION_LAKE if lake else a.ACTION_BUY), NUM_CELLS)
     problem = slot_problem(slot)
     if problem:
         return problem
     if lake and not can_make_lake(state, player, slot):
         return premium_problem(slot, "a lake from", "R5.1c")
     if not lake and not can_buy(state, tiles, player, slot):
-        kind = int(state[s.MARKET + slot])
+        kind = int(s.market_slot(state, slot))
         cost = int(tiles[kind, COLUMN_COST])
         premium = c.SLOT_PREMIUMS[slot]
         return (f"{TILES.names[kind]} in slot {slot} costs ${cost} + premium ${premium} = "

@@ -72,7 +72,7 @@ def parse_action(text: str, state: np.ndarray | None = None) -> int:
             continue
         if verb in ("buy", "lake"):
             slot = _slot(match.group(1), text)
-            base = a.BUY if verb == "buy" else a.LAKE
+            base = a.ACTION_BUY if verb == "buy" else a.ACTION_LAKE
             return base + slot * NUM_CELLS + _cell(match.group(2), match.group(3), text)
         if verb == "basic":
             name = match.group(1)
@@ -80,16 +80,16 @@ def parse_action(text: str, state: np.ndarray | None = None) -> int:
                 raise NotationError(f"{shown(text)}: basic tile must be one of "
                                     f"{', '.join(c.BASIC_NOTATION_NAMES)}, not {shown(name)}")
             basic = c.BASIC_NOTATION_NAMES.index(name)
-            return a.BASIC + basic * NUM_CELLS + _cell(match.group(2), match.group(3), text)
+            return a.ACTION_BASIC + basic * NUM_CELLS + _cell(match.group(2), match.group(3), text)
         if verb == "invest":
-            return a.INVEST + _cell(match.group(1), match.group(2), text)
+            return a.ACTION_INVEST + _cell(match.group(1), match.group(2), text)
         if verb == "discard":
-            return a.DISCARD + _slot(match.group(1), text)
+            return a.ACTION_DISCARD + _slot(match.group(1), text)
         if verb == "remove":
-            return a.REMOVE + _slot(match.group(1), text)
+            return a.ACTION_REMOVE + _slot(match.group(1), text)
         if verb == "keep":
-            return a.KEEP_GOAL + _goal_option(line[len("keep"):].strip(), state, text)
-        return a.PASS
+            return a.ACTION_KEEP_GOAL + _goal_option(line[len("keep"):].strip(), state, text)
+        return a.ACTION_PASS
     raise NotationError(f"{shown(text)} is not an action; expected one of: "
                         f"buy <slot> @ <col>,<row> | lake <slot> @ <col>,<row> | "
                         f"basic <suburbs|park|factory> @ <col>,<row> | "
@@ -108,8 +108,7 @@ def _goal_option(name: str, state: np.ndarray | None, text: str) -> int:
     player = state[s.CURRENT_PLAYER]
     if player < 0:
         raise NotationError(f"{shown(text)}: nobody is choosing a goal")
-    base = s.PLAYERS + player * s.PLAYER_STRIDE
-    options = [int(state[base + s.GOAL_OPTIONS + option]) for option in range(2)]
+    options = [int(s.goal_option(state, player, option)) for option in range(2)]
     if goal not in options:
         drawn = ", ".join(GOALS.names[g] for g in options if g >= 0) or "none"
         raise NotationError(f"{shown(text)}: {GOALS.names[goal]} is not one of the goals drawn "
@@ -130,25 +129,24 @@ def format_action(action: int, state: np.ndarray | None = None) -> str:
     action = int(action)
     if not 0 <= action < a.NUM_ACTIONS:
         raise NotationError(f"action {shown(action)} is outside 0..{a.NUM_ACTIONS - 1}")
-    if action == a.PASS:
+    if action == a.ACTION_PASS:
         return "pass"
-    if action >= a.KEEP_GOAL:
-        option = action - a.KEEP_GOAL
+    if action >= a.ACTION_KEEP_GOAL:
+        option = action - a.ACTION_KEEP_GOAL
         if state is not None and state[s.CURRENT_PLAYER] >= 0:
-            base = s.PLAYERS + int(state[s.CURRENT_PLAYER]) * s.PLAYER_STRIDE
-            goal = int(state[base + s.GOAL_OPTIONS + option])
+            goal = int(s.goal_option(state, int(state[s.CURRENT_PLAYER]), option))
             if goal >= 0:
                 return f"keep {GOALS.names[goal]}"
         return f"keep option {option}"
-    if action >= a.REMOVE:
-        return f"remove {action - a.REMOVE}"
-    if action >= a.DISCARD:
-        return f"discard {action - a.DISCARD}"
-    if action >= a.INVEST:
-        return f"invest {_cell_text(action - a.INVEST)}"
-    if action >= a.BASIC:
-        basic, cell = divmod(action - a.BASIC, NUM_CELLS)
+    if action >= a.ACTION_REMOVE:
+        return f"remove {action - a.ACTION_REMOVE}"
+    if action >= a.ACTION_DISCARD:
+        return f"discard {action - a.ACTION_DISCARD}"
+    if action >= a.ACTION_INVEST:
+        return f"invest {_cell_text(action - a.ACTION_INVEST)}"
+    if action >= a.ACTION_BASIC:
+        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
         return f"basic {c.BASIC_NOTATION_NAMES[basic]} @ {_cell_text(cell)}"
-    verb = "lake" if action >= a.LAKE else "buy"
-    slot, cell = divmod(action - (a.LAKE if action >= a.LAKE else a.BUY), NUM_CELLS)
+    verb = "lake" if action >= a.ACTION_LAKE else "buy"
+    slot, cell = divmod(action - (a.ACTION_LAKE if action >= a.ACTION_LAKE else a.ACTION_BUY), NUM_CELLS)
     return f"{verb} {slot} @ {_cell_text(cell)}"

@@ -27,7 +27,7 @@ from . import state_layout as s
 from .hex_grid import NUM_CELLS, NUM_COLUMNS, NUM_ROWS
 from .market import slot_premium
 from .refcount_free import njit_without_refcounts
-from .resolution import player_base, red_line_value, red_lines_at_or_below
+from .resolution import red_line_value, red_lines_at_or_below
 from .tile_data import (COLUMN_COST, COLUMN_ICON, COLUMN_IMMEDIATE_AMOUNT,
                         COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT, COLUMN_TYPE,
                         NUM_GOALS, NUM_KINDS)
@@ -83,9 +83,9 @@ def _write_tile_features(tiles, kind, out, start, stride):
     if tiles[kind, COLUMN_ICON] >= 0:
         out[start + (c.NUM_TYPES + tiles[kind, COLUMN_ICON]) * stride] = 1.0
     out[start + 13 * stride] = tiles[kind, COLUMN_COST] / 25.0
-    out[start + 14 * stride] = _immediate(tiles, kind, c.INCOME) / 5.0
-    out[start + 15 * stride] = _immediate(tiles, kind, c.REPUTATION) / 5.0
-    out[start + 16 * stride] = _immediate(tiles, kind, c.POPULATION) / 10.0
+    out[start + 14 * stride] = _immediate(tiles, kind, c.ATTR_INCOME) / 5.0
+    out[start + 15 * stride] = _immediate(tiles, kind, c.ATTR_REPUTATION) / 5.0
+    out[start + 16 * stride] = _immediate(tiles, kind, c.ATTR_POPULATION) / 10.0
 
 
 ENCODED_SEAT = 0
@@ -123,11 +123,10 @@ def _update_borough(state, tiles, seat, slot, out, encoded):
         _clear_borough(out, slot, encoded, seat)
     if seat < 0:
         return
-    base = player_base(seat)
     start = BOROUGHS_START + slot * BOROUGH_SIZE
     for cell in range(NUM_CELLS):
-        flags = state[base + s.CELL_FLAGS + cell]
-        kind = state[base + s.CELL_KIND + cell]
+        flags = s.cell_flags(state, seat, cell)
+        kind = s.cell_kind(state, seat, cell)
         same_kind = encoded[row + ENCODED_KIND + cell] == kind
         changed_flags = encoded[row + ENCODED_FLAGS + cell] ^ flags
         if same_kind and changed_flags == 0:
@@ -153,25 +152,24 @@ def _update_borough(state, tiles, seat, slot, out, encoded):
 
 @njit_without_refcounts
 def _encode_player(state, seat, slot, out):
-    base = player_base(seat)
     start = PLAYERS_START + slot * PLAYER_FEATURES
-    population = state[base + s.POPULATION]
+    population = s.population(state, seat)
     next_line = red_line_value(red_lines_at_or_below(population))
     out[start + 0] = 1.0
     out[start + 1] = 1.0 if state[s.MODE] == c.MODE_DALE and seat == 1 else 0.0
     out[start + 2] = 1.0 if state[s.FIRST_PLAYER] == seat else 0.0
-    out[start + 3] = state[base + s.MONEY] / 50.0
-    out[start + 4] = state[base + s.INCOME] / 15.0
-    out[start + 5] = state[base + s.REPUTATION] / 15.0
+    out[start + 3] = s.money(state, seat) / 50.0
+    out[start + 4] = s.income(state, seat) / 15.0
+    out[start + 5] = s.reputation(state, seat) / 15.0
     out[start + 6] = population / 100.0
     out[start + 7] = (next_line - population) / 10.0
-    out[start + 8] = state[base + s.MARKERS_LEFT] / 3.0
-    out[start + 9] = state[base + s.TILE_COUNT] / 30.0
+    out[start + 8] = s.markers_left(state, seat) / 3.0
+    out[start + 9] = s.tile_count(state, seat) / 30.0
     for feature in range(c.NUM_FEATURES):
         scale = 10.0 if feature < c.NUM_TYPES else 5.0
-        out[start + 10 + feature] = state[base + s.FEATURE_COUNT + feature] / scale
-    out[start + 20] = state[base + s.LAKE_COUNT] / 5.0
-    out[start + 21] = (c.START_MARKERS - state[base + s.MARKERS_LEFT]) / 3.0
+        out[start + 10 + feature] = s.feature_count(state, seat, feature) / scale
+    out[start + 20] = s.lake_count(state, seat) / 5.0
+    out[start + 21] = (c.START_MARKERS - s.markers_left(state, seat)) / 3.0
 
 
 @njit_without_refcounts
@@ -216,7 +214,7 @@ def update_observation(state, tiles, seat, out, encoded):
         if other >= 0:
             _encode_player(state, other, slot, out)
     for slot in range(c.NUM_SLOTS):
-        kind = state[s.MARKET + slot]
+        kind = s.market_slot(state, slot)
         if kind < 0:
             continue
         start = MARKET_START + slot * SLOT_FEATURES
@@ -227,7 +225,7 @@ def update_observation(state, tiles, seat, out, encoded):
         _write_tile_features(tiles, kind, out, start + 3, 1)
         out[start + 3 + CELL_FEATURES + kind] = 1.0
     for basic in range(3):
-        out[SUPPLY_START + basic] = state[s.SUPPLY + basic] / 4.0
+        out[SUPPLY_START + basic] = s.supply(state, basic) / 4.0
     position = state[s.PILE_POSITION]
     current = -1
     for stack in range(3):
@@ -239,12 +237,11 @@ def update_observation(state, tiles, seat, out, encoded):
     if current >= 0:
         out[STACKS_START + 3 + current] = 1.0
     for index in range(c.MAX_PLAYERS):
-        goal = state[s.PUBLIC_GOALS + index]
+        goal = s.public_goal(state, index)
         if goal >= 0:
             out[GOALS_START + index * NUM_GOALS + goal] = 1.0
-    base = player_base(seat)
     for row in range(3):
-        goal = state[base + s.PRIVATE_GOAL + row]  # PRIVATE_GOAL, then the two GOAL_OPTIONS
+        goal = s.private_goal(state, seat) if row == 0 else s.goal_option(state, seat, row - 1)
         if goal >= 0:
             out[GOALS_START + (c.MAX_PLAYERS + row) * NUM_GOALS + goal] = 1.0
     game = GAME_START

@@ -73,7 +73,7 @@ CHANCE_OUTCOMES = 256
 DEFAULT_PARAMETERS = {"players": 2, "mode": "standard", "edition": "2nd",
                       "reward": "win_loss"}
 MARGIN_BOUND = 10.0  # |margin| = |population difference| / 100; populations stay far below
-PUBLIC_EVENTS = (ev.DRAW, ev.ONE_MORE_ROUND, ev.DALE_BUY)  # what a decision reveals
+PUBLIC_EVENTS = (ev.EVENT_DRAW, ev.EVENT_ONE_MORE_ROUND, ev.EVENT_DALE_BUY)  # what a decision reveals
 
 
 def _game_type(zero_sum: bool) -> pyspiel.GameType:
@@ -206,7 +206,7 @@ class SuburbiaState(pyspiel.State):
         game.apply(action)
         public = f"player {seat}: keeps a goal" if text.startswith("keep ") else ""
         revealed = "; ".join(describe_event(row, self._config.mode == "dale")
-                             for row in game.last_events if row[ev.EVENT] in PUBLIC_EVENTS)
+                             for row in game.last_events if row[ev.FIELD_EVENT] in PUBLIC_EVENTS)
         self._record.append((seat, f"player {seat}: {text}", public, revealed))
 
     def _deal(self, seed: int) -> None:

@@ -149,7 +149,7 @@ class raw_env(AECEnv):
             update_observation(self.game.state, TILES.table, seat, observation,
                                self._encoded[seat])
             mask = np.zeros(a.NUM_ACTIONS, dtype=np.int8)
-            mask[a.PASS] = 1
+            mask[a.ACTION_PASS] = 1
         return {"observation": observation.copy(), "action_mask": mask}
 
     def step(self, action) -> None:

@@ -33,16 +33,16 @@ def take_physical_tile(state: np.ndarray, kind: int) -> None:
     """Take a tile of `kind` out of the box (or out of the undrawn stacks, swapped for a box
     tile of the same stack): a raw edit of a state vector, unchecked, for a caller that
     puts the tile somewhere at once (a tile resolved by hand in a test)."""
-    if state[s.BOX + kind] > 0:
-        state[s.BOX + kind] -= 1
+    if s.boxed(state, kind) > 0:
+        s.add_boxed(state, kind, -1)
         return
     stack = TILES.table[kind, COLUMN_STACK]
     for position in range(int(state[s.PILE_POSITION]), int(state[s.PILE_END])):
-        if state[s.PILE + position] == kind:
+        if s.pile_tile(state, position) == kind:
             for substitute in range(TILES.num_kinds - 2):
-                if TILES.table[substitute, COLUMN_STACK] == stack and state[s.BOX + substitute] > 0:
-                    state[s.BOX + substitute] -= 1
-                    state[s.PILE + position] = substitute
+                if TILES.table[substitute, COLUMN_STACK] == stack and s.boxed(state, substitute) > 0:
+                    s.add_boxed(state, substitute, -1)
+                    s.set_pile_tile(state, position, substitute)
                     return
     raise ConfigError(f"no {TILES.names[kind]} is left in the box or the stacks")
 
@@ -81,7 +81,7 @@ def _kind(name) -> int:
 
 
 def _return_to_box(state: np.ndarray, kind: int) -> None:
-    state[s.BOX + kind] += 1
+    s.add_boxed(state, kind, 1)
 
 
 @contextmanager
@@ -102,13 +102,13 @@ def set_market_tile(game: Game, slot: int, name: str | None) -> None:
     slot = _whole(slot, "slot", 0, c.NUM_SLOTS - 1)
     kind = None if name is None else _kind(name)
     with _checked_edit(game) as state:
-        held = int(state[s.MARKET + slot])
+        held = int(s.market_slot(state, slot))
         if held >= 0:
             _return_to_box(state, held)
-        state[s.MARKET + slot] = -1
+        s.set_market_slot(state, slot, -1)
         if kind is not None:
             take_physical_tile(state, kind)
-            state[s.MARKET + slot] = kind
+            s.set_market_slot(state, slot, kind)
 
 
 def put_tile_without_effects(game: Game, player: int, name: str, column: int, row: int,
@@ -118,14 +118,13 @@ def put_tile_without_effects(game: Game, player: int, name: str, column: int, ro
     player = _seat(game, player)
     kind = _kind(name)
     with _checked_edit(game) as state:
-        base = s.player_base(player)
-        if state[base + s.CELL_KIND + cell] >= 0:
+        if s.cell_kind(state, player, cell) >= 0:
             raise ArgumentError(f"cell {column},{row} of player {player} is not empty")
         take_physical_tile(state, kind)
         put_next_tile(state, TILES.table, player, cell, kind, np.bool_(lake))
         if invested:
-            state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
-            state[base + s.MARKERS_LEFT] -= 1
+            s.add_cell_flags(state, player, cell, s.FLAG_INVESTED)
+            s.set_markers_left(state, player, s.markers_left(state, player) - 1)
 
 
 def invest_without_effects(game: Game, player: int, column: int, row: int) -> None:
@@ -134,22 +133,21 @@ def invest_without_effects(game: Game, player: int, column: int, row: int) -> No
     cell = _cell(column, row)
     player = _seat(game, player)
     with _checked_edit(game) as state:
-        base = s.player_base(player)
-        if state[base + s.CELL_KIND + cell] < 0:
+        if s.cell_kind(state, player, cell) < 0:
             raise ArgumentError(f"cell {column},{row} of player {player} is empty")
-        if state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED:
+        if s.cell_flags(state, player, cell) & s.FLAG_INVESTED:
             raise ArgumentError(f"the tile at {column},{row} of player {player} is invested")
-        if state[base + s.MARKERS_LEFT] <= 0:
+        if s.markers_left(state, player) <= 0:
             raise ArgumentError(f"player {player} has no marker left")
-        state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
-        state[base + s.MARKERS_LEFT] -= 1
+        s.add_cell_flags(state, player, cell, s.FLAG_INVESTED)
+        s.set_markers_left(state, player, s.markers_left(state, player) - 1)
 
 
 def set_player_values(game: Game, player: int, **values: int) -> None:
     """Set money, income, reputation, population or markers_left of a seat (markers_left
     must stay 3 minus the invested tiles: use `invest_without_effects` to use one up)."""
-    fields = {"money": s.MONEY, "income": s.INCOME, "reputation": s.REPUTATION,
-              "population": s.POPULATION, "markers_left": s.MARKERS_LEFT}
+    fields = {"money": s.set_money, "income": s.set_income, "reputation": s.set_reputation,
+              "population": s.set_population, "markers_left": s.set_markers_left}
     player = _seat(game, player)
     for name, value in values.items():
         if name not in fields:
@@ -158,7 +156,7 @@ def set_player_values(game: Game, player: int, **values: int) -> None:
         _whole(value, name, -2**31, 2**31 - 1)
     with _checked_edit(game) as state:
         for name, value in values.items():
-            state[s.player_base(player) + fields[name]] = value
+            fields[name](state, player, value)
 
 
 def set_current_player(game: Game, player: int) -> None:

@@ -15,7 +15,7 @@ from . import event_log as ev
 from . import state_layout as s
 from .hex_grid import MAX_COLUMN, MIN_COLUMN, NUM_CELLS, NUM_ROWS, cell_coordinates
 from .resolution import red_line_value, red_lines_at_or_below
-from .turn import DALE_SEAT
+
 from .tile_data import COLUMN_COST, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES
 
 CELL_WIDTH = 5  # characters per borough column; a label is at most 4 (3 + marker)
@@ -37,13 +37,13 @@ _DECISION_TEXT = {
 def _player_name(player: int, dale_mode: bool) -> str:
     if player < 0:
         return "nobody"
-    return "Dale" if dale_mode and player == DALE_SEAT else f"player {player}"
+    return "Dale" if dale_mode and player == c.DALE_SEAT else f"player {player}"
 
 
 def _source(row: np.ndarray, dale_mode: bool, words: bool = False) -> str:
-    kind = int(row[ev.SOURCE_KIND])
-    cell = int(row[ev.SOURCE_CELL])
-    owner = int(row[ev.SOURCE_PLAYER])
+    kind = int(row[ev.FIELD_SOURCE_KIND])
+    cell = int(row[ev.FIELD_SOURCE_CELL])
+    owner = int(row[ev.FIELD_SOURCE_PLAYER])
     if kind < 0 or owner < 0:  # only the red lines adjust a value without a tile (R8.1)
         return "red line, R8.1" if words else "the rules"
     column, row_number = cell_coordinates(cell)
@@ -64,54 +64,54 @@ def describe_event(row: np.ndarray, dale_mode: bool = False, words: bool = False
     """One line of text for one event row (event_log.py). `words=True` spells the value
     changes out ("income +1, now 3 (Office Building at -1,0 of player 0)") for people
     who do not know the short forms; the default keeps the golden logs' short forms."""
-    event = int(row[ev.EVENT])
-    who = _player_name(int(row[ev.PLAYER]), dale_mode)
-    amount = int(row[ev.AMOUNT])
-    value = int(row[ev.VALUE_AFTER])
-    kind = int(row[ev.SOURCE_KIND])
+    event = int(row[ev.FIELD_EVENT])
+    who = _player_name(int(row[ev.FIELD_PLAYER]), dale_mode)
+    amount = int(row[ev.FIELD_AMOUNT])
+    value = int(row[ev.FIELD_VALUE_AFTER])
+    kind = int(row[ev.FIELD_SOURCE_KIND])
     name = TILES.names[kind] if kind >= 0 else "?"
-    if event == ev.EFFECT:
-        attribute = int(row[ev.ATTRIBUTE])
+    if event == ev.EVENT_EFFECT:
+        attribute = int(row[ev.FIELD_ATTRIBUTE])
         if words:
             return (f"{who}: {_change_in_words(attribute, amount, value)} "
                     f"({_source(row, dale_mode, True)})")
         return (f"{who}: {c.ATTRIBUTE_NAMES[attribute]}{amount:+d} -> {value} "
                 f"({_source(row, dale_mode)})")
-    if event == ev.RED_LINE:
+    if event == ev.EVENT_RED_LINE:
         direction = "crosses the red line at" if amount > 0 else "falls back below the red line at"
         return f"{who} {direction} {value}"
-    if event in (ev.PLACE, ev.DALE_BUY):
-        column, row_number = cell_coordinates(int(row[ev.SOURCE_CELL]))
-        what = f"a lake (from {name})" if int(row[ev.ATTRIBUTE]) == 1 else name
+    if event in (ev.EVENT_PLACE, ev.EVENT_DALE_BUY):
+        column, row_number = cell_coordinates(int(row[ev.FIELD_SOURCE_CELL]))
+        what = f"a lake (from {name})" if int(row[ev.FIELD_ATTRIBUTE]) == 1 else name
         return f"{who} pays ${amount} and places {what} at {column},{row_number}"
-    if event == ev.INVEST:
-        column, row_number = cell_coordinates(int(row[ev.SOURCE_CELL]))
+    if event == ev.EVENT_INVEST:
+        column, row_number = cell_coordinates(int(row[ev.FIELD_SOURCE_CELL]))
         return f"{who} pays ${amount} to invest in {name} at {column},{row_number}"
-    if event == ev.INCOME_STEP:
+    if event == ev.EVENT_INCOME_STEP:
         return f"{who}: income step {amount:+d}, money now ${value}"
-    if event == ev.POPULATION_STEP:
+    if event == ev.EVENT_POPULATION_STEP:
         return f"{who}: population step {amount:+d}, population now {value}"
-    if event == ev.SHORTFALL:
+    if event == ev.EVENT_SHORTFALL:
         if words:
             return (f"{who} cannot pay in full: "
-                    f"{_change_in_words(int(row[ev.ATTRIBUTE]), amount, value)}")
-        attribute = c.ATTRIBUTE_NAMES[int(row[ev.ATTRIBUTE])]
+                    f"{_change_in_words(int(row[ev.FIELD_ATTRIBUTE]), amount, value)}")
+        attribute = c.ATTRIBUTE_NAMES[int(row[ev.FIELD_ATTRIBUTE])]
         return f"{who}: shortfall, {attribute}{amount:+d} -> {value}"
-    if event == ev.DISCARD:
-        if words and int(row[ev.PLAYER]) < 0:
-            return f"{name} is discarded from slot {int(row[ev.SOURCE_CELL])}"
-        return f"{who} discards {name} from slot {int(row[ev.SOURCE_CELL])} paying ${amount}"
-    if event == ev.DRAW:
-        return f"{name} is drawn into slot {int(row[ev.SOURCE_CELL])}"
-    if event == ev.ONE_MORE_ROUND:
+    if event == ev.EVENT_DISCARD:
+        if words and int(row[ev.FIELD_PLAYER]) < 0:
+            return f"{name} is discarded from slot {int(row[ev.FIELD_SOURCE_CELL])}"
+        return f"{who} discards {name} from slot {int(row[ev.FIELD_SOURCE_CELL])} paying ${amount}"
+    if event == ev.EVENT_DRAW:
+        return f"{name} is drawn into slot {int(row[ev.FIELD_SOURCE_CELL])}"
+    if event == ev.EVENT_ONE_MORE_ROUND:
         if dale_mode:
             return "One More Round is drawn: the game ends now (R9.2)"
         return f"One More Round is drawn: round {value + 1} is the final round (R4.3)"
-    if event == ev.PASS:
+    if event == ev.EVENT_PASS:
         return f"{who} passes"
-    if event == ev.KEEP_GOAL:
+    if event == ev.EVENT_KEEP_GOAL:
         return f"{who} keeps a private goal"
-    if event == ev.GAME_OVER:
+    if event == ev.EVENT_GAME_OVER:
         return "the game is over"
     return f"event {event}"
 
@@ -127,25 +127,24 @@ def describe_action(action: int, state: np.ndarray) -> str:
     Which goal a `keep` keeps is named: callers hide it from the other players (R10.2)."""
     from . import action_space as a
     action = int(action)
-    if action == a.PASS:
+    if action == a.ACTION_PASS:
         return "passes"
-    if action >= a.KEEP_GOAL:
-        base = s.player_base(int(state[s.CURRENT_PLAYER]))
-        goal = int(state[base + s.GOAL_OPTIONS + action - a.KEEP_GOAL])
+    if action >= a.ACTION_KEEP_GOAL:
+        goal = int(s.goal_option(state, int(state[s.CURRENT_PLAYER]), action - a.ACTION_KEEP_GOAL))
         return f"keeps {GOALS.names[goal]} as private goal" if goal >= 0 else "keeps a goal"
-    if action >= a.DISCARD:
-        verb = "removes" if action >= a.REMOVE else "discards"
-        slot = action - (a.REMOVE if action >= a.REMOVE else a.DISCARD)
+    if action >= a.ACTION_DISCARD:
+        verb = "removes" if action >= a.ACTION_REMOVE else "discards"
+        slot = action - (a.ACTION_REMOVE if action >= a.ACTION_REMOVE else a.ACTION_DISCARD)
         return f"{verb} {_market_name(state, slot)} from slot {slot}"
-    if action >= a.INVEST:
-        cell = action - a.INVEST
+    if action >= a.ACTION_INVEST:
+        cell = action - a.ACTION_INVEST
         return f"invests in {_cell_name(state, cell)} at {_cell_words(cell)}"
-    if action >= a.BASIC:
-        basic, cell = divmod(action - a.BASIC, NUM_CELLS)
+    if action >= a.ACTION_BASIC:
+        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
         name = TILES.names[int(TILES.basic_kinds[basic])]
         return f"buys a {name} from the basic supply and places it at {_cell_words(cell)}"
-    lake = action >= a.LAKE
-    slot, cell = divmod(action - (a.LAKE if lake else a.BUY), NUM_CELLS)
+    lake = action >= a.ACTION_LAKE
+    slot, cell = divmod(action - (a.ACTION_LAKE if lake else a.ACTION_BUY), NUM_CELLS)
     if lake:
         return (f"takes {_market_name(state, slot)} from slot {slot} face down as a lake "
                 f"at {_cell_words(cell)}")
@@ -153,16 +152,15 @@ def describe_action(action: int, state: np.ndarray) -> str:
 
 
 def _market_name(state: np.ndarray, slot: int) -> str:
-    kind = int(state[s.MARKET + slot])
+    kind = int(s.market_slot(state, slot))
     return TILES.names[kind] if kind >= 0 else "an empty slot"
 
 
 def _cell_name(state: np.ndarray, cell: int) -> str:
-    base = s.player_base(int(state[s.CURRENT_PLAYER]))
-    kind = int(state[base + s.CELL_KIND + cell])
+    kind = int(s.cell_kind(state, int(state[s.CURRENT_PLAYER]), cell))
     if kind < 0:
         return "an empty cell"
-    return "a lake" if int(state[base + s.CELL_FLAGS + cell]) & s.FLAG_LAKE else TILES.names[kind]
+    return "a lake" if int(s.cell_flags(state, int(state[s.CURRENT_PLAYER]), cell)) & s.FLAG_LAKE else TILES.names[kind]
 
 
 def _cell_words(cell: int) -> str:
@@ -228,13 +226,12 @@ def cell_label(kind: int, flags: int) -> str:
 # Borough map -----------------------------------------------------------------------
 
 def _occupied_cells(state: np.ndarray, player: int) -> list[tuple[int, int, int, int]]:
-    base = s.player_base(player)
     cells = []
     for cell in range(NUM_CELLS):
-        kind = int(state[base + s.CELL_KIND + cell])
+        kind = int(s.cell_kind(state, player, cell))
         if kind >= 0:
             column, row = cell_coordinates(cell)
-            cells.append((column, row, kind, int(state[base + s.CELL_FLAGS + cell])))
+            cells.append((column, row, kind, int(s.cell_flags(state, player, cell))))
     return cells
 
 
@@ -262,9 +259,8 @@ def render_borough(state: np.ndarray, player: int, mark_placeable: bool = False,
                    if not flags & s.FLAG_LAKE}
     placeable = set()
     if mark_placeable:
-        base = s.player_base(player)
         placeable = {cell_coordinates(cell) for cell in range(NUM_CELLS)
-                     if state[base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE}
+                     if s.cell_flags(state, player, cell) & s.FLAG_PLACEABLE}
     margin = " " * 4
     header = margin + "".join(f"{column:^{CELL_WIDTH}}"
                               for column in range(first_column, last_column + 1))
@@ -337,7 +333,7 @@ def _market(game) -> list[str]:
              f"  {'slot':>4}  {'premium':>7}  {'tile':<24} {'cost':>4}  {'price':>5}"]
     for slot in slots:
         premium = c.SLOT_PREMIUMS[slot]
-        kind = int(state[s.MARKET + slot])
+        kind = int(s.market_slot(state, slot))
         if kind < 0:
             lines.append(f"  {slot:>4}  {f'+{premium}':>7}  (empty)")
             continue
@@ -368,7 +364,7 @@ def _supplies_and_goals(game) -> list[str]:
 def _seat(game, player: int, legend_kinds: set[int]) -> tuple[list[str], bool, bool]:
     state = game.state
     base = s.player_base(player)
-    population = int(state[base + s.POPULATION])
+    population = int(s.population(state, player))
     line = next_red_line(population)
     title = _seat_name(game, player)
     if player == int(state[s.FIRST_PLAYER]) and game.config.mode == "standard":
@@ -376,20 +372,20 @@ def _seat(game, player: int, legend_kinds: set[int]) -> tuple[list[str], bool, b
     if not game.is_over and player == game.current_player:
         title += " <- to decide"
     lines = [title,
-             f"  money ${int(state[base + s.MONEY])}, income {int(state[base + s.INCOME])}, "
-             f"reputation {int(state[base + s.REPUTATION])}, population {population}, "
-             f"markers left {int(state[base + s.MARKERS_LEFT])}, "
+             f"  money ${int(s.money(state, player))}, income {int(s.income(state, player))}, "
+             f"reputation {int(s.reputation(state, player))}, population {population}, "
+             f"markers left {int(s.markers_left(state, player))}, "
              f"next red line at {line} ({line - population} away)"]
     if game.is_over:
-        lines.append(f"  final score: population {int(state[base + s.SCORE_POPULATION_BEFORE_GOALS])}"
+        lines.append(f"  final score: population {int(s.score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS))}"
                      f" + goals {_goal_points(state, base)} + money "
-                     f"{int(state[base + s.SCORE_MONEY_CONVERTED])}"
-                     f" = {int(state[base + s.SCORE_FINAL_POPULATION])}")
+                     f"{int(s.score_entry(state, player, s.SCORE_MONEY_CONVERTED))}"
+                     f" = {int(s.score_entry(state, player, s.SCORE_FINAL_POPULATION))}")
     borough, kinds = render_borough(state, player)
     legend_kinds |= kinds
     lines += ["  " + text for text in borough]
-    flags = [int(state[base + s.CELL_FLAGS + cell]) for cell in range(NUM_CELLS)
-             if state[base + s.CELL_KIND + cell] >= 0]
+    flags = [int(s.cell_flags(state, player, cell)) for cell in range(NUM_CELLS)
+             if s.cell_kind(state, player, cell) >= 0]
     return (lines, any(f & s.FLAG_LAKE for f in flags), any(f & s.FLAG_INVESTED for f in flags))
 
 

@@ -12,6 +12,7 @@ from . import event_log as ev
 from . import state_layout as s
 from .hex_grid import NEIGHBOUR_BITS, NEIGHBOURS
 from .refcount_free import njit_without_refcounts
+from .state_layout import player_base  # noqa: F401 (env_core imports it from here)
 from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_CONDITIONAL_TARGET, COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT,
@@ -42,21 +43,6 @@ def copy_state(destination, source):
 
 
 @njit_without_refcounts
-def player_base(player):
-    return s.PLAYERS + player * s.PLAYER_STRIDE
-
-
-@njit_without_refcounts
-def lake_kind(tiles):
-    return tiles.shape[0] - 2
-
-
-@njit_without_refcounts
-def one_more_round_kind(tiles):
-    return tiles.shape[0] - 1
-
-
-@njit_without_refcounts
 def red_lines_at_or_below(population):
     """How many red lines lie at or below a population value (R8.1)."""
     if population >= _FIRST_ODD_LINE:
@@ -75,11 +61,11 @@ def red_line_value(index):
 
 
 @njit_without_refcounts
-def effective_kind(state, tiles, base, cell):
+def effective_kind(state, tiles, player, cell):
     """Kind whose effects a cell carries: the lake kind for a face-down tile (R6.7)."""
-    if state[base + s.CELL_FLAGS + cell] & s.FLAG_LAKE:
-        return lake_kind(tiles)
-    return state[base + s.CELL_KIND + cell]
+    if s.is_lake(state, player, cell):
+        return s.lake_kind(tiles)
+    return s.cell_kind(state, player, cell)
 
 
 @njit_without_refcounts
@@ -119,10 +105,10 @@ def clamped_level(value):
 
 
 @njit_without_refcounts
-def change_level(state, base, field, amount):
-    """Move income or reputation by one adjustment, clamped (R1.2)."""
-    value = clamped_level(state[base + field] + amount)
-    state[base + field] = value
+def change_level(state, player, attribute, amount):
+    """Move income or reputation (constants.ATTR_*) by one adjustment, clamped (R1.2)."""
+    value = clamped_level(s.attribute_value(state, player, attribute) + amount)
+    s.set_attribute_value(state, player, attribute, value)
     return value
 
 
@@ -149,89 +135,82 @@ def cross_red_lines(state, tiles, log, player, old_population, new_population):
     lines_after = red_lines_at_or_below(new_population)
     if lines_before == lines_after:
         return
-    base = player_base(player)
     if lines_after > lines_before:
         penalty = red_line_penalty(state)
         for line in range(lines_before, lines_after):
-            ev.record(log, ev.RED_LINE, player, 0, 1, red_line_value(line), -1, -1, -1)
-            value = change_level(state, base, s.INCOME, -penalty)
-            ev.record(log, ev.EFFECT, player, c.INCOME, -penalty, value, -1, -1, -1)
-            value = change_level(state, base, s.REPUTATION, -penalty)
-            ev.record(log, ev.EFFECT, player, c.REPUTATION, -penalty, value, -1, -1, -1)
-            _red_line_reactions(state, tiles, log, player, base)
+            ev.record(log, ev.EVENT_RED_LINE, player, 0, 1, red_line_value(line), -1, -1, -1)
+            value = change_level(state, player, c.ATTR_INCOME, -penalty)
+            ev.record(log, ev.EVENT_EFFECT, player, c.ATTR_INCOME, -penalty, value, -1, -1, -1)
+            value = change_level(state, player, c.ATTR_REPUTATION, -penalty)
+            ev.record(log, ev.EVENT_EFFECT, player, c.ATTR_REPUTATION, -penalty, value, -1, -1, -1)
+            _red_line_reactions(state, tiles, log, player)
     else:
         gain = RED_LINE_FALL_BACK_GAIN
         for line in range(lines_before - 1, lines_after - 1, -1):
-            ev.record(log, ev.RED_LINE, player, 0, -1, red_line_value(line), -1, -1, -1)
-            value = change_level(state, base, s.INCOME, gain)
-            ev.record(log, ev.EFFECT, player, c.INCOME, gain, value, -1, -1, -1)
-            value = change_level(state, base, s.REPUTATION, gain)
-            ev.record(log, ev.EFFECT, player, c.REPUTATION, gain, value, -1, -1, -1)
+            ev.record(log, ev.EVENT_RED_LINE, player, 0, -1, red_line_value(line), -1, -1, -1)
+            value = change_level(state, player, c.ATTR_INCOME, gain)
+            ev.record(log, ev.EVENT_EFFECT, player, c.ATTR_INCOME, gain, value, -1, -1, -1)
+            value = change_level(state, player, c.ATTR_REPUTATION, gain)
+            ev.record(log, ev.EVENT_EFFECT, player, c.ATTR_REPUTATION, gain, value, -1, -1, -1)
 
 
 @njit_without_refcounts
-def _red_line_reactions(state, tiles, log, player, base):
+def _red_line_reactions(state, tiles, log, player):
     """The owner's tiles with a `redline_own` term react, oldest first (R6.6, R8.1)."""
-    for position in range(state[base + s.TILE_COUNT]):
-        cell = state[base + s.ORDER + position]
-        kind = effective_kind(state, tiles, base, cell)
-        times = trigger_adjustments(state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED != 0)
+    for position in range(s.tile_count(state, player)):
+        cell = s.placed_cell(state, player, position)
+        kind = effective_kind(state, tiles, player, cell)
+        times = trigger_adjustments(s.is_invested(state, player, cell))
         for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
             if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] != c.SCOPE_REDLINE_OWN:
                 continue
             attribute = tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term]
             amount = tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term]
             for _ in range(times):
-                if attribute == c.INCOME:
-                    value = change_level(state, base, s.INCOME, amount)
-                elif attribute == c.REPUTATION:
-                    value = change_level(state, base, s.REPUTATION, amount)
+                if attribute == c.ATTR_INCOME or attribute == c.ATTR_REPUTATION:
+                    value = change_level(state, player, attribute, amount)
                 else:
-                    value = max(0, state[base + s.MONEY] + amount)
-                    state[base + s.MONEY] = value
-                ev.record(log, ev.EFFECT, player, attribute, amount, value, player, cell, kind)
+                    value = max(0, s.attribute_value(state, player, c.ATTR_MONEY) + amount)
+                    s.set_attribute_value(state, player, c.ATTR_MONEY, value)
+                ev.record(log, ev.EVENT_EFFECT, player, attribute, amount, value, player, cell, kind)
 
 
 @njit_without_refcounts
 def adjust(state, tiles, log, player, attribute, amount, source_player, source_cell,
            source_kind):
     """Apply one adjustment to a player, with clamps and red lines (R1.2, R1.3, R8.1)."""
-    base = player_base(player)
-    if attribute == c.INCOME:
-        value = change_level(state, base, s.INCOME, amount)
-    elif attribute == c.REPUTATION:
-        value = change_level(state, base, s.REPUTATION, amount)
-    elif attribute == c.MONEY:
-        value = max(0, state[base + s.MONEY] + amount)
-        state[base + s.MONEY] = value
+    if attribute == c.ATTR_INCOME or attribute == c.ATTR_REPUTATION:
+        value = change_level(state, player, attribute, amount)
+    elif attribute == c.ATTR_MONEY:
+        value = max(0, s.attribute_value(state, player, c.ATTR_MONEY) + amount)
+        s.set_attribute_value(state, player, c.ATTR_MONEY, value)
     else:
-        old = state[base + s.POPULATION]
+        old = s.attribute_value(state, player, c.ATTR_POPULATION)
         value = max(0, old + amount)
-        state[base + s.POPULATION] = value
-        ev.record(log, ev.EFFECT, player, attribute, amount, value, source_player, source_cell,
+        s.set_attribute_value(state, player, c.ATTR_POPULATION, value)
+        ev.record(log, ev.EVENT_EFFECT, player, attribute, amount, value, source_player, source_cell,
                   source_kind)
         cross_red_lines(state, tiles, log, player, old, value)
         return
-    ev.record(log, ev.EFFECT, player, attribute, amount, value, source_player, source_cell,
+    ev.record(log, ev.EVENT_EFFECT, player, attribute, amount, value, source_player, source_cell,
               source_kind)
 
 
 @njit_without_refcounts
 def pay(state, player, price):
-    state[player_base(player) + s.MONEY] -= price
+    s.add_money(state, player, -price)
 
 
 @njit_without_refcounts
 def _lake_payment_bonus(state, tiles, log, owner):
     """Tiles with `lake_adj_own` add to a lake payment of their owner, oldest first (R6.7)."""
-    base = player_base(owner)
-    for position in range(state[base + s.TILE_COUNT]):
-        cell = state[base + s.ORDER + position]
-        kind = effective_kind(state, tiles, base, cell)
-        times = trigger_adjustments(state[base + s.CELL_FLAGS + cell] & s.FLAG_INVESTED != 0)
+    for position in range(s.tile_count(state, owner)):
+        cell = s.placed_cell(state, owner, position)
+        kind = effective_kind(state, tiles, owner, cell)
+        times = trigger_adjustments(s.is_invested(state, owner, cell))
         for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
             if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_LAKE_ADJACENT_OWN:
-                adjust(state, tiles, log, owner, c.MONEY,
+                adjust(state, tiles, log, owner, c.ATTR_MONEY,
                        times * tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term], owner, cell, kind)
 
 
@@ -247,9 +226,9 @@ def trigger_term(state, tiles, log, owner, cell, kind, term, matches, invested, 
     attribute = tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term]
     amount = tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term]
     times = trigger_adjustments(invested)
-    is_lake = kind == lake_kind(tiles)
+    is_lake = kind == s.lake_kind(tiles)
     for _ in range(matches):
-        if attribute == c.MONEY:
+        if attribute == c.ATTR_MONEY:
             adjust(state, tiles, log, owner, attribute, amount * times, owner, cell, kind)
             if is_lake and lake_bonus:
                 _lake_payment_bonus(state, tiles, log, owner)
@@ -259,7 +238,7 @@ def trigger_term(state, tiles, log, owner, cell, kind, term, matches, invested, 
 
 
 @njit_without_refcounts
-def count_matching(state, base, target):
+def count_matching(state, player, target):
     """Tiles of one borough carrying any feature of `target` (R6.4).
 
     Targets never mix types and icons (tile_data.py) and a tile has one type and at
@@ -268,7 +247,7 @@ def count_matching(state, base, target):
     total = 0
     for feature in range(c.NUM_FEATURES):
         if target & (1 << feature):
-            total += state[base + s.FEATURE_COUNT + feature]
+            total += s.feature_count(state, player, feature)
     return total
 
 
@@ -277,36 +256,34 @@ def count_current_matches(state, tiles, player, cell, kind, term):
     """Matches of a tile's own term over what is on the table now (R6.2, R6.3, R7.3)."""
     scope = tiles[kind, COLUMN_CONDITIONAL_SCOPE + term]
     target = tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
-    base = player_base(player)
     num_players = state[s.NUM_PLAYERS]
     if scope == c.SCOPE_ADJACENT:
         total = 0
         for index in range(6):
             neighbour = NEIGHBOURS[cell, index]
-            if neighbour >= 0 and state[base + s.CELL_KIND + neighbour] >= 0:
-                neighbour_kind = effective_kind(state, tiles, base, neighbour)
+            if neighbour >= 0 and s.cell_kind(state, player, neighbour) >= 0:
+                neighbour_kind = effective_kind(state, tiles, player, neighbour)
                 if tiles[neighbour_kind, COLUMN_FEATURES] & target:
                     total += 1
         return total
     if scope == c.SCOPE_OWN:
-        return count_matching(state, base, target)
+        return count_matching(state, player, target)
     if scope == c.SCOPE_EVERY or scope == c.SCOPE_OTHERS:
         total = 0
         for other in range(num_players):
             if scope == c.SCOPE_OTHERS and other == player:
                 continue
-            total += count_matching(state, player_base(other), target)
+            total += count_matching(state, other, target)
         return total
     if scope == c.SCOPE_AFTER_EVERY:
-        sequence = state[base + s.CELL_SEQUENCE + cell]
+        sequence = s.cell_sequence(state, player, cell)
         total = 0
         for other in range(num_players):
-            other_base = player_base(other)
-            for position in range(state[other_base + s.TILE_COUNT]):
-                other_cell = state[other_base + s.ORDER + position]
-                if state[other_base + s.CELL_SEQUENCE + other_cell] <= sequence:
+            for position in range(s.tile_count(state, other)):
+                other_cell = s.placed_cell(state, other, position)
+                if s.cell_sequence(state, other, other_cell) <= sequence:
                     continue
-                other_kind = effective_kind(state, tiles, other_base, other_cell)
+                other_kind = effective_kind(state, tiles, other, other_cell)
                 if tiles[other_kind, COLUMN_FEATURES] & target:
                     total += 1
         return total
@@ -314,31 +291,31 @@ def count_current_matches(state, tiles, player, cell, kind, term):
 
 
 @njit_without_refcounts
-def add_feature_counts(state, base, features, amount):
+def add_feature_counts(state, player, features, amount):
     """Move a borough's tile counts per type and icon (R6.4) by `amount` for each of a
     tile's features: +1 when it is put down, -1 when Dale's trial takes it back."""
     for feature in range(c.NUM_FEATURES):
         if features & (1 << feature):
-            state[base + s.FEATURE_COUNT + feature] += amount
+            s.add_feature_count(state, player, feature, amount)
 
 
 @njit_without_refcounts
 def put_tile(state, tiles, player, cell, kind, as_lake, sequence):
     """Put a tile on an empty cell and update the derived counts and placeable cells."""
-    base = player_base(player)
-    state[base + s.CELL_KIND + cell] = kind
-    state[base + s.CELL_FLAGS + cell] = s.FLAG_LAKE if as_lake else 0
-    state[base + s.CELL_SEQUENCE + cell] = sequence
-    state[base + s.ORDER + state[base + s.TILE_COUNT]] = cell
-    state[base + s.TILE_COUNT] += 1
+    s.set_cell_kind(state, player, cell, kind)
+    s.set_cell_flags(state, player, cell, s.FLAG_LAKE if as_lake else 0)
+    s.set_cell_sequence(state, player, cell, sequence)
+    count = s.tile_count(state, player)
+    s.set_placed_cell(state, player, count, cell)
+    s.set_tile_count(state, player, count + 1)
     if as_lake:
-        state[base + s.LAKE_COUNT] += 1
+        s.set_lake_count(state, player, s.lake_count(state, player) + 1)
     else:
-        add_feature_counts(state, base, tiles[kind, COLUMN_FEATURES], 1)
+        add_feature_counts(state, player, tiles[kind, COLUMN_FEATURES], 1)
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
-        if neighbour >= 0 and state[base + s.CELL_KIND + neighbour] < 0:
-            state[base + s.CELL_FLAGS + neighbour] |= s.FLAG_PLACEABLE
+        if neighbour >= 0 and s.cell_kind(state, player, neighbour) < 0:
+            s.add_cell_flags(state, player, neighbour, s.FLAG_PLACEABLE)
 
 
 @njit_without_refcounts
@@ -350,10 +327,10 @@ def put_next_tile(state, tiles, player, cell, kind, as_lake):
 
 
 @njit_without_refcounts
-def _reacting_kind(state, tiles, base, cell, new_features):
+def _reacting_kind(state, tiles, owner, cell, new_features):
     """The effective kind of the tile at `cell` if any of its terms can react to a tile
     with `new_features`, else -1: the cheap test before `_react`."""
-    kind = effective_kind(state, tiles, base, cell)
+    kind = effective_kind(state, tiles, owner, cell)
     return kind if tiles[kind, COLUMN_REACTS_TO] & new_features else -1
 
 
@@ -361,8 +338,7 @@ def _reacting_kind(state, tiles, base, cell, new_features):
 def _react(state, tiles, log, owner, owner_cell, kind, new_player, new_cell, new_features):
     """One existing tile's terms (of effective `kind`, from `_reacting_kind`) react to a
     newly placed tile (R7.1 steps 4, 5, 7)."""
-    base = player_base(owner)
-    invested = state[base + s.CELL_FLAGS + owner_cell] & s.FLAG_INVESTED != 0
+    invested = s.is_invested(state, owner, owner_cell)
     same_borough = owner == new_player
     adjacent = same_borough and are_neighbours(owner_cell, new_cell)
     for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
@@ -396,17 +372,16 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boro
     Dale's trials use it.
     """
     put_next_tile(state, tiles, player, cell, kind, as_lake)
-    effects_kind = lake_kind(tiles) if as_lake else kind
+    effects_kind = s.lake_kind(tiles) if as_lake else kind
     new_features = tiles[effects_kind, COLUMN_FEATURES]
     apply_own_effects(state, tiles, log, player, cell, effects_kind, True)
     if new_features == 0:
         return
-    base = player_base(player)
-    older_tiles = state[base + s.TILE_COUNT] - 1
+    older_tiles = s.tile_count(state, player) - 1
     for adjacent_pass in (True, False):
         for position in range(older_tiles):
-            other_cell = state[base + s.ORDER + position]
-            kind_reacting = _reacting_kind(state, tiles, base, other_cell, new_features)
+            other_cell = s.placed_cell(state, player, position)
+            kind_reacting = _reacting_kind(state, tiles, player, other_cell, new_features)
             if kind_reacting >= 0 and are_neighbours(cell, other_cell) == adjacent_pass:
                 _react(state, tiles, log, player, other_cell, kind_reacting, player, cell,
                        new_features)
@@ -415,10 +390,9 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boro
     num_players = state[s.NUM_PLAYERS]
     for offset in range(1, num_players):
         other = (player + offset) % num_players
-        other_base = player_base(other)
-        for position in range(state[other_base + s.TILE_COUNT]):
-            other_cell = state[other_base + s.ORDER + position]
-            kind_reacting = _reacting_kind(state, tiles, other_base, other_cell, new_features)
+        for position in range(s.tile_count(state, other)):
+            other_cell = s.placed_cell(state, other, position)
+            kind_reacting = _reacting_kind(state, tiles, other, other_cell, new_features)
             if kind_reacting >= 0:
                 _react(state, tiles, log, other, other_cell, kind_reacting, player, cell,
                        new_features)
@@ -431,8 +405,7 @@ def resolve_investment(state, tiles, log, player, cell):
     The immediate terms and the tile's own conditional terms over current matches apply
     again; no other tile is triggered; a lake pays without Waterfront bonuses (R6.7).
     """
-    base = player_base(player)
-    state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
-    state[base + s.MARKERS_LEFT] -= 1
-    apply_own_effects(state, tiles, log, player, cell, effective_kind(state, tiles, base, cell),
+    s.add_cell_flags(state, player, cell, s.FLAG_INVESTED)
+    s.set_markers_left(state, player, s.markers_left(state, player) - 1)
+    apply_own_effects(state, tiles, log, player, cell, effective_kind(state, tiles, player, cell),
                       False)

@@ -6,7 +6,7 @@ from . import constants as c
 from . import state_layout as s
 from .hex_grid import CELL_BITS, NEIGHBOUR_BITS, NUM_CELLS
 from .refcount_free import njit_without_refcounts
-from .resolution import count_matching, player_base
+from .resolution import count_matching
 from .tile_data import (COLUMN_FEATURES, GOAL_COLUMN_CRITERION, GOAL_COLUMN_DIRECTION,
                         GOAL_COLUMN_FEATURES, GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS)
 
@@ -18,18 +18,17 @@ def largest_group(state, tiles, player, lakes, target):
     Cell sets are pairs of 64-bit words (hex_grid.CELL_BITS): a group starts at its
     first cell and takes in the members next to it until a sweep adds none.
     """
-    base = player_base(player)
     member_low = np.int64(0)
     member_high = np.int64(0)
     for cell in range(NUM_CELLS):
-        kind = state[base + s.CELL_KIND + cell]
+        kind = s.cell_kind(state, player, cell)
         if kind < 0:
             continue
-        is_lake = state[base + s.CELL_FLAGS + cell] & s.FLAG_LAKE != 0
+        face_down = s.is_lake(state, player, cell)
         if lakes:
-            is_member = is_lake
+            is_member = face_down
         else:
-            is_member = (not is_lake) and (tiles[kind, COLUMN_FEATURES] & target) != 0
+            is_member = (not face_down) and (tiles[kind, COLUMN_FEATURES] & target) != 0
         if is_member:
             member_low |= CELL_BITS[cell, 0]
             member_high |= CELL_BITS[cell, 1]
@@ -62,25 +61,24 @@ def largest_group(state, tiles, player, lakes, target):
 @njit_without_refcounts
 def goal_value(state, tiles, goals, goal, player):
     """A player's value for a goal's criterion (R8.2)."""
-    base = player_base(player)
     criterion = goals[goal, GOAL_COLUMN_CRITERION]
     features = goals[goal, GOAL_COLUMN_FEATURES]
     if criterion == c.CRITERION_FEATURE_COUNT:
-        return count_matching(state, base, features)
+        return count_matching(state, player, features)
     if criterion == c.CRITERION_LAKE_COUNT:
-        return state[base + s.LAKE_COUNT]
+        return s.lake_count(state, player)
     if criterion == c.CRITERION_MONEY:
-        return state[base + s.MONEY]
+        return s.money(state, player)
     if criterion == c.CRITERION_MARKERS_PLACED:  # Employer counts tiles carrying a marker
         total = 0
-        for position in range(state[base + s.TILE_COUNT]):
-            if state[base + s.CELL_FLAGS + state[base + s.ORDER + position]] & s.FLAG_INVESTED:
+        for position in range(s.tile_count(state, player)):
+            if s.is_invested(state, player, s.placed_cell(state, player, position)):
                 total += 1
         return total
     if criterion == c.CRITERION_INCOME:
-        return state[base + s.INCOME]
+        return s.income(state, player)
     if criterion == c.CRITERION_REPUTATION:
-        return state[base + s.REPUTATION]
+        return s.reputation(state, player)
     if criterion == c.CRITERION_LARGEST_LAKE_GROUP:
         return largest_group(state, tiles, player, True, 0)
     return largest_group(state, tiles, player, False, features)
@@ -114,7 +112,7 @@ def public_goal_winner(state, tiles, goals, goal):
 @njit_without_refcounts
 def private_goal_achieved(state, tiles, goals, player):
     """The owner is strictly alone in front over all players (R8.2)."""
-    goal = state[player_base(player) + s.PRIVATE_GOAL]
+    goal = s.private_goal(state, player)
     if goal < 0:
         return False
     own = goal_value(state, tiles, goals, goal, player)
@@ -128,9 +126,9 @@ def private_goal_achieved(state, tiles, goals, player):
 @njit_without_refcounts
 def _ranks_above(state, first, second):
     """Whether `first` beats `second` on population, reputation, income, money (R8.3)."""
-    for field in (s.POPULATION, s.REPUTATION, s.INCOME, s.MONEY):
-        a = state[player_base(first) + field]
-        b = state[player_base(second) + field]
+    for attribute in (c.ATTR_POPULATION, c.ATTR_REPUTATION, c.ATTR_INCOME, c.ATTR_MONEY):
+        a = s.attribute_value(state, first, attribute)
+        b = s.attribute_value(state, second, attribute)
         if a != b:
             return a > b
     return False
@@ -141,40 +139,39 @@ def score_game(state, tiles, goals):
     """Final scoring into the SCORE block of each player; sets the winners (R8.2, R8.3)."""
     num_players = state[s.NUM_PLAYERS]
     for player in range(num_players):
-        base = player_base(player)
-        state[base + s.SCORE_POPULATION_BEFORE_GOALS] = state[base + s.POPULATION]
+        s.set_score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS,
+                        s.population(state, player))
     for index in range(c.MAX_PLAYERS):
-        goal = state[s.PUBLIC_GOALS + index]
+        goal = s.public_goal(state, index)
         if goal < 0:
             continue
         winner = public_goal_winner(state, tiles, goals, goal)
         if winner >= 0:
             bonus = goals[goal, GOAL_COLUMN_PUBLIC_BONUS]
-            state[player_base(winner) + s.SCORE_PUBLIC_GOALS + index] = bonus
+            s.set_public_goal_bonus(state, winner, index, bonus)
     achieved = 0  # bit per player
     for offset in range(num_players):
         player = (state[s.FIRST_PLAYER] + offset) % num_players
         if private_goal_achieved(state, tiles, goals, player):
             achieved |= 1 << player
     for player in range(num_players):
-        base = player_base(player)
         if achieved & (1 << player):
-            state[base + s.SCORE_PRIVATE_GOAL] = goals[state[base + s.PRIVATE_GOAL],
-                                                       GOAL_COLUMN_PRIVATE_BONUS]
-        bonus = state[base + s.SCORE_PRIVATE_GOAL]
+            s.set_score_entry(state, player, s.SCORE_PRIVATE_GOAL,
+                            goals[s.private_goal(state, player), GOAL_COLUMN_PRIVATE_BONUS])
+        bonus = s.score_entry(state, player, s.SCORE_PRIVATE_GOAL)
         for index in range(c.MAX_PLAYERS):
-            bonus += state[base + s.SCORE_PUBLIC_GOALS + index]
-        converted = state[base + s.MONEY] // 5
-        state[base + s.SCORE_MONEY_CONVERTED] = converted
-        state[base + s.MONEY] -= 5 * converted
-        state[base + s.POPULATION] += bonus + converted
-        state[base + s.SCORE_FINAL_POPULATION] = state[base + s.POPULATION]
+            bonus += s.public_goal_bonus(state, player, index)
+        converted = s.money(state, player) // 5
+        s.set_score_entry(state, player, s.SCORE_MONEY_CONVERTED, converted)
+        s.set_money(state, player, s.money(state, player) - 5 * converted)
+        s.set_population(state, player, s.population(state, player) + bonus + converted)
+        s.set_score_entry(state, player, s.SCORE_FINAL_POPULATION, s.population(state, player))
     for player in range(num_players):
         beaten = False
         for other in range(num_players):
             if other != player and _ranks_above(state, other, player):
                 beaten = True
-        state[player_base(player) + s.SCORE_WINNER] = 0 if beaten else 1
+        s.set_score_entry(state, player, s.SCORE_WINNER, 0 if beaten else 1)
 
 
 LADDER = ((136, "CEO of Suburbia Inc."), (121, "Principal Architect"),

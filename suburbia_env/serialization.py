@@ -556,7 +556,7 @@ class _StateLoader:
         for player in range(c.MAX_PLAYERS):
             base = s.player_base(player)
             state[base + s.CELL_KIND:base + s.CELL_KIND + s.NUM_CELLS] = -1
-            state[base + s.PRIVATE_GOAL] = -1
+            s.set_private_goal(state, player, -1)
             state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2] = -1
         return state
 
@@ -603,7 +603,7 @@ class _StateLoader:
         words = _list(data["rng_state"], "rng_state", 4)
         for index, word in enumerate(words):
             word = _int(word, f"rng_state[{index}]", 0, _WORD_MAX)
-            state[s.RNG_STATE + index] = word - 2**32 if word > _INT32_MAX else word
+            s.set_rng_word(state, index, word - 2**32 if word > _INT32_MAX else word)
         if not any(words):
             _fail("rng_state", "all four words are 0, a state xoshiro128** never leaves")
 
@@ -634,7 +634,7 @@ class _StateLoader:
             if self.mode == c.MODE_DALE and not c.DALE_FIRST_SLOT <= slot <= c.DALE_LAST_SLOT:
                 _fail(path, f"the game with Dale uses slots {c.DALE_FIRST_SLOT}.."
                             f"{c.DALE_LAST_SLOT} only (R9.2); this slot must be null")
-            self.state[s.MARKET + slot] = kind
+            s.set_market_slot(self.state, slot, kind)
             self.market_kinds.append(kind)
 
     def _read_pile(self) -> None:
@@ -677,7 +677,7 @@ class _StateLoader:
             elif not _is_lettered(kind) or c.STACK_NAMES[_stack_of(kind)] != stack:
                 _fail(path, f"{value!r} is not a tile of the {stack} stack, which this pile "
                             f"position belongs to")
-            self.state[s.PILE + index] = kind
+            s.set_pile_tile(self.state, index, kind)
             if index >= position:
                 self.pile_remaining.append(kind)
         if self.pile_one_more_round is None:
@@ -723,7 +723,7 @@ class _StateLoader:
             if self.mode == c.MODE_DALE and GOALS.table[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE]:
                 _fail(path, f"{value!r} is about lakes or investment markers and is not played "
                             f"with Dale (R9.2)")
-            self.state[s.PUBLIC_GOALS + index] = goal
+            s.set_public_goal(self.state, index, goal)
         self.public_goals = [int(g) for g in self.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + expected]]
 
     def _deal_goal(self, value, path: str) -> int:
@@ -750,7 +750,7 @@ class _StateLoader:
                                           POPULATION_BOUND, "no game gives more, R1.3; "
                                           "invariants.POPULATION_BOUND")
         markers_left = _int(fields["markers_left"], f"{path}.markers_left", 0, c.START_MARKERS)
-        state[base + s.MARKERS_LEFT] = markers_left
+        s.set_markers_left(state, player, markers_left)
         self._read_player_goals(player, fields, path)
         invested = self._read_borough(player, fields["borough"], f"{path}.borough")
         if markers_left != c.START_MARKERS - invested:
@@ -760,13 +760,12 @@ class _StateLoader:
         self._read_score(player, fields["score"], f"{path}.score")
 
     def _read_player_goals(self, player: int, fields: dict, path: str) -> None:
-        base = s.player_base(player)
         with_options = _draws_goals(self.mode, player)
         options = _list(fields["goal_options"], f"{path}.goal_options", 2 if with_options else 0)
         option_goals = []
         for index, value in enumerate(options):
             goal = self._deal_goal(value, f"{path}.goal_options[{index}]")
-            self.state[base + s.GOAL_OPTIONS + index] = goal
+            s.set_goal_option(self.state, player, index, goal)
             option_goals.append(goal)
         private = fields["private_goal"]
         if private is None:
@@ -775,7 +774,7 @@ class _StateLoader:
         if goal not in option_goals:
             _fail(f"{path}.private_goal", f"{private!r} is not one of the goals this player drew "
                                           f"({', '.join(options) or 'none in this mode'}, R3.6)")
-        self.state[base + s.PRIVATE_GOAL] = goal
+        s.set_private_goal(self.state, player, goal)
 
     def _read_borough(self, player: int, value, path: str) -> int:
         """Put the cells in placement order; the derived entries come from put_tile.
@@ -783,7 +782,6 @@ class _StateLoader:
         Returns the number of invested tiles.
         """
         cells = _list(value, path)
-        base = s.player_base(player)
         taken: dict[int, int] = {}
         placed: list[tuple[int, int]] = []
         invested = 0
@@ -810,7 +808,7 @@ class _StateLoader:
             placed.append((kind, cell))
             put_tile(self.state, TILES.table, player, cell, kind, lake, sequence)
             if is_invested:
-                self.state[base + s.CELL_FLAGS + cell] |= s.FLAG_INVESTED
+                s.add_cell_flags(self.state, player, cell, s.FLAG_INVESTED)
                 invested += 1
         if len(cells) < len(_STARTING_TILES):
             _fail(path, f"holds {len(cells)} cells; the starting tiles alone are "
@@ -844,7 +842,7 @@ class _StateLoader:
             kept = (int(self.state[s.CURRENT_PLAYER]) - first) % self.seats
         for offset in range(drawers):
             player = (first + offset) % self.seats
-            has_goal = self.state[s.player_base(player) + s.PRIVATE_GOAL] >= 0
+            has_goal = s.private_goal(self.state, player) >= 0
             if has_goal != (offset < kept):
                 expected = "a kept goal" if offset < kept else "null (not chosen yet)"
                 _fail(f"players[{player}].private_goal",
@@ -855,10 +853,9 @@ class _StateLoader:
         """Placements are numbered 1, 2, ... across all boroughs, in order within each (R7.2)."""
         owners: dict[int, str] = {}
         for player in range(self.seats):
-            base = s.player_base(player)
             previous = 0
             for index, (_, cell) in enumerate(self.borough_cells[player]):
-                sequence = int(self.state[base + s.CELL_SEQUENCE + cell])
+                sequence = int(s.cell_sequence(self.state, player, cell))
                 if index < len(_STARTING_TILES):
                     continue
                 where = f"players[{player}].borough[{index}].sequence"
@@ -932,7 +929,6 @@ class _StateLoader:
             return
         fields = _object(value, path, _SCORE_FIELDS)
         state = self.state
-        base = s.player_base(player)
         before = _int(fields["population_before_goals"], f"{path}.population_before_goals", 0,
                       POPULATION_BOUND, "no game gives more, R1.3")
         bonuses = _list(fields["public_goals"], f"{path}.public_goals", len(self.public_goals))
@@ -941,9 +937,9 @@ class _StateLoader:
             where = f"{path}.public_goals[{index}]"
             if _int(bonus, where) not in (0, allowed):
                 _fail(where, f"{bonus}: the bonus of {GOALS.names[goal]} is {allowed} or 0 (R8.2)")
-            state[base + s.SCORE_PUBLIC_GOALS + index] = bonus
+            s.set_public_goal_bonus(state, player, index, bonus)
         private = _int(fields["private_goal"], f"{path}.private_goal")
-        goal = int(state[base + s.PRIVATE_GOAL])
+        goal = int(s.private_goal(state, player))
         allowed = int(GOALS.table[goal, GOAL_COLUMN_PRIVATE_BONUS]) if goal >= 0 else 0
         if private not in (0, allowed):
             _fail(f"{path}.private_goal", f"{private}: the private goal bonus is {allowed} or 0 "
@@ -951,7 +947,7 @@ class _StateLoader:
         converted = _int(fields["money_converted"], f"{path}.money_converted", 0,
                          MONEY_BOUND // 5, "$5 each of at most MONEY_BOUND, R8.2")
         final = _int(fields["final_population"], f"{path}.final_population", 0)
-        population = int(state[base + s.POPULATION])
+        population = int(s.population(state, player))
         if final != population:
             _fail(f"{path}.final_population", f"{final} differs from the population "
                                               f"{population}")
@@ -959,21 +955,21 @@ class _StateLoader:
             _fail(f"{path}.final_population",
                   f"{final} is not population_before_goals + goal bonuses + money_converted "
                   f"= {before + sum(bonuses) + private + converted} (R8.2)")
-        if state[base + s.MONEY] >= 5:
-            _fail(f"players[{player}].money", f"{int(state[base + s.MONEY])} left after final "
+        if s.money(state, player) >= 5:
+            _fail(f"players[{player}].money", f"{int(s.money(state, player))} left after final "
                                               f"scoring, where each $5 became 1 population (R8.2)")
-        state[base + s.SCORE_POPULATION_BEFORE_GOALS] = before
-        state[base + s.SCORE_PRIVATE_GOAL] = private
-        state[base + s.SCORE_MONEY_CONVERTED] = converted
-        state[base + s.SCORE_FINAL_POPULATION] = final
-        state[base + s.SCORE_WINNER] = int(_bool(fields["winner"], f"{path}.winner"))
+        s.set_score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS, before)
+        s.set_score_entry(state, player, s.SCORE_PRIVATE_GOAL, private)
+        s.set_score_entry(state, player, s.SCORE_MONEY_CONVERTED, converted)
+        s.set_score_entry(state, player, s.SCORE_FINAL_POPULATION, final)
+        s.set_score_entry(state, player, s.SCORE_WINNER, int(_bool(fields["winner"], f"{path}.winner")))
 
     def _check_winners(self) -> None:
         """Each public bonus goes to one player at most; the winners follow R8.3."""
         state = self.state
         for index, goal in enumerate(self.public_goals):
             won = [p for p in range(self.seats)
-                   if state[s.player_base(p) + s.SCORE_PUBLIC_GOALS + index]]
+                   if s.public_goal_bonus(state, p, index)]
             if len(won) > 1:
                 _fail(f"players[{won[1]}].score.public_goals[{index}]",
                       f"{GOALS.names[goal]} is also won by player {won[0]}; a public goal "
@@ -983,7 +979,7 @@ class _StateLoader:
                  for p in range(self.seats)]
         for player in range(self.seats):
             wins = ranks[player] == max(ranks)
-            if bool(state[s.player_base(player) + s.SCORE_WINNER]) != wins:
+            if bool(s.score_entry(state, player, s.SCORE_WINNER)) != wins:
                 _fail(f"players[{player}].score.winner",
                       f"must be {str(wins).lower()}: the winners have the highest population, "
                       f"then reputation, income and money (R8.3)")

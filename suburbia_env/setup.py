@@ -10,7 +10,7 @@ from . import constants as c
 from . import state_layout as s
 from .hex_grid import NUM_CELLS, STARTING_CELLS
 from .market import draw_tile, fill_dale_market
-from .resolution import one_more_round_kind, player_base, put_tile
+from .resolution import put_tile
 from .rng import random_below, shuffle_range
 from .tile_data import COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE
 from . import event_log as ev
@@ -43,22 +43,22 @@ def _take_from_box(state, tiles, stack, count, destination):
     """Shuffle the box's tiles of one stack and move `count` of them to `destination`."""
     physical = np.empty(256, dtype=np.int32)
     total = 0
-    for kind in range(tiles.shape[0] - 2):
+    for kind in range(s.lake_kind(tiles)):  # the printed kinds
         if tiles[kind, COLUMN_STACK] == stack:
-            for _ in range(state[s.BOX + kind]):
+            for _ in range(s.boxed(state, kind)):
                 physical[total] = kind
                 total += 1
     shuffle_range(physical, 0, total, state, s.RNG_STATE)
     for index in range(count):
         destination[index] = physical[index]
-        state[s.BOX + physical[index]] -= 1
+        s.add_boxed(state, physical[index], -1)
 
 
 @njit(cache=True)
 def _build_pile(state, tiles):
     sizes = stack_sizes(state[s.NUM_PLAYERS], state[s.MODE], state[s.EDITION])
     count_a, count_b, c_first, c_block, c_last = sizes[0], sizes[1], sizes[2], sizes[3], sizes[4]
-    pile = state[s.PILE:s.PILE + s.PILE_CAPACITY]
+    pile = s.pile_view(state)
     _take_from_box(state, tiles, c.STACK_A, count_a, pile[:count_a])
     _take_from_box(state, tiles, c.STACK_B, count_b, pile[count_a:count_a + count_b])
     start_c = count_a + count_b
@@ -66,8 +66,8 @@ def _build_pile(state, tiles):
     # The C tiles in order, then One More Round shuffled into its block (R3.2, R3.3, R9.2).
     c_tiles = np.empty(count_c + 1, dtype=np.int32)
     _take_from_box(state, tiles, c.STACK_C, count_c, c_tiles)
-    one_more_round = one_more_round_kind(tiles)
-    state[s.BOX + one_more_round] -= 1
+    one_more_round = s.one_more_round_kind(tiles)
+    s.add_boxed(state, one_more_round, -1)
     position = start_c
     for index in range(c_first):
         pile[position] = c_tiles[index]
@@ -82,9 +82,9 @@ def _build_pile(state, tiles):
     for index in range(c_first + c_block, count_c):
         pile[position] = c_tiles[index]
         position += 1
-    state[s.PILE_A_END] = count_a
-    state[s.PILE_B_END] = start_c
-    state[s.PILE_END] = position
+    s.set_stack_end(state, 0, count_a)
+    s.set_stack_end(state, 1, start_c)
+    s.set_stack_end(state, 2, position)
 
 
 @njit(cache=True)
@@ -108,22 +108,21 @@ def _deal_goals(state, goals):
             goal = order[drawn]
             drawn += 1
             if goals[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE] == 0:
-                state[s.PUBLIC_GOALS + public] = goal
+                s.set_public_goal(state, public, goal)
                 public += 1
         goal_drawers = 1
     else:
         for index in range(num_players):
-            state[s.PUBLIC_GOALS + index] = order[index]
+            s.set_public_goal(state, index, order[index])
         drawn = num_players
         goal_drawers = num_players
     for offset in range(goal_drawers):
         player = (state[s.FIRST_PLAYER] + offset) % num_players
-        base = player_base(player)
-        state[base + s.GOAL_OPTIONS] = order[drawn + 2 * offset]
-        state[base + s.GOAL_OPTIONS + 1] = order[drawn + 2 * offset + 1]
+        s.set_goal_option(state, player, 0, order[drawn + 2 * offset])
+        s.set_goal_option(state, player, 1, order[drawn + 2 * offset + 1])
         if state[s.RANDOM_PRIVATE_GOALS]:
             option = random_below(state, s.RNG_STATE, 2)
-            state[base + s.PRIVATE_GOAL] = state[base + s.GOAL_OPTIONS + option]
+            s.set_private_goal(state, player, s.goal_option(state, player, option))
 
 
 @njit(cache=True)
@@ -137,30 +136,33 @@ def new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, rando
     state[s.FINAL_ROUND] = -1
     state[s.RANDOM_PRIVATE_GOALS] = random_private_goals
     state[s.PLACEMENT_COUNTER] = 1
-    state[s.RNG_STATE:s.RNG_STATE + 4] = seed
-    state[s.MARKET:s.MARKET + c.NUM_SLOTS] = -1
-    state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS] = -1
+    for word in range(4):
+        s.set_rng_word(state, word, seed[word])
+    for slot in range(c.NUM_SLOTS):
+        s.set_market_slot(state, slot, -1)
+    for index in range(c.MAX_PLAYERS):
+        s.set_public_goal(state, index, -1)
     for kind in range(tiles.shape[0]):
-        state[s.BOX + kind] = tiles[kind, COLUMN_COPIES]
+        s.add_boxed(state, kind, tiles[kind, COLUMN_COPIES])
     for basic in range(3):
-        state[s.SUPPLY + basic] = c.BASIC_SUPPLY_PER_KIND
-        state[s.BOX + basic_kinds[basic]] -= c.BASIC_SUPPLY_PER_KIND
+        s.set_supply(state, basic, c.BASIC_SUPPLY_PER_KIND)
+        s.add_boxed(state, basic_kinds[basic], -c.BASIC_SUPPLY_PER_KIND)
     for player in range(c.MAX_PLAYERS):
-        base = player_base(player)
-        state[base + s.CELL_KIND:base + s.CELL_KIND + NUM_CELLS] = -1
-        state[base + s.PRIVATE_GOAL] = -1
-        state[base + s.GOAL_OPTIONS] = -1
-        state[base + s.GOAL_OPTIONS + 1] = -1
+        for cell in range(NUM_CELLS):
+            s.set_cell_kind(state, player, cell, -1)
+        s.set_private_goal(state, player, -1)
+        s.set_goal_option(state, player, 0, -1)
+        s.set_goal_option(state, player, 1, -1)
         if player >= num_players:
             continue
-        state[base + s.MONEY] = c.START_MONEY
-        state[base + s.INCOME] = c.START_INCOME
-        state[base + s.REPUTATION] = c.START_REPUTATION
-        state[base + s.POPULATION] = c.START_POPULATION
-        state[base + s.MARKERS_LEFT] = c.START_MARKERS
+        s.set_money(state, player, c.START_MONEY)
+        s.set_income(state, player, c.START_INCOME)
+        s.set_reputation(state, player, c.START_REPUTATION)
+        s.set_population(state, player, c.START_POPULATION)
+        s.set_markers_left(state, player, c.START_MARKERS)
         for basic in range(3):  # Suburbs, Park, Factory at (0,0), (0,1), (0,2) (R2.3)
             put_tile(state, tiles, player, STARTING_CELLS[basic], basic_kinds[basic], False, 0)
-            state[s.BOX + basic_kinds[basic]] -= 1
+            s.add_boxed(state, basic_kinds[basic], -1)
     _build_pile(state, tiles)
     if mode == c.MODE_STANDARD:
         state[s.FIRST_PLAYER] = random_below(state, s.RNG_STATE, num_players)
@@ -169,7 +171,7 @@ def new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, rando
         fill_dale_market(state, tiles, np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32))
     else:
         for slot in range(c.NUM_SLOTS):
-            state[s.MARKET + slot] = draw_tile(state)
+            s.set_market_slot(state, slot, draw_tile(state))
     _deal_goals(state, goals)
     if mode != c.MODE_SOLITARY and not random_private_goals:
         state[s.PENDING_DECISION] = c.DECISION_KEEP_GOAL

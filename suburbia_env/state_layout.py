@@ -1,12 +1,24 @@
-"""Offsets into the flat int32 state vector that holds one whole game.
+"""The flat int32 state vector that holds one whole game: its layout and its accessors.
 
 A game is one `np.int32` vector of `STATE_SIZE` entries so that copying, hashing,
 batching (N x STATE_SIZE) and passing it to numba kernels are all trivial. Only the
 compiled core writes it; `serialization` turns it into the documented JSON format.
 Derived entries (feature counts, placeable flags) are rebuilt from the borough on load.
+
+This module is the only one that knows where a value lives: every other module reads
+and writes the state through the accessors below (`money(state, player)`,
+`cell_kind(state, player, cell)`, ...), never through `state[base + OFFSET + ...]`
+(tests/test_state_access.py enforces it). The accessors are kernels compiled with
+`inline='always'`: numba pastes their body into each calling kernel, so compiled code
+runs as if it indexed the state itself (docs/architecture.md, "The state and its
+accessors", has the measured cost). Python code calls the same functions.
 """
 
-from .constants import MAX_PLAYERS, NUM_FEATURES, NUM_SLOTS
+import numpy as np
+from numba import njit
+
+from .constants import (ATTR_INCOME, ATTR_MONEY, ATTR_POPULATION, ATTR_REPUTATION, MAX_PLAYERS,
+                        NUM_FEATURES, NUM_SLOTS)
 from .hex_grid import NUM_CELLS
 
 MAX_KINDS = 64  # room for the tile kinds of tiles.csv plus lake and One More Round
@@ -69,5 +81,393 @@ FLAG_INVESTED = 2
 FLAG_PLACEABLE = 4  # empty and adjacent to a tile or lake of the borough (R2.4)
 
 
-def player_base(player: int) -> int:
+
+def _accessor(function):
+    """A kernel numba inlines into every kernel that calls it (and Python may call): the
+    state is read as directly as `state[index]`, without a call per access."""
+    return njit(cache=True, inline="always", _nrt=False)(function)
+
+
+# Tables: the last two rows of the tile table are the lake and One More Round (tile_data).
+@_accessor
+def lake_kind(tiles):
+    """The tile-table row of a lake (R6.7); also the number of printed tile kinds."""
+    return tiles.shape[0] - 2
+
+
+@_accessor
+def one_more_round_kind(tiles):
+    """The tile-table row of the One More Round tile (R4.3)."""
+    return tiles.shape[0] - 1
+
+
+# Header arrays.
+@_accessor
+def market_slot(state, slot):
+    """Kind in a market slot, -1 when empty (R4.1)."""
+    return state[MARKET + slot]
+
+
+@_accessor
+def set_market_slot(state, slot, kind):
+    state[MARKET + slot] = kind
+
+
+@_accessor
+def pile_tile(state, position):
+    """Kind at a position of the stacks in draw order (R4.2)."""
+    return state[PILE + position]
+
+
+@_accessor
+def set_pile_tile(state, position, kind):
+    state[PILE + position] = kind
+
+
+@_accessor
+def stack_end(state, stack):
+    """End (exclusive) of stack 0 (A), 1 (B) or 2 (C) in the pile."""
+    return state[PILE_A_END + stack]
+
+
+@_accessor
+def set_stack_end(state, stack, end):
+    state[PILE_A_END + stack] = end
+
+
+@_accessor
+def supply(state, basic):
+    """Basic tiles left of kind `basic` in notation order (R3.5)."""
+    return state[SUPPLY + basic]
+
+
+@_accessor
+def set_supply(state, basic, count):
+    state[SUPPLY + basic] = count
+
+
+@_accessor
+def public_goal(state, index):
+    """Goal of public goal `index`, -1 when unused (R3.6)."""
+    return state[PUBLIC_GOALS + index]
+
+
+@_accessor
+def set_public_goal(state, index, goal):
+    state[PUBLIC_GOALS + index] = goal
+
+
+@_accessor
+def discarded(state, kind):
+    return state[DISCARDED + kind]
+
+
+@_accessor
+def add_discarded(state, kind, amount):
+    state[DISCARDED + kind] += amount
+
+
+@_accessor
+def boxed(state, kind):
+    """Tiles of `kind` not used in this game (R3.2, R3.3)."""
+    return state[BOX + kind]
+
+
+@_accessor
+def add_boxed(state, kind, amount):
+    state[BOX + kind] += amount
+
+
+@_accessor
+def rng_word(state, index):
+    return state[RNG_STATE + index]
+
+
+@_accessor
+def set_rng_word(state, index, word):
+    state[RNG_STATE + index] = word
+
+
+# The player block.
+@_accessor
+def player_base(player):
+    """Index of a player's first entry; only this module adds offsets to it."""
     return PLAYERS + player * PLAYER_STRIDE
+
+
+@_accessor
+def attribute_offset(attribute):
+    """Offset in the player block of what an effect moves (constants.ATTR_*)."""
+    if attribute == ATTR_INCOME:
+        return INCOME
+    if attribute == ATTR_REPUTATION:
+        return REPUTATION
+    if attribute == ATTR_POPULATION:
+        return POPULATION
+    return MONEY
+
+
+@_accessor
+def attribute_value(state, player, attribute):
+    """Income, reputation, population or money of a player, by constants.ATTR_*."""
+    return state[player_base(player) + attribute_offset(attribute)]
+
+
+@_accessor
+def set_attribute_value(state, player, attribute, value):
+    state[player_base(player) + attribute_offset(attribute)] = value
+
+
+@_accessor
+def money(state, player):
+    return state[player_base(player) + MONEY]
+
+
+@_accessor
+def set_money(state, player, value):
+    state[player_base(player) + MONEY] = value
+
+
+@_accessor
+def add_money(state, player, amount):
+    state[player_base(player) + MONEY] += amount
+
+
+@_accessor
+def income(state, player):
+    return state[player_base(player) + INCOME]
+
+
+@_accessor
+def set_income(state, player, value):
+    state[player_base(player) + INCOME] = value
+
+
+@_accessor
+def reputation(state, player):
+    return state[player_base(player) + REPUTATION]
+
+
+@_accessor
+def set_reputation(state, player, value):
+    state[player_base(player) + REPUTATION] = value
+
+
+@_accessor
+def population(state, player):
+    return state[player_base(player) + POPULATION]
+
+
+@_accessor
+def set_population(state, player, value):
+    state[player_base(player) + POPULATION] = value
+
+
+@_accessor
+def markers_left(state, player):
+    """Investment markers not yet placed (R3.4, R7.3)."""
+    return state[player_base(player) + MARKERS_LEFT]
+
+
+@_accessor
+def set_markers_left(state, player, count):
+    state[player_base(player) + MARKERS_LEFT] = count
+
+
+@_accessor
+def private_goal(state, player):
+    """The kept private goal, -1 until kept (R3.6)."""
+    return state[player_base(player) + PRIVATE_GOAL]
+
+
+@_accessor
+def set_private_goal(state, player, goal):
+    state[player_base(player) + PRIVATE_GOAL] = goal
+
+
+@_accessor
+def goal_option(state, player, option):
+    """Goal drawn at setup as option 0 or 1, -1 when none (R3.6)."""
+    return state[player_base(player) + GOAL_OPTIONS + option]
+
+
+@_accessor
+def set_goal_option(state, player, option, goal):
+    state[player_base(player) + GOAL_OPTIONS + option] = goal
+
+
+@_accessor
+def tile_count(state, player):
+    """Tiles in the borough, lakes and starting tiles included."""
+    return state[player_base(player) + TILE_COUNT]
+
+
+@_accessor
+def set_tile_count(state, player, count):
+    state[player_base(player) + TILE_COUNT] = count
+
+
+@_accessor
+def lake_count(state, player):
+    return state[player_base(player) + LAKE_COUNT]
+
+
+@_accessor
+def set_lake_count(state, player, count):
+    state[player_base(player) + LAKE_COUNT] = count
+
+
+@_accessor
+def feature_count(state, player, feature):
+    """Tiles of the borough carrying a type or icon feature (R6.4)."""
+    return state[player_base(player) + FEATURE_COUNT + feature]
+
+
+@_accessor
+def set_feature_count(state, player, feature, count):
+    state[player_base(player) + FEATURE_COUNT + feature] = count
+
+
+@_accessor
+def add_feature_count(state, player, feature, amount):
+    state[player_base(player) + FEATURE_COUNT + feature] += amount
+
+
+@_accessor
+def score_entry(state, player, entry):
+    """An entry of the final-scoring breakdown (R8.2): SCORE_* of this module."""
+    return state[player_base(player) + entry]
+
+
+@_accessor
+def set_score_entry(state, player, entry, value):
+    state[player_base(player) + entry] = value
+
+
+@_accessor
+def placed_cell(state, player, position):
+    """The cell of the player's `position`-th placed tile (placement order)."""
+    return state[player_base(player) + ORDER + position]
+
+
+@_accessor
+def set_placed_cell(state, player, position, cell):
+    state[player_base(player) + ORDER + position] = cell
+
+
+@_accessor
+def cell_kind(state, player, cell):
+    """Kind on a cell, -1 when empty; a lake keeps the kind of its tile."""
+    return state[player_base(player) + CELL_KIND + cell]
+
+
+@_accessor
+def set_cell_kind(state, player, cell, kind):
+    state[player_base(player) + CELL_KIND + cell] = kind
+
+
+@_accessor
+def cell_flags(state, player, cell):
+    """FLAG_* bits of a cell."""
+    return state[player_base(player) + CELL_FLAGS + cell]
+
+
+@_accessor
+def set_cell_flags(state, player, cell, flags):
+    state[player_base(player) + CELL_FLAGS + cell] = flags
+
+
+@_accessor
+def add_cell_flags(state, player, cell, flags):
+    """Set the bits `flags` of a cell, keeping the others."""
+    state[player_base(player) + CELL_FLAGS + cell] |= flags
+
+
+@_accessor
+def clear_cell_flags(state, player, cell, flags):
+    """Clear the bits `flags` of a cell, keeping the others."""
+    state[player_base(player) + CELL_FLAGS + cell] &= ~flags
+
+
+@_accessor
+def is_lake(state, player, cell):
+    return state[player_base(player) + CELL_FLAGS + cell] & FLAG_LAKE != 0
+
+
+@_accessor
+def is_invested(state, player, cell):
+    return state[player_base(player) + CELL_FLAGS + cell] & FLAG_INVESTED != 0
+
+
+@_accessor
+def is_placeable(state, player, cell):
+    """Empty and next to the borough (R2.4)."""
+    return state[player_base(player) + CELL_FLAGS + cell] & FLAG_PLACEABLE != 0
+
+
+@_accessor
+def cell_sequence(state, player, cell):
+    """Global placement number of the tile on a cell (R7.2, R6.5)."""
+    return state[player_base(player) + CELL_SEQUENCE + cell]
+
+
+@_accessor
+def set_cell_sequence(state, player, cell, sequence):
+    state[player_base(player) + CELL_SEQUENCE + cell] = sequence
+
+
+# Views for Python code that reads or writes whole rows at once.
+def player_block(state: np.ndarray, player: int) -> np.ndarray:
+    """The whole block of a player (PLAYER_STRIDE entries)."""
+    start = PLAYERS + player * PLAYER_STRIDE
+    return state[start:start + PLAYER_STRIDE]
+
+
+def player_row(state: np.ndarray, player: int, offset: int, length: int) -> np.ndarray:
+    """`length` entries of a player's block from `offset` (GOAL_OPTIONS, CELL_KIND, ...)."""
+    start = PLAYERS + player * PLAYER_STRIDE + offset
+    return state[start:start + length]
+
+
+def cell_kinds(state: np.ndarray, player: int) -> np.ndarray:
+    return player_row(state, player, CELL_KIND, NUM_CELLS)
+
+
+def cell_flag_row(state: np.ndarray, player: int) -> np.ndarray:
+    return player_row(state, player, CELL_FLAGS, NUM_CELLS)
+
+
+def goal_options(state: np.ndarray, player: int) -> np.ndarray:
+    return player_row(state, player, GOAL_OPTIONS, 2)
+
+
+def header_row(state: np.ndarray, offset: int, length: int) -> np.ndarray:
+    """`length` header entries from `offset` (MARKET, PILE, SUPPLY, ...)."""
+    return state[offset:offset + length]
+
+
+@_accessor
+def public_goal_bonus(state, player, index):
+    """Bonus a player scored on public goal `index` (R8.2)."""
+    return state[player_base(player) + SCORE_PUBLIC_GOALS + index]
+
+
+@_accessor
+def set_public_goal_bonus(state, player, index, bonus):
+    state[player_base(player) + SCORE_PUBLIC_GOALS + index] = bonus
+
+
+@njit(cache=True)
+def pile_view(state):
+    """The stacks in draw order as a view (PILE_CAPACITY entries), for setup's shuffles."""
+    return state[PILE:PILE + PILE_CAPACITY]
+
+
+@_accessor
+def set_boxed(state, kind, count):
+    state[BOX + kind] = count
+
+
+@_accessor
+def set_discarded(state, kind, count):
+    state[DISCARDED + kind] = count

@@ -164,15 +164,15 @@ def public_action_text(text: str) -> str:
     return "keeps a private goal" if text.startswith("keep ") else text
 
 
-_HEADLINES = (ev.PLACE, ev.DALE_BUY, ev.INVEST, ev.DISCARD, ev.PASS)
+_HEADLINES = (ev.EVENT_PLACE, ev.EVENT_DALE_BUY, ev.EVENT_INVEST, ev.EVENT_DISCARD, ev.EVENT_PASS)
 
 
 def headline_events(game: Game, exclude: int) -> list[str]:
     """What the other seats did in the last `Game.apply`, one line a move (placements,
     investments, discards, passes), in the words of the event log (render.py)."""
     return [describe_event(row, game.config.mode == "dale") for row in game.last_events
-            if row[ev.EVENT] in _HEADLINES and row[ev.PLAYER] >= 0
-            and row[ev.PLAYER] != exclude]
+            if row[ev.FIELD_EVENT] in _HEADLINES and row[ev.FIELD_PLAYER] >= 0
+            and row[ev.FIELD_PLAYER] != exclude]
 
 
 def seat_label(game: Game, seat: int, human: int, labels: dict[int, str]) -> str:

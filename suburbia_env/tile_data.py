@@ -51,7 +51,7 @@ NUM_GOAL_COLUMNS = 6
 LAKE_NAME = "Lake"
 ONE_MORE_ROUND_NAME = "One More Round"
 
-_ATTRIBUTES = {"inc": c.INCOME, "rep": c.REPUTATION, "pop": c.POPULATION, "$": c.MONEY}
+_ATTRIBUTES = {"inc": c.ATTR_INCOME, "rep": c.ATTR_REPUTATION, "pop": c.ATTR_POPULATION, "$": c.ATTR_MONEY}
 _TERM = re.compile(r"^(inc|rep|pop|\$)([+-]\d+)$")
 _CONDITIONAL = re.compile(r"^([a-z_]+)(?:\(([^)]*)\))?:(\S+)$")
 _SCOPES = {name: index for index, name in enumerate(c.SCOPE_NAMES)}
@@ -236,19 +236,19 @@ def _encode_conditional(table: np.ndarray, index: int, terms: list[str], where: 
             raise DataFileError(f"{where}: scope {scope_name!r} with wrong targets in {term!r}")
         target = _parse_target(target_text, where) if target_text else 0
         attribute, amount = _parse_term(effect, where)
-        if scope == c.SCOPE_REDLINE_OWN and attribute == c.POPULATION:
+        if scope == c.SCOPE_REDLINE_OWN and attribute == c.ATTR_POPULATION:
             raise DataFileError(f"{where}: a red-line reaction cannot move population")
-        if scope == c.SCOPE_LAKE_ADJACENT_OWN and attribute != c.MONEY:
+        if scope == c.SCOPE_LAKE_ADJACENT_OWN and attribute != c.ATTR_MONEY:
             raise DataFileError(f"{where}: lake_adj_own adds money only (R6.7)")
         table[index, COLUMN_CONDITIONAL_SCOPE + term_index] = scope
         table[index, COLUMN_CONDITIONAL_TARGET + term_index] = target
         table[index, COLUMN_CONDITIONAL_ATTRIBUTE + term_index] = attribute
         table[index, COLUMN_CONDITIONAL_AMOUNT + term_index] = amount
         table[index, COLUMN_REACTS_TO] |= target
-        if attribute == c.POPULATION and amount < 0:
+        if attribute == c.ATTR_POPULATION and amount < 0:
             table[index, COLUMN_NEGATIVE_POPULATION] = 1
     for term_index in range(table[index, COLUMN_IMMEDIATE_COUNT]):
-        if (table[index, COLUMN_IMMEDIATE_ATTRIBUTE + term_index] == c.POPULATION
+        if (table[index, COLUMN_IMMEDIATE_ATTRIBUTE + term_index] == c.ATTR_POPULATION
                 and table[index, COLUMN_IMMEDIATE_AMOUNT + term_index] < 0):
             table[index, COLUMN_NEGATIVE_POPULATION] = 1
 

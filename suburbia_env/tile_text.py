@@ -27,12 +27,12 @@ from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
 ICON_WORDS = ("restaurant", "airport", "office", "school", "skyscraper", "car dealership")
 """ICON_WORDS[icon]: the icon (R1.4) as a reader says it."""
 
-_ATTRIBUTE_WORDS = {c.INCOME: "income", c.REPUTATION: "reputation", c.POPULATION: "population"}
+_ATTRIBUTE_WORDS = {c.ATTR_INCOME: "income", c.ATTR_REPUTATION: "reputation", c.ATTR_POPULATION: "population"}
 
 
 def amount_words(attribute: int, amount: int) -> str:
     """`+3 population`, `-1 income`, `+$2`, `-$4` (R6.1, R6.8)."""
-    if attribute == c.MONEY:
+    if attribute == c.ATTR_MONEY:
         return f"{'+' if amount >= 0 else '-'}${abs(amount)}"
     return f"{amount:+d} {_ATTRIBUTE_WORDS[attribute]}"
 
@@ -100,13 +100,13 @@ def tile_effects(kind: int) -> list[str]:
     return sentences
 
 
-_BRIEF_ATTRIBUTES = {c.INCOME: "inc", c.REPUTATION: "rep", c.POPULATION: "pop"}
+_BRIEF_ATTRIBUTES = {c.ATTR_INCOME: "inc", c.ATTR_REPUTATION: "rep", c.ATTR_POPULATION: "pop"}
 _BRIEF_TYPES = ("res", "com", "civ", "ind")
 _BRIEF_ICONS = ("restaurant", "airport", "office", "school", "skyscraper", "car dealer")
 
 
 def _brief_amount(attribute: int, amount: int) -> str:
-    if attribute == c.MONEY:
+    if attribute == c.ATTR_MONEY:
         return f"{'+' if amount >= 0 else '-'}${abs(amount)}"
     return f"{amount:+d} {_BRIEF_ATTRIBUTES[attribute]}"
 

@@ -5,8 +5,6 @@ turn and of a round, Dale's turn, and the end of the game (R4.3, R5, R8.2, R9).
 mask); `apply_action` checks legality first and leaves the state untouched otherwise.
 """
 
-import numpy as np
-
 from . import action_space as a
 from . import constants as c
 from . import event_log as ev
@@ -17,8 +15,8 @@ from .legal_actions import any_premium_payable, investment_price, is_legal_actio
 from .market import (clear_market, discard_from_market, fill_dale_market, first_slot,
                      last_slot, refill_market, slot_premium, take_from_market)
 from .refcount_free import njit_without_refcounts
-from .resolution import (ALL_BOROUGHS, FACE_UP, cross_red_lines, pay, player_base,
-                         resolve_investment, resolve_placement)
+from .resolution import (ALL_BOROUGHS, FACE_UP, cross_red_lines, pay, resolve_investment,
+                         resolve_placement)
 from .scoring import score_game
 from .tile_data import COLUMN_COST
 
@@ -26,9 +24,6 @@ STATUS_OK = 0
 STATUS_ILLEGAL = 1
 STATUS_GAME_OVER = 2
 
-DALE_SEAT = np.int32(1)
-"""An int32, the type of a player read from the state: a plain 1 would make numba compile
-every kernel Dale's turn calls a second time, for the literal (more code to load)."""
 DALE_PRICE = 3
 _ANY_PRICE = 1 << 30
 
@@ -62,31 +57,29 @@ def population_step_outcome(population, reputation, money):
 @njit_without_refcounts
 def income_step(state, tiles, log, player):
     """R5.2 (`income_step_outcome`), with the red lines fallen below (R8.1)."""
-    base = player_base(player)
-    income = state[base + s.INCOME]
-    old = state[base + s.POPULATION]
-    money, new, unpaid = income_step_outcome(income, state[base + s.MONEY], old)
-    state[base + s.MONEY] = money
+    gained = s.income(state, player)
+    old = s.population(state, player)
+    money_after, new, unpaid = income_step_outcome(gained, s.money(state, player), old)
+    s.set_money(state, player, money_after)
     if unpaid > 0:
-        state[base + s.POPULATION] = new
-        ev.record(log, ev.SHORTFALL, player, c.POPULATION, new - old, new, -1, -1, -1)
+        s.set_population(state, player, new)
+        ev.record(log, ev.EVENT_SHORTFALL, player, c.ATTR_POPULATION, new - old, new, -1, -1, -1)
         cross_red_lines(state, tiles, log, player, old, new)
-    ev.record(log, ev.INCOME_STEP, player, c.MONEY, income, money, -1, -1, -1)
+    ev.record(log, ev.EVENT_INCOME_STEP, player, c.ATTR_MONEY, gained, money_after, -1, -1, -1)
 
 
 @njit_without_refcounts
 def population_step(state, tiles, log, player):
     """R5.3 (`population_step_outcome`), with the red lines crossed (R8.1)."""
-    base = player_base(player)
-    old = state[base + s.POPULATION]
-    reputation = state[base + s.REPUTATION]
-    new, money, owed = population_step_outcome(old, reputation, state[base + s.MONEY])
+    old = s.population(state, player)
+    moved = s.reputation(state, player)
+    new, money_after, owed = population_step_outcome(old, moved, s.money(state, player))
     if owed > 0:
-        ev.record(log, ev.SHORTFALL, player, c.MONEY, money - state[base + s.MONEY], money,
-                  -1, -1, -1)
-        state[base + s.MONEY] = money
-    state[base + s.POPULATION] = new
-    ev.record(log, ev.POPULATION_STEP, player, c.POPULATION, reputation, new, -1, -1, -1)
+        ev.record(log, ev.EVENT_SHORTFALL, player, c.ATTR_MONEY,
+                  money_after - s.money(state, player), money_after, -1, -1, -1)
+        s.set_money(state, player, money_after)
+    s.set_population(state, player, new)
+    ev.record(log, ev.EVENT_POPULATION_STEP, player, c.ATTR_POPULATION, moved, new, -1, -1, -1)
     cross_red_lines(state, tiles, log, player, old, new)
 
 
@@ -96,7 +89,7 @@ def finish_game(state, tiles, goals, log):
     state[s.GAME_OVER] = 1
     state[s.PENDING_DECISION] = c.DECISION_NONE
     state[s.CURRENT_PLAYER] = -1
-    ev.record(log, ev.GAME_OVER, -1, 0, 0, 0, -1, -1, -1)
+    ev.record(log, ev.EVENT_GAME_OVER, -1, 0, 0, 0, -1, -1, -1)
 
 
 @njit_without_refcounts
@@ -111,15 +104,15 @@ def dale_turn(state, tiles, log):
     slot = dale_choose_slot(state, tiles, _ANY_PRICE)
     cell = -1
     if slot >= 0:
-        cell = dale_choose_cell(state, tiles, log, DALE_SEAT, state[s.MARKET + slot])
+        cell = dale_choose_cell(state, tiles, log, c.DALE_SEAT, s.market_slot(state, slot))
     if cell >= 0:
         kind = take_from_market(state, slot)
-        price = min(DALE_PRICE, state[player_base(DALE_SEAT) + s.MONEY])
-        pay(state, DALE_SEAT, price)
-        ev.record(log, ev.DALE_BUY, DALE_SEAT, 0, price, 0, DALE_SEAT, cell, kind)
-        resolve_placement(state, tiles, log, DALE_SEAT, cell, kind, FACE_UP, ALL_BOROUGHS)
-    income_step(state, tiles, log, DALE_SEAT)
-    population_step(state, tiles, log, DALE_SEAT)
+        price = min(DALE_PRICE, s.money(state, c.DALE_SEAT))
+        pay(state, c.DALE_SEAT, price)
+        ev.record(log, ev.EVENT_DALE_BUY, c.DALE_SEAT, 0, price, 0, c.DALE_SEAT, cell, kind)
+        resolve_placement(state, tiles, log, c.DALE_SEAT, cell, kind, FACE_UP, ALL_BOROUGHS)
+    income_step(state, tiles, log, c.DALE_SEAT)
+    population_step(state, tiles, log, c.DALE_SEAT)
 
 
 @njit_without_refcounts
@@ -174,12 +167,12 @@ def _discard_or_finish(state, tiles, goals, log, player):
 def _keep_goal(state, log, player, option):
     """R3.6: keep one of the two drawn goals; the players choose in turn order. Dale draws
     no goal and is passed over (R9.2)."""
-    base = player_base(player)
-    state[base + s.PRIVATE_GOAL] = state[base + s.GOAL_OPTIONS + option]
-    ev.record(log, ev.KEEP_GOAL, player, 0, option, state[base + s.PRIVATE_GOAL], -1, -1, -1)
+    s.set_private_goal(state, player, s.goal_option(state, player, option))
+    ev.record(log, ev.EVENT_KEEP_GOAL, player, 0, option, s.private_goal(state, player),
+              -1, -1, -1)
     next_player = (player + 1) % state[s.NUM_PLAYERS]
     while (next_player != state[s.FIRST_PLAYER]
-           and state[player_base(next_player) + s.GOAL_OPTIONS] < 0):
+           and s.goal_option(state, next_player, 0) < 0):
         next_player = (next_player + 1) % state[s.NUM_PLAYERS]
     state[s.CURRENT_PLAYER] = next_player
     if next_player == state[s.FIRST_PLAYER]:
@@ -192,10 +185,10 @@ def apply_legal_action(state, tiles, goals, basic_kinds, action, log):
     decision = state[s.PENDING_DECISION]
     player = state[s.CURRENT_PLAYER]
     if decision == c.DECISION_KEEP_GOAL:
-        _keep_goal(state, log, player, action - a.KEEP_GOAL)
+        _keep_goal(state, log, player, action - a.ACTION_KEEP_GOAL)
         return
     if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
-        slot = action - (a.DISCARD if decision == c.DECISION_DISCARD else a.REMOVE)
+        slot = action - (a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE)
         premium = slot_premium(slot)
         pay(state, player, premium)
         discard_from_market(state, log, player, slot, premium)
@@ -204,36 +197,36 @@ def apply_legal_action(state, tiles, goals, basic_kinds, action, log):
         else:
             end_turn(state, tiles, goals, log)
         return
-    if action == a.PASS:
-        ev.record(log, ev.PASS, player, 0, 0, 0, -1, -1, -1)
+    if action == a.ACTION_PASS:
+        ev.record(log, ev.EVENT_PASS, player, 0, 0, 0, -1, -1, -1)
         for slot in range(last_slot(state), first_slot(state) - 1, -1):
-            if state[s.MARKET + slot] >= 0:
+            if s.market_slot(state, slot) >= 0:
                 discard_from_market(state, log, player, slot, 0)
                 break
         finish_turn(state, tiles, goals, log, player)
-    elif action < a.BASIC:
-        as_lake = action >= a.LAKE
-        slot, cell = divmod(action - (a.LAKE if as_lake else a.BUY), NUM_CELLS)
+    elif action < a.ACTION_BASIC:
+        as_lake = action >= a.ACTION_LAKE
+        slot, cell = divmod(action - (a.ACTION_LAKE if as_lake else a.ACTION_BUY), NUM_CELLS)
         kind = take_from_market(state, slot)
         price = slot_premium(slot) + (0 if as_lake else tiles[kind, COLUMN_COST])
         pay(state, player, price)
-        ev.record(log, ev.PLACE, player, 1 if as_lake else 0, price, 0, player, cell, kind)
+        ev.record(log, ev.EVENT_PLACE, player, 1 if as_lake else 0, price, 0, player, cell, kind)
         resolve_placement(state, tiles, log, player, cell, kind, as_lake, ALL_BOROUGHS)
         finish_turn(state, tiles, goals, log, player)
-    elif action < a.INVEST:
-        basic, cell = divmod(action - a.BASIC, NUM_CELLS)
+    elif action < a.ACTION_INVEST:
+        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
         kind = basic_kinds[basic]
-        state[s.SUPPLY + basic] -= 1
+        s.set_supply(state, basic, s.supply(state, basic) - 1)
         pay(state, player, tiles[kind, COLUMN_COST])
-        ev.record(log, ev.PLACE, player, 0, tiles[kind, COLUMN_COST], 0, player, cell, kind)
+        ev.record(log, ev.EVENT_PLACE, player, 0, tiles[kind, COLUMN_COST], 0, player, cell, kind)
         resolve_placement(state, tiles, log, player, cell, kind, FACE_UP, ALL_BOROUGHS)
         _discard_or_finish(state, tiles, goals, log, player)
     else:
-        cell = action - a.INVEST
+        cell = action - a.ACTION_INVEST
         price = investment_price(state, tiles, player, cell)
         pay(state, player, price)
-        ev.record(log, ev.INVEST, player, 0, price, 0, player, cell,
-                  state[player_base(player) + s.CELL_KIND + cell])
+        ev.record(log, ev.EVENT_INVEST, player, 0, price, 0, player, cell,
+                  s.cell_kind(state, player, cell))
         resolve_investment(state, tiles, log, player, cell)
         _discard_or_finish(state, tiles, goals, log, player)
 

@@ -213,7 +213,7 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
             return batch
         batch = np.full(self.num_envs, None, dtype=object)
         terminal_mask = np.zeros(a.NUM_ACTIONS, dtype=np.int8)
-        terminal_mask[a.PASS] = 1
+        terminal_mask[a.ACTION_PASS] = 1
         for index in np.flatnonzero(self.terminated):
             batch[index] = {"observation": self.final_observations[index].copy(),
                             "action_mask": terminal_mask.copy()}

@@ -69,13 +69,13 @@ def discarded_count(game: Game, kind: int) -> int:
 def events(game: Game, event: int | None = None) -> list[np.ndarray]:
     """Rows of the event log of the last apply, optionally only one event kind."""
     rows = list(game.last_events)
-    return [row for row in rows if event is None or int(row[ev.EVENT]) == event]
+    return [row for row in rows if event is None or int(row[ev.FIELD_EVENT]) == event]
 
 
 def effects_on(game: Game, player: int, attribute: int) -> list[int]:
     """Amounts of the single adjustments (R7.2) that moved one attribute of a player."""
-    return [int(row[ev.AMOUNT]) for row in events(game, ev.EFFECT)
-            if int(row[ev.PLAYER]) == player and int(row[ev.ATTRIBUTE]) == attribute]
+    return [int(row[ev.FIELD_AMOUNT]) for row in events(game, ev.EVENT_EFFECT)
+            if int(row[ev.FIELD_PLAYER]) == player and int(row[ev.FIELD_ATTRIBUTE]) == attribute]
 
 
 def values_after_step_one(game: Game, player: int) -> dict:
@@ -85,13 +85,13 @@ def values_after_step_one(game: Game, player: int) -> dict:
     after it; the population step (R5.3) records the reputation level it used.
     Valid when the income is >= 0 and step 2 crossed no red line.
     """
-    (income_row,) = [r for r in events(game, ev.INCOME_STEP) if int(r[ev.PLAYER]) == player]
-    (population_row,) = [r for r in events(game, ev.POPULATION_STEP)
-                         if int(r[ev.PLAYER]) == player]
-    income = int(income_row[ev.AMOUNT])
+    (income_row,) = [r for r in events(game, ev.EVENT_INCOME_STEP) if int(r[ev.FIELD_PLAYER]) == player]
+    (population_row,) = [r for r in events(game, ev.EVENT_POPULATION_STEP)
+                         if int(r[ev.FIELD_PLAYER]) == player]
+    income = int(income_row[ev.FIELD_AMOUNT])
     assert income >= 0, "values_after_step_one needs a non-negative income"
-    return {"money": int(income_row[ev.VALUE_AFTER]) - income, "income": income,
-            "reputation": int(population_row[ev.AMOUNT])}
+    return {"money": int(income_row[ev.FIELD_VALUE_AFTER]) - income, "income": income,
+            "reputation": int(population_row[ev.FIELD_AMOUNT])}
 
 
 # Actions ----------------------------------------------------------------------------------
@@ -111,7 +111,7 @@ def free_lake_action(game: Game) -> int:
     for slot in range(6, -1, -1):
         if SLOT_PREMIUMS[slot] != 0 or game.state[s.MARKET + slot] < 0:
             continue
-        start = a.LAKE + slot * NUM_CELLS
+        start = a.ACTION_LAKE + slot * NUM_CELLS
         for cell in range(NUM_CELLS):
             if start + cell in legal:
                 return start + cell
@@ -138,7 +138,7 @@ def play_free_turn(game: Game) -> list[np.ndarray]:
 
 
 def has_event(rows: list[np.ndarray], event: int) -> bool:
-    return any(int(row[ev.EVENT]) == event for row in rows)
+    return any(int(row[ev.FIELD_EVENT]) == event for row in rows)
 
 
 def prepare_neutral_lake(game: Game, player: int) -> str:

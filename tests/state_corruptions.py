@@ -31,7 +31,8 @@ from suburbia_env.legal_actions import legal_action_mask
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.positions import set_current_player, set_player_values
 from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.turn import DALE_SEAT, STATUS_OK, apply_action, dale_turn
+from suburbia_env.constants import DALE_SEAT
+from suburbia_env.turn import STATUS_OK, apply_action, dale_turn
 
 MODES = (dict(players=2), dict(players=3, edition="1st"), dict(players=4),
          dict(players=1, mode="solitary"), dict(players=1, mode="dale"))

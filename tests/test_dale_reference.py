@@ -12,7 +12,7 @@ from suburbia_env.dale import dale_choose_cell
 from suburbia_env.dale_reference import reference_cell_choice
 from suburbia_env.hex_grid import cell_coordinates
 from suburbia_env.positions import put_tile_without_effects, set_market_tile
-from suburbia_env.resolution import lake_kind
+from suburbia_env.state_layout import lake_kind
 from suburbia_env.tile_data import TILES
 
 from probe_positions import probe_positions

@@ -222,24 +222,24 @@ def test_decisions_in_words_r5_r3_6():
     from suburbia_env.render import describe_action
     game = Game(players=2, seed=3)
     assert game.legal_actions_text() == ["keep Developer", "keep Aquaphobian"]
-    assert describe_action(a.KEEP_GOAL + 1, game.state) == "keeps Aquaphobian as private goal"
+    assert describe_action(a.ACTION_KEEP_GOAL + 1, game.state) == "keeps Aquaphobian as private goal"
     while game.pending_decision == "keep_goal":
         game.apply(game.legal_actions()[0])
     assert [row["tile"] for row in game.market()][2:5] == [
         "Office Building", "Homeowners Association", "Fancy Restaurant"]
     at = cell_index(-1, 0)
-    assert describe_action(a.BUY + 4 * NUM_CELLS + at, game.state) == (
+    assert describe_action(a.ACTION_BUY + 4 * NUM_CELLS + at, game.state) == (
         "buys Fancy Restaurant from slot 4 and places it at -1,0")
-    assert describe_action(a.LAKE + 4 * NUM_CELLS + at, game.state) == (
+    assert describe_action(a.ACTION_LAKE + 4 * NUM_CELLS + at, game.state) == (
         "takes Fancy Restaurant from slot 4 face down as a lake at -1,0")
-    assert describe_action(a.BASIC + cell_index(1, 0), game.state) == (
+    assert describe_action(a.ACTION_BASIC + cell_index(1, 0), game.state) == (
         "buys a Suburbs from the basic supply and places it at 1,0")
-    assert describe_action(a.INVEST + cell_index(0, 1), game.state) == (
+    assert describe_action(a.ACTION_INVEST + cell_index(0, 1), game.state) == (
         "invests in Community Park at 0,1")
-    assert describe_action(a.DISCARD + 2, game.state) == "discards Office Building from slot 2"
-    assert describe_action(a.REMOVE + 3, game.state) == (
+    assert describe_action(a.ACTION_DISCARD + 2, game.state) == "discards Office Building from slot 2"
+    assert describe_action(a.ACTION_REMOVE + 3, game.state) == (
         "removes Homeowners Association from slot 3")
-    assert describe_action(a.PASS, game.state) == "passes"
+    assert describe_action(a.ACTION_PASS, game.state) == "passes"
 
 
 def test_events_in_words_name_the_red_line_r8_1():
@@ -248,7 +248,7 @@ def test_events_in_words_name_the_red_line_r8_1():
     from suburbia_env.render import describe_events
     game = turn_game()
     set_player_values(game, 0, population=14, money=20)
-    game.apply(a.BASIC + cell_index(1, 0))  # a Suburbs: +2 population, past the line at 15
+    game.apply(a.ACTION_BASIC + cell_index(1, 0))  # a Suburbs: +2 population, past the line at 15
     assert describe_events(game.last_events, words=True) == [
         "player 0 pays $3 and places Suburbs at 1,0",
         "player 0: population +2, now 16 (Suburbs at 1,0 of player 0)",

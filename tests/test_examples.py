@@ -28,12 +28,12 @@ def test_E1_office_building_from_the_plus_2_slot():
 
     game.apply("buy 4 @ 1,1")
 
-    (place,) = events(game, ev.PLACE)
-    assert int(place[ev.AMOUNT]) == 11
+    (place,) = events(game, ev.EVENT_PLACE)
+    assert int(place[ev.FIELD_AMOUNT]) == 11
     assert values_after_step_one(game, player) == {"money": 4, "income": 1, "reputation": 2}
-    reputation_rows = [row for row in events(game, ev.EFFECT)
-                       if int(row[ev.PLAYER]) == player and int(row[ev.ATTRIBUTE]) == c.REPUTATION]
-    assert [int(row[ev.SOURCE_KIND]) for row in reputation_rows] == [kind_of("Community Park")]
+    reputation_rows = [row for row in events(game, ev.EVENT_EFFECT)
+                       if int(row[ev.FIELD_PLAYER]) == player and int(row[ev.FIELD_ATTRIBUTE]) == c.ATTR_REPUTATION]
+    assert [int(row[ev.FIELD_SOURCE_KIND]) for row in reputation_rows] == [kind_of("Community Park")]
     assert player_values(game, player) == {"money": 5, "income": 1, "reputation": 2,
                                            "population": 4, "markers_left": 3}
 
@@ -54,9 +54,9 @@ def test_E2_discard_after_a_basic_tile():
     assert values_after_step_one(free, player)["money"] == 12
 
     game.apply("discard 3")
-    (discard,) = events(game, ev.DISCARD)
-    assert int(discard[ev.SOURCE_KIND]) == kind_of("Fancy Restaurant")
-    assert int(discard[ev.AMOUNT]) == 4
+    (discard,) = events(game, ev.EVENT_DISCARD)
+    assert int(discard[ev.FIELD_SOURCE_KIND]) == kind_of("Fancy Restaurant")
+    assert int(discard[ev.FIELD_AMOUNT]) == 4
     assert values_after_step_one(game, player)["money"] == 8
     assert player_values(game, player)["money"] == 8  # income 0 in step 2
 
@@ -99,7 +99,7 @@ def test_E3_investing_in_the_parking_lot_costs_12_and_gives_income_3():
     game, player = _e3_borough()
     game.apply("invest 1,1")
     assert player_values(game, player) == {**START, "money": 3, "income": 3, "markers_left": 2}
-    assert effects_on(game, player, c.INCOME) == [1, 1, 1]
+    assert effects_on(game, player, c.ATTR_INCOME) == [1, 1, 1]
 
 
 def test_E3_investing_in_the_park_costs_4_income_minus_1_reputation_plus_3():
@@ -109,7 +109,7 @@ def test_E3_investing_in_the_park_costs_4_income_minus_1_reputation_plus_3():
     game.apply("invest 0,1")
     assert player_values(game, player) == {**START, "money": 11, "income": -1, "reputation": 4,
                                            "markers_left": 2}
-    assert effects_on(game, player, c.REPUTATION) == [1, 1, 1]
+    assert effects_on(game, player, c.ATTR_REPUTATION) == [1, 1, 1]
 
 
 def test_E3_invested_park_gives_2_reputation_for_each_later_neighbour():
@@ -124,7 +124,7 @@ def test_E3_invested_park_gives_2_reputation_for_each_later_neighbour():
 
     game.apply("basic suburbs @ -1,0")
 
-    assert effects_on(game, player, c.REPUTATION) == [1, 1]
+    assert effects_on(game, player, c.ATTR_REPUTATION) == [1, 1]
     assert player_values(game, player)["reputation"] == 2
 
 
@@ -144,16 +144,16 @@ def test_E4_restaurants_across_boroughs_in_a_three_player_first_round():
     set_market_tile(game, 5, "Fancy Restaurant")
     game.apply("buy 5 @ 1,1")
     assert values_after_step_one(game, second) == {"money": 6, "income": 3, "reputation": 2}
-    assert effects_on(game, first, c.INCOME) == [1]  # the Farm, on another player's turn
+    assert effects_on(game, first, c.ATTR_INCOME) == [1]  # the Farm, on another player's turn
     assert player_values(game, first)["income"] == 1
 
     assert game.current_player == third
     set_market_tile(game, 5, "Fast Food Restaurant")
     game.apply("buy 5 @ 1,0")
     assert values_after_step_one(game, third) == {"money": 8, "income": 1, "reputation": 2}
-    assert effects_on(game, third, c.POPULATION) == [3]
-    assert effects_on(game, first, c.INCOME) == [1]
-    assert effects_on(game, second, c.INCOME) == [-1]
+    assert effects_on(game, third, c.ATTR_POPULATION) == [3]
+    assert effects_on(game, first, c.ATTR_INCOME) == [1]
+    assert effects_on(game, second, c.ATTR_INCOME) == [-1]
 
     assert game.round == 1 and game.current_player == first
     assert player_values(game, first) == {"money": 6, "income": 2, "reputation": 1,
@@ -173,15 +173,15 @@ def test_E5_homeowners_association_first_turn_of_four_player_game():
 
     game.apply("buy 3 @ 1,0")
 
-    (place,) = events(game, ev.PLACE)
-    assert int(place[ev.AMOUNT]) == 6 + 4
-    assert effects_on(game, owner, c.MONEY) == [2, 2, 2, 2, 2]
+    (place,) = events(game, ev.EVENT_PLACE)
+    assert int(place[ev.FIELD_AMOUNT]) == 6 + 4
+    assert effects_on(game, owner, c.ATTR_MONEY) == [2, 2, 2, 2, 2]
     assert values_after_step_one(game, owner)["money"] == 15 - 10 + 10
 
     other = game.current_player
     assert other != owner
     game.apply("basic suburbs @ -1,0")
-    assert effects_on(game, owner, c.MONEY) == [2]
+    assert effects_on(game, owner, c.ATTR_MONEY) == [2]
     assert player_values(game, owner)["money"] == 17
 
 

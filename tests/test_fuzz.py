@@ -407,7 +407,7 @@ notation_lines = st.one_of(
 action_values = st.one_of(
     st.integers(-10, a.NUM_ACTIONS + 10), st.sampled_from(BOUNDARIES),
     st.integers(-2**200, 2**200), st.booleans(), st.none(), st.floats(),
-    st.sampled_from([np.int64(a.PASS), np.int32(-1), np.uint64(2**64 - 1), np.float32(3.0),
+    st.sampled_from([np.int64(a.ACTION_PASS), np.int32(-1), np.uint64(2**64 - 1), np.float32(3.0),
                      np.bool_(True), np.array(5), np.array([1, 2]), [1], (2,), b"pass", 1j,
                      object()]),
     notation_lines)

@@ -167,7 +167,7 @@ def test_masks_match_the_engine_and_terminal_mask_is_pass_alone(options):
             encode_observation(env.state, TILES.table, learner, expected)
             np.testing.assert_array_equal(observation["observation"], expected)
             if game.is_over:
-                assert np.flatnonzero(observation["action_mask"]).tolist() == [a.PASS]
+                assert np.flatnonzero(observation["action_mask"]).tolist() == [a.ACTION_PASS]
                 break
             assert game.current_player == learner == info["current_player"]
             observation, _, terminated, _, info = env.step(random_legal(env, rng))
@@ -214,9 +214,9 @@ def test_illegal_action_raises_naming_it_and_leaves_the_state_untouched():
     env.reset(seed=3)
     state = env.state.copy()
     mask = env.action_masks()
-    assert not mask[a.PASS]  # step 1 options exist at the first turn (R5.1)
+    assert not mask[a.ACTION_PASS]  # step 1 options exist at the first turn (R5.1)
     with pytest.raises(IllegalActionError, match=r"illegal action 'pass' \(number 2122\)"):
-        env.step(a.PASS)
+        env.step(a.ACTION_PASS)
     with pytest.raises(IllegalActionError, match=r"action 5000 is outside 0\.\.2122"):
         env.step(5000)
     for beyond_int64 in (2**63, -2**63 - 1):  # the compiled entry point cannot take these
@@ -239,11 +239,11 @@ def test_dale_game_starts_with_the_learners_keep_decision():
     observation, _ = env.reset(seed=12)
     options = env.game.goal_options(0)
     assert env.game.pending_decision == "keep_goal" and len(options) == 2
-    assert np.flatnonzero(observation["action_mask"]).tolist() == [a.KEEP_GOAL, a.KEEP_GOAL + 1]
+    assert np.flatnonzero(observation["action_mask"]).tolist() == [a.ACTION_KEEP_GOAL, a.ACTION_KEEP_GOAL + 1]
     goals = unpack_observation(observation["observation"])["goals"]
     assert [np.flatnonzero(goals[row]).tolist() for row in (5, 6)] == [
         [GOALS.goal(name)] for name in options]
-    observation, reward, terminated, _, _ = env.step(a.KEEP_GOAL + 1)
+    observation, reward, terminated, _, _ = env.step(a.ACTION_KEEP_GOAL + 1)
     assert (reward, terminated) == (0.0, False) and env.game.private_goal(0) == options[1]
     assert env.game.private_goal(1) is None and env.game.goal_options(1) == []
     assert env.game.pending_decision == "turn" and env.game.round == 0
@@ -259,22 +259,22 @@ def test_illegal_action_lose_is_the_default_and_ends_the_episode_with_minus_one(
     env = SuburbiaEnv(mode="standard", players=2, opponents="random")
     assert env.illegal_action == "lose"
     env.reset(seed=4)
-    observation, reward, terminated, truncated, info = env.step(a.PASS)  # keep_goal is pending
+    observation, reward, terminated, truncated, info = env.step(a.ACTION_PASS)  # keep_goal is pending
     assert (reward, terminated, truncated) == (-1.0, True, False)
     assert info["illegal_action"] is True
     with pytest.raises(GameOverError, match="episode is over"):
-        env.step(a.KEEP_GOAL)
+        env.step(a.ACTION_KEEP_GOAL)
     env.reset(seed=4)
-    env.step(a.KEEP_GOAL)  # a new episode plays normally
+    env.step(a.ACTION_KEEP_GOAL)  # a new episode plays normally
 
 
 def test_stepping_a_finished_or_unstarted_episode_raises_game_over():
     env = SuburbiaEnv(mode="solitary")
     with pytest.raises(GameOverError, match="reset"):
-        env.step(a.PASS)
+        env.step(a.ACTION_PASS)
     play_episode(env, seed=0, action_seed=0)
     with pytest.raises(GameOverError, match="episode is over"):
-        env.step(a.PASS)
+        env.step(a.ACTION_PASS)
 
 
 @pytest.mark.parametrize("options,message", [
@@ -347,10 +347,10 @@ def test_opponent_list_is_indexed_by_seat_and_a_short_list_repeats_its_last_entr
 
 
 def test_python_opponent_with_an_illegal_action_is_named():
-    env = SuburbiaEnv(mode="standard", players=2, opponents=lambda game: a.PASS)
+    env = SuburbiaEnv(mode="standard", players=2, opponents=lambda game: a.ACTION_PASS)
     with pytest.raises(IllegalActionError, match=r"opponent in seat \d chose an illegal action"):
         env.reset(seed=0)  # raises here if the opponent chooses its goal first (R3.6) ...
-        env.step(a.KEEP_GOAL)  # ... else after the learner's choice
+        env.step(a.ACTION_KEEP_GOAL)  # ... else after the learner's choice
 
 
 # Copies -----------------------------------------------------------------------------------------

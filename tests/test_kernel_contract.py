@@ -31,10 +31,10 @@ from suburbia_env.dale import (RESOLVE_EVERY_TRIAL, SUMS_WHERE_EXACT, _trial_sna
                                _undo_trial_placement, dale_choose_cell)
 from suburbia_env.hex_grid import NUM_CELLS
 from suburbia_env.legal_actions import is_placeable
-from suburbia_env.resolution import (ALL_BOROUGHS, FACE_UP, OWN_BOROUGH_ONLY, lake_kind,
-                                     resolve_placement)
+from suburbia_env.resolution import ALL_BOROUGHS, FACE_UP, OWN_BOROUGH_ONLY, resolve_placement
+from suburbia_env.state_layout import lake_kind
 from suburbia_env.tile_data import TILES
-from suburbia_env.turn import DALE_SEAT
+from suburbia_env.constants import DALE_SEAT
 
 from probe_positions import probe_positions
 
@@ -233,7 +233,7 @@ def test_k5_no_literal_is_handed_down_into_the_resolution():
     """numba compiles a kernel once more for each literal value it is given, and with it
     every kernel the value is handed on to. A flag or seat that travels down to the
     resolution of a tile (R7) is therefore typed, or the whole resolution is compiled
-    once more: as Dale's seat would be, were it a bare 1 (turn.DALE_SEAT)."""
+    once more: as Dale's seat would be, were it a bare 1 (constants.DALE_SEAT)."""
     resolving = {KERNELS[f"suburbia_env.resolution.{name}"] for name in RESOLVING_KERNELS}
     dale_choice = KERNELS["suburbia_env.dale.dale_choose_cell"]
     assert _reached_by_literal(dale_choice, "player", set()) & resolving
@@ -260,13 +260,13 @@ def test_k5_the_flags_of_the_resolution_and_dale_are_numpy_typed():
 
 def test_k6_a_one_row_log_records_nothing_and_a_full_log_counts_what_it_drops():
     silent = ev.new_log(0)
-    ev.record(silent, ev.EFFECT, 0, c.INCOME, 1, 3, 0, 5, 7)
+    ev.record(silent, ev.EVENT_EFFECT, 0, c.ATTR_INCOME, 1, 3, 0, 5, 7)
     assert silent.shape == (1, ev.NUM_EVENT_FIELDS) and not silent.any()
     small = ev.new_log(2)
     for amount in (1, 2, 3):
-        ev.record(small, ev.EFFECT, 0, c.INCOME, amount, amount, 0, 5, 7)
+        ev.record(small, ev.EVENT_EFFECT, 0, c.ATTR_INCOME, amount, amount, 0, 5, 7)
     assert small[0, 0] == 2 and small[0, 1] == 1
-    assert list(small[1:, ev.AMOUNT]) == [1, 2]
+    assert list(small[1:, ev.FIELD_AMOUNT]) == [1, 2]
 
 
 @pytest.mark.parametrize("seats, mode, edition", [

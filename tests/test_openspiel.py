@@ -132,7 +132,7 @@ def test_the_deal_is_four_chance_nodes_of_equally_likely_bytes_giving_the_seed()
     assert state.current_player() == engine.current_player
     assert state.legal_actions() == engine.legal_actions().tolist()
     assert state.suburbia_game().market() == engine.market()
-    assert state.action_to_string(state.current_player(), a.KEEP_GOAL) == \
+    assert state.action_to_string(state.current_player(), a.ACTION_KEEP_GOAL) == \
         f"keep {engine.goal_options(engine.current_player)[0]}"
 
 
@@ -236,7 +236,7 @@ def test_information_state_records_own_keep_and_hides_the_others_keep():
     first = state.current_player()
     second = 1 - first
     engine = state.suburbia_game()
-    state.apply_action(a.KEEP_GOAL + 1)
+    state.apply_action(a.ACTION_KEEP_GOAL + 1)
     kept = engine.goal_options(first)[1]
     assert f"player {first}: keep {kept}" in state.information_state_string(first)
     assert f"player {first}: keeps a goal" in state.information_state_string(second)

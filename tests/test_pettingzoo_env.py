@@ -91,7 +91,7 @@ def test_masks_observations_and_win_loss_rewards_r8_3(players):
     env.reset(seed=40 + players)
     rng = np.random.default_rng(players)
     pass_alone = np.zeros(a.NUM_ACTIONS, dtype=np.int8)
-    pass_alone[a.PASS] = 1
+    pass_alone[a.ACTION_PASS] = 1
     while not env.game.is_over:
         acting = env.agent_selection
         assert env.possible_agents.index(acting) == env.game.current_player
@@ -136,7 +136,7 @@ def test_illegal_action_raises_naming_it():
     env.reset(seed=1)
     state = env.game.state.copy()
     with pytest.raises(IllegalActionError, match=r"illegal action 'pass' \(number 2122\)"):
-        env.step(a.PASS)  # the pending decision is a goal choice (R3.6)
+        env.step(a.ACTION_PASS)  # the pending decision is a goal choice (R3.6)
     with pytest.raises(IllegalActionError, match=r"chose 'keep'"):
         env.step("keep")
     np.testing.assert_array_equal(env.game.state, state)
@@ -146,7 +146,7 @@ def test_illegal_action_lose_gives_minus_one_and_ends_the_game():
     env = make_env(players=3, illegal_action="lose")
     env.reset(seed=2)
     offender = env.agent_selection
-    env.step(a.PASS)
+    env.step(a.ACTION_PASS)
     seen = play_to_end(env, np.random.default_rng(0))
     assert sorted(entry[0] for entry in seen) == sorted(env.possible_agents)
     for agent, _, reward, termination, truncation in seen:

@@ -147,9 +147,9 @@ def _check_random_games(num_players, mode, edition, game_seeds, player_seeds, ti
         if failure == FAIL_NONE:
             # Terminal: PASS alone in the mask, nothing legal, nothing applied.
             count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
-            if (count != 0 or mask.sum() != 1 or not mask[a.PASS]
-                    or is_legal_action(state, tiles, basic_kinds, a.PASS)
-                    or apply_action(state, tiles, goals, basic_kinds, a.PASS, log)
+            if (count != 0 or mask.sum() != 1 or not mask[a.ACTION_PASS]
+                    or is_legal_action(state, tiles, basic_kinds, a.ACTION_PASS)
+                    or apply_action(state, tiles, goals, basic_kinds, a.ACTION_PASS, log)
                     != STATUS_GAME_OVER):
                 failure = FAIL_TERMINAL_MASK
         results[game, 0] = failure

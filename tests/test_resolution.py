@@ -62,13 +62,13 @@ def trace(log, names=TILES.names) -> list[tuple]:
     """The adjustments and red lines of a log, as (player, what, amount, value, source)."""
     rows = []
     for row in log[1:log[0, 0] + 1]:
-        if row[ev.EVENT] == ev.EFFECT:
-            source = names[row[ev.SOURCE_KIND]] if row[ev.SOURCE_KIND] >= 0 else "rules"
-            rows.append((int(row[ev.PLAYER]), c.ATTRIBUTE_NAMES[row[ev.ATTRIBUTE]],
-                         int(row[ev.AMOUNT]), int(row[ev.VALUE_AFTER]), source))
-        elif row[ev.EVENT] == ev.RED_LINE:
-            rows.append((int(row[ev.PLAYER]), "line", int(row[ev.AMOUNT]),
-                         int(row[ev.VALUE_AFTER]), "rules"))
+        if row[ev.FIELD_EVENT] == ev.EVENT_EFFECT:
+            source = names[row[ev.FIELD_SOURCE_KIND]] if row[ev.FIELD_SOURCE_KIND] >= 0 else "rules"
+            rows.append((int(row[ev.FIELD_PLAYER]), c.ATTRIBUTE_NAMES[row[ev.FIELD_ATTRIBUTE]],
+                         int(row[ev.FIELD_AMOUNT]), int(row[ev.FIELD_VALUE_AFTER]), source))
+        elif row[ev.FIELD_EVENT] == ev.EVENT_RED_LINE:
+            rows.append((int(row[ev.FIELD_PLAYER]), "line", int(row[ev.FIELD_AMOUNT]),
+                         int(row[ev.FIELD_VALUE_AFTER]), "rules"))
     return rows
 
 
@@ -105,7 +105,7 @@ def invest(game, player, column, row):
 def change_population(game, player, amount):
     """One population adjustment from no tile (steps 2-3 style), through `adjust`."""
     log = _new_log()
-    adjust(game.state, TILES.table, log, player, c.POPULATION, amount, -1, -1, -1)
+    adjust(game.state, TILES.table, log, player, c.ATTR_POPULATION, amount, -1, -1, -1)
     return trace(log)
 
 
@@ -570,8 +570,8 @@ def test_R7_1_step1_the_price_is_paid_before_placement_money_arrives():
     game.apply("buy 0 @ -1,0")
     events = trace(log_of(game))
     assert [(a, v) for p, w, a, v, _ in events if w == "$"] == [(2, 2), (2, 4), (2, 6)]
-    place_rows = [row for row in game.last_events if row[ev.EVENT] == ev.PLACE]
-    assert len(place_rows) == 1 and place_rows[0][ev.AMOUNT] == 16
+    place_rows = [row for row in game.last_events if row[ev.FIELD_EVENT] == ev.EVENT_PLACE]
+    assert len(place_rows) == 1 and place_rows[0][ev.FIELD_AMOUNT] == 16
     assert values(game, 0) == (0, 2, 5, 6)
 
 
@@ -1151,5 +1151,5 @@ def test_R1_3_population_and_money_never_below_zero():
     set_player_values(game, 0, population=2, money=3)
     change_population(game, 0, -5)
     log = _new_log()
-    adjust(game.state, TILES.table, log, 0, c.MONEY, -5, -1, -1, -1)
+    adjust(game.state, TILES.table, log, 0, c.ATTR_MONEY, -5, -1, -1, -1)
     assert values(game, 0)[2:] == (0, 0)

@@ -105,11 +105,11 @@ def test_R2_4_placements_in_the_mask_are_the_cells_next_to_the_borough():
     game = new_game(seed=12)
     legal = game.legal_actions()
     for slot in range(7):
-        assert cells_of(legal, a.BUY + slot * NUM_CELLS) <= NEXT_TO_START
-        assert cells_of(legal, a.LAKE + slot * NUM_CELLS) == NEXT_TO_START
+        assert cells_of(legal, a.ACTION_BUY + slot * NUM_CELLS) <= NEXT_TO_START
+        assert cells_of(legal, a.ACTION_LAKE + slot * NUM_CELLS) == NEXT_TO_START
     for basic in range(3):
-        assert cells_of(legal, a.BASIC + basic * NUM_CELLS) == NEXT_TO_START
-    assert cells_of(legal, a.BUY + 6 * NUM_CELLS) == NEXT_TO_START  # slot 6 costs <= $15
+        assert cells_of(legal, a.ACTION_BASIC + basic * NUM_CELLS) == NEXT_TO_START
+    assert cells_of(legal, a.ACTION_BUY + 6 * NUM_CELLS) == NEXT_TO_START  # slot 6 costs <= $15
 
 
 def test_R2_4_illegal_cells_are_refused_and_the_state_is_untouched():

@@ -43,8 +43,8 @@ def test_R4_1_R5_1a_price_is_cost_plus_slot_premium(slot):
     assert not game.is_legal(f"buy {slot} @ 0,3")
     set_player_values(game, player, money=price)
     game.apply(f"buy {slot} @ 0,3")  # next to the Heavy Factory only: nothing reacts
-    (place,) = events(game, ev.PLACE)
-    assert int(place[ev.AMOUNT]) == price
+    (place,) = events(game, ev.EVENT_PLACE)
+    assert int(place[ev.FIELD_AMOUNT]) == price
     assert values_after_step_one(game, player) == {"money": 0, "income": 1, "reputation": 1}
     assert player_values(game, player)["money"] == 1
 
@@ -86,11 +86,11 @@ def test_R4_2_draws_from_A_until_empty_then_B_then_C():
     order = pile(game)
     for turn in range(21):
         rows = play_free_turn(game)
-        (draw,) = [row for row in rows if int(row[ev.EVENT]) == ev.DRAW]
-        assert int(draw[ev.SOURCE_KIND]) == int(order[7 + turn])
-        assert int(draw[ev.SOURCE_CELL]) == 0
+        (draw,) = [row for row in rows if int(row[ev.FIELD_EVENT]) == ev.EVENT_DRAW]
+        assert int(draw[ev.FIELD_SOURCE_KIND]) == int(order[7 + turn])
+        assert int(draw[ev.FIELD_SOURCE_CELL]) == 0
         expected_stack = "A" if turn < 7 else "B" if turn < 19 else "C"
-        assert _stack_of(int(draw[ev.SOURCE_KIND])) == expected_stack
+        assert _stack_of(int(draw[ev.FIELD_SOURCE_KIND])) == expected_stack
         drawn = turn + 1
         assert game.stack_sizes() == {"A": max(0, 7 - drawn),
                                       "B": 12 - min(12, max(0, drawn - 7)),
@@ -131,7 +131,7 @@ def _play_to_the_end(game, players, drawn_turn):
     while not game.is_over:
         assert turns < 200
         rows = play_free_turn(game)
-        drawn = has_event(rows, ev.ONE_MORE_ROUND)
+        drawn = has_event(rows, ev.EVENT_ONE_MORE_ROUND)
         assert drawn == (turns == drawn_turn)
         if drawn:
             assert all(kind >= 0 for kind in market_kinds(game))  # replaced at once
@@ -246,7 +246,7 @@ def test_R5_1_no_discard_with_an_empty_market():
         set_market_tile(game, slot, None)
     game.apply("basic suburbs @ 1,0")
     assert game.pending_decision == "turn" and game.current_player != player
-    assert not events(game, ev.DISCARD)
+    assert not events(game, ev.EVENT_DISCARD)
 
 
 def test_R5_1c_lake_costs_the_slot_premium_only():
@@ -258,8 +258,8 @@ def test_R5_1c_lake_costs_the_slot_premium_only():
     set_player_values(game, player, money=10)
     assert not game.is_legal("buy 0 @ 0,3")
     game.apply("lake 0 @ 0,3")  # the lake touches the Heavy Factory: $2 (R6.7)
-    (place,) = events(game, ev.PLACE)
-    assert int(place[ev.AMOUNT]) == 10 and int(place[ev.ATTRIBUTE]) == 1
+    (place,) = events(game, ev.EVENT_PLACE)
+    assert int(place[ev.FIELD_AMOUNT]) == 10 and int(place[ev.FIELD_ATTRIBUTE]) == 1
     assert values_after_step_one(game, player)["money"] == 2
 
 
@@ -270,8 +270,8 @@ def test_R5_1d_investment_price_is_the_printed_cost_and_a_lake_is_free():
     put_tile_without_effects(game, player, "Freeway", 0, 3, lake=True)
 
     def investable():
-        return {cell_coordinates(int(x) - a.INVEST) for x in game.legal_actions()
-                if a.INVEST <= x < a.INVEST + NUM_CELLS}
+        return {cell_coordinates(int(x) - a.ACTION_INVEST) for x in game.legal_actions()
+                if a.ACTION_INVEST <= x < a.ACTION_INVEST + NUM_CELLS}
 
     for money, expected in ((0, {(0, 3)}), (2, {(0, 3)}), (3, {(0, 3), (0, 0), (0, 2)}),
                             (4, {(0, 3), (0, 0), (0, 2), (0, 1)})):
@@ -324,8 +324,8 @@ def test_R5_1_pass_when_nothing_is_possible_slot_6_leaves_for_free():
     before = market_kinds(game)
     leaving = discarded_count(game, before[6])
     game.apply("pass")
-    (discard,) = events(game, ev.DISCARD)
-    assert int(discard[ev.SOURCE_CELL]) == 6 and int(discard[ev.AMOUNT]) == 0
+    (discard,) = events(game, ev.EVENT_DISCARD)
+    assert int(discard[ev.FIELD_SOURCE_CELL]) == 6 and int(discard[ev.FIELD_AMOUNT]) == 0
     assert discarded_count(game, before[6]) == leaving + 1
     assert player_values(game, player)["money"] == 32
     assert market_kinds(game)[1:] == before[:6]
@@ -341,7 +341,7 @@ def test_R5_1_pass_with_an_empty_market_and_no_money():
     use_up_markers(game, player)
     assert game.legal_actions_text() == ["pass"]
     game.apply("pass")
-    assert not events(game, ev.DISCARD)
+    assert not events(game, ev.EVENT_DISCARD)
     assert game.current_player != player
 
 
@@ -362,7 +362,7 @@ def test_neutral_step_one_changes_nothing():
     """Not a rule: the step 1 used below really is neutral (R6.7: a lake next to a lake)."""
     values, game, player = _turn_with_neutral_step_one()
     assert values == {**START, "population": 3}
-    assert not events(game, ev.EFFECT)
+    assert not events(game, ev.EVENT_EFFECT)
 
 
 def test_R5_2_positive_income_is_gained():
@@ -379,8 +379,8 @@ def test_R5_2_shortfall_costs_one_population_per_unpaid_dollar():
     """R5.2: $2 against income -5: $2 paid, 3 population lost; then step 3 (+1)."""
     values, game, player = _turn_with_neutral_step_one(money=2, income=-5, population=6)
     assert (values["money"], values["population"]) == (0, 6 - 3 + 1)
-    (shortfall,) = events(game, ev.SHORTFALL)
-    assert int(shortfall[ev.AMOUNT]) == -3
+    (shortfall,) = events(game, ev.EVENT_SHORTFALL)
+    assert int(shortfall[ev.FIELD_AMOUNT]) == -3
 
 
 def test_R5_2_R1_3_shortfall_stops_at_population_0_and_the_rest_is_forgiven():
@@ -410,7 +410,7 @@ def test_R8_1_step_3_crossing_one_red_line_upward():
     values, game, _ = _turn_with_neutral_step_one(money=0, income=4, population=13, reputation=3)
     assert values == {"money": 4, "income": 3, "reputation": 2, "population": 16,
                       "markers_left": 3}
-    assert [int(r[ev.VALUE_AFTER]) for r in events(game, ev.RED_LINE)] == [15]
+    assert [int(r[ev.FIELD_VALUE_AFTER]) for r in events(game, ev.EVENT_RED_LINE)] == [15]
 
 
 def test_R8_1_reaching_a_line_value_crosses_it_stopping_below_does_not():
@@ -424,14 +424,14 @@ def test_R8_1_step_3_crossing_two_lines_one_at_a_time():
     """R8.1: 20 + 10 = 30 passes 22 and 29."""
     values, game, _ = _turn_with_neutral_step_one(population=20, reputation=10)
     assert (values["income"], values["reputation"]) == (-2, 8)
-    assert [int(r[ev.VALUE_AFTER]) for r in events(game, ev.RED_LINE)] == [22, 29]
+    assert [int(r[ev.FIELD_VALUE_AFTER]) for r in events(game, ev.EVENT_RED_LINE)] == [22, 29]
 
 
 def test_R8_1_lines_above_100_are_every_odd_number():
     """R8.1: 96 + 10 = 106 passes 98, 101, 103 and 105."""
     values, game, _ = _turn_with_neutral_step_one(population=96, reputation=10)
     assert (values["income"], values["reputation"]) == (-4, 6)
-    assert [int(r[ev.VALUE_AFTER]) for r in events(game, ev.RED_LINE)] == [98, 101, 103, 105]
+    assert [int(r[ev.FIELD_VALUE_AFTER]) for r in events(game, ev.EVENT_RED_LINE)] == [98, 101, 103, 105]
 
 
 def test_R8_1_step_3_falling_back_below_a_line():
@@ -444,7 +444,7 @@ def test_R8_1_step_3_falling_back_below_two_lines_in_the_order_passed():
     """R8.1: 93 - 5 = 88 falls back below 92, then below 89: +2 income, +2 reputation."""
     values, game, _ = _turn_with_neutral_step_one(income=1, population=93, reputation=-5)
     assert (values["population"], values["income"], values["reputation"]) == (88, 3, -3)
-    assert [int(r[ev.VALUE_AFTER]) for r in events(game, ev.RED_LINE)] == [92, 89]
+    assert [int(r[ev.FIELD_VALUE_AFTER]) for r in events(game, ev.EVENT_RED_LINE)] == [92, 89]
 
 
 def test_R8_1_step_2_shortfall_falls_back_then_step_3_crosses_again():
@@ -454,7 +454,7 @@ def test_R8_1_step_2_shortfall_falls_back_then_step_3_crosses_again():
                                                   reputation=1)
     assert values == {"money": 0, "income": -4, "reputation": 1, "population": 15,
                       "markers_left": 3}
-    assert [int(r[ev.AMOUNT]) for r in events(game, ev.RED_LINE)] == [-1, 1]
+    assert [int(r[ev.FIELD_AMOUNT]) for r in events(game, ev.EVENT_RED_LINE)] == [-1, 1]
 
 
 def test_R1_2_red_line_adjustments_beyond_the_limits_are_lost():

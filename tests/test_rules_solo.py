@@ -60,8 +60,8 @@ def test_R9_1_falling_back_below_a_line_gives_the_base_1_and_1():
     game = _solitary_neutral_turn(income=0, population=16, reputation=-2)
     assert player_values(game, 0) == {"money": 15, "income": 1, "reputation": -1,
                                       "population": 14, "markers_left": 3}
-    assert [int(row[ev.AMOUNT]) for row in events(game, ev.EFFECT)
-            if int(row[ev.SOURCE_KIND]) < 0] == [1, 1]
+    assert [int(row[ev.FIELD_AMOUNT]) for row in events(game, ev.EVENT_EFFECT)
+            if int(row[ev.FIELD_SOURCE_KIND]) < 0] == [1, 1]
 
 
 def test_R9_1_red_line_during_placement_costs_2_and_2():
@@ -74,7 +74,7 @@ def test_R9_1_red_line_during_placement_costs_2_and_2():
     # 10 + 6 = 16: income 3 -> 1, reputation 0 -> -2, then the Factory's -1 -> -3.
     # Step 2: +$1. Step 3: 16 - 3 = 13 falls back below 15: +1/+1 (revised R9.1), income 2,
     # reputation -2.
-    assert [int(r[ev.AMOUNT]) for r in events(game, ev.RED_LINE)] == [1, -1]
+    assert [int(r[ev.FIELD_AMOUNT]) for r in events(game, ev.EVENT_RED_LINE)] == [1, -1]
     assert player_values(game, 0) == {"money": 15 - 4 + 1, "income": 2, "reputation": -2,
                                       "population": 13, "markers_left": 3}
 
@@ -91,8 +91,8 @@ def test_R9_1_extra_removal_before_step_4_then_two_draws():
     assert game.pending_decision == "remove" and game.current_player == 0
     assert set(game.legal_actions_text()) == {"remove 3", "remove 4", "remove 5"}
     game.apply("remove 3")
-    (removal,) = events(game, ev.DISCARD)
-    assert int(removal[ev.AMOUNT]) == 4 and int(removal[ev.SOURCE_KIND]) == before[3]
+    (removal,) = events(game, ev.EVENT_DISCARD)
+    assert int(removal[ev.FIELD_AMOUNT]) == 4 and int(removal[ev.FIELD_SOURCE_KIND]) == before[3]
     assert player_values(game, 0)["money"] == 1
     assert pile_position(game) == 9
     assert market_kinds(game) == [int(order[8]), int(order[7]), before[0], before[1],
@@ -110,7 +110,7 @@ def test_R9_1_one_more_round_gives_one_more_turn_then_the_game_ends(draw):
     turns = 0
     while not game.is_over:
         rows = play_free_turn(game)
-        assert has_event(rows, ev.ONE_MORE_ROUND) == (turns == turn)
+        assert has_event(rows, ev.EVENT_ONE_MORE_ROUND) == (turns == turn)
         turns += 1
         assert turns < 40
     assert turns == turn + 2
@@ -249,8 +249,8 @@ def test_R9_2_player_goes_first_every_round_and_leftovers_are_discarded():
     before = market_kinds(game)
     discarded_before = {kind: discarded_count(game, kind) for kind in before if kind >= 0}
     play_free_turn(game)  # a lake from slot 5
-    (dale_buy,) = events(game, ev.DALE_BUY)
-    taken = int(dale_buy[ev.SOURCE_KIND])
+    (dale_buy,) = events(game, ev.EVENT_DALE_BUY)
+    taken = int(dale_buy[ev.FIELD_SOURCE_KIND])
     leftovers = before[2:5]  # the player took slot 5
     leftovers.remove(taken)
     assert len(leftovers) == 2
@@ -288,10 +288,10 @@ def test_R9_2_dale_takes_the_highest_cost_plus_premium_leftmost_on_ties(market, 
     set_player_values(game, 0, money=30)
     game.apply(f"lake {player_takes} @ 1,0")
     rows = events(game)
-    kinds = [int(row[ev.EVENT]) for row in rows]
-    assert ev.DRAW not in kinds[:kinds.index(ev.DALE_BUY)]  # no refill before Dale
-    (dale_buy,) = events(game, ev.DALE_BUY)
-    assert int(dale_buy[ev.SOURCE_KIND]) == kind_of(expected)
+    kinds = [int(row[ev.FIELD_EVENT]) for row in rows]
+    assert ev.EVENT_DRAW not in kinds[:kinds.index(ev.EVENT_DALE_BUY)]  # no refill before Dale
+    (dale_buy,) = events(game, ev.EVENT_DALE_BUY)
+    assert int(dale_buy[ev.FIELD_SOURCE_KIND]) == kind_of(expected)
 
 
 @pytest.mark.parametrize("money,paid", [(15, 3), (3, 3), (2, 2), (0, 0)])
@@ -301,8 +301,8 @@ def test_R9_2_dale_pays_3_or_what_he_has(money, paid):
     _dale_market(game, {2: "Office Building", 3: "Hostel", 4: "Museum", 5: "Freeway"})
     set_player_values(game, DALE, money=money)
     game.apply("lake 5 @ 0,3")
-    (dale_buy,) = events(game, ev.DALE_BUY)
-    assert int(dale_buy[ev.AMOUNT]) == paid
+    (dale_buy,) = events(game, ev.EVENT_DALE_BUY)
+    assert int(dale_buy[ev.FIELD_AMOUNT]) == paid
     income = player_values(game, DALE)["income"]
     assert income >= 0
     assert player_values(game, DALE)["money"] == money - paid + income
@@ -318,9 +318,9 @@ def _dale_places_office_building(borough):
         put_tile_without_effects(game, DALE, name, column, row)
     _dale_market(game, DALE_MARKET)
     game.apply("lake 5 @ 0,3")
-    (dale_buy,) = events(game, ev.DALE_BUY)
-    assert int(dale_buy[ev.SOURCE_KIND]) == kind_of("Office Building")
-    return game, cell_coordinates(int(dale_buy[ev.SOURCE_CELL]))
+    (dale_buy,) = events(game, ev.EVENT_DALE_BUY)
+    assert int(dale_buy[ev.FIELD_SOURCE_KIND]) == kind_of("Office Building")
+    return game, cell_coordinates(int(dale_buy[ev.FIELD_SOURCE_CELL]))
 
 
 def test_R9_2_dale_cell_ties_go_to_the_larger_reputation_gain():
@@ -392,9 +392,9 @@ def test_R9_2_dale_cell_full_tie_goes_to_the_first_cell_in_row_major_order():
     game = dale_game(seed=105)
     _dale_market(game, {2: "Convenience Store", 3: "Hostel", 4: "Freeway", 5: "Landfill"})
     game.apply("lake 5 @ 0,3")
-    (dale_buy,) = events(game, ev.DALE_BUY)
-    assert int(dale_buy[ev.SOURCE_KIND]) == kind_of("Convenience Store")
-    assert cell_coordinates(int(dale_buy[ev.SOURCE_CELL])) == (-1, 0)
+    (dale_buy,) = events(game, ev.EVENT_DALE_BUY)
+    assert int(dale_buy[ev.FIELD_SOURCE_KIND]) == kind_of("Convenience Store")
+    assert cell_coordinates(int(dale_buy[ev.FIELD_SOURCE_CELL])) == (-1, 0)
 
 
 def test_R9_2_game_ends_at_once_when_one_more_round_is_drawn():
@@ -409,7 +409,7 @@ def test_R9_2_game_ends_at_once_when_one_more_round_is_drawn():
         play_free_turn(game)
         turns += 1
     assert turns == 65 // 4
-    assert has_event(list(game.last_events), ev.ONE_MORE_ROUND)
+    assert has_event(list(game.last_events), ev.EVENT_ONE_MORE_ROUND)
     assert game.pending_decision == "none"
     scores = game.final_scores()
     assert len(scores) == 2

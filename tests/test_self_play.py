@@ -46,7 +46,7 @@ def test_the_learner_keeps_its_own_goal_and_opponents_theirs():
     assert keeping.size > 0
     for index in keeping:
         mask = env.action_masks()[index]
-        assert np.flatnonzero(mask).tolist() == [a.KEEP_GOAL, a.KEEP_GOAL + 1]
+        assert np.flatnonzero(mask).tolist() == [a.ACTION_KEEP_GOAL, a.ACTION_KEEP_GOAL + 1]
     for index in range(8):
         seat_policies = env.seat_policies[index, :4]
         learner = env.learners[index]

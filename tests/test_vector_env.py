@@ -96,7 +96,7 @@ def test_same_step_autoreset_reports_the_final_observation_and_reward():
             final = infos["final_obs"][index]
             final_game = final["observation"][GAME_PART]
             assert final_game[3 + c.DECISION_NONE] == 1.0  # the game is over
-            assert np.flatnonzero(final["action_mask"]).tolist() == [a.PASS]  # terminal mask
+            assert np.flatnonzero(final["action_mask"]).tolist() == [a.ACTION_PASS]  # terminal mask
             assert rewards[index] in (-1.0, 0.0, 1.0)
             assert previous_rounds[index] > 5
             assert env.states[index, s.ROUND] == 0 and not env.states[index, s.GAME_OVER]
@@ -123,7 +123,7 @@ def test_wrong_action_shapes_and_types_are_rejected():
 
 @pytest.mark.parametrize("num_threads", [1, 2])
 @pytest.mark.parametrize("bad_action,message", [
-    (a.PASS, r"environment 1: illegal action 'pass' \(number 2122\)"),
+    (a.ACTION_PASS, r"environment 1: illegal action 'pass' \(number 2122\)"),
     (5000, r"environment 1: action 5000 is outside 0\.\.2122"),
     (-1, r"environment 1: action -1 is outside 0\.\.2122"),
 ])

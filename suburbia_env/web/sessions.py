@@ -87,23 +87,23 @@ def seat_labels(mode: str, seats: list[Seat]) -> dict[int, str]:
 
 def decode_action(number: int) -> tuple[str, dict]:
     """(verb, fields) of an action number: slot, cell, basic or option."""
-    if number < a.LAKE:
-        slot, cell = divmod(number - a.BUY, NUM_CELLS)
+    if number < a.ACTION_LAKE:
+        slot, cell = divmod(number - a.ACTION_BUY, NUM_CELLS)
         return "buy", {"slot": slot, "cell": cell}
-    if number < a.BASIC:
-        slot, cell = divmod(number - a.LAKE, NUM_CELLS)
+    if number < a.ACTION_BASIC:
+        slot, cell = divmod(number - a.ACTION_LAKE, NUM_CELLS)
         return "lake", {"slot": slot, "cell": cell}
-    if number < a.INVEST:
-        basic, cell = divmod(number - a.BASIC, NUM_CELLS)
+    if number < a.ACTION_INVEST:
+        basic, cell = divmod(number - a.ACTION_BASIC, NUM_CELLS)
         return "basic", {"basic": basic, "cell": cell}
-    if number < a.DISCARD:
-        return "invest", {"cell": number - a.INVEST}
-    if number < a.REMOVE:
-        return "discard", {"slot": number - a.DISCARD}
-    if number < a.KEEP_GOAL:
-        return "remove", {"slot": number - a.REMOVE}
-    if number < a.PASS:
-        return "keep", {"option": number - a.KEEP_GOAL}
+    if number < a.ACTION_DISCARD:
+        return "invest", {"cell": number - a.ACTION_INVEST}
+    if number < a.ACTION_REMOVE:
+        return "discard", {"slot": number - a.ACTION_DISCARD}
+    if number < a.ACTION_KEEP_GOAL:
+        return "remove", {"slot": number - a.ACTION_REMOVE}
+    if number < a.ACTION_PASS:
+        return "keep", {"option": number - a.ACTION_KEEP_GOAL}
     return "pass", {}
 
 
@@ -537,7 +537,7 @@ class GameSession:
             }
             if viewer is not None:
                 base = s.player_base(viewer)
-                private = int(game.state[base + s.PRIVATE_GOAL])
+                private = int(s.private_goal(game.state, viewer))
                 if private >= 0:
                     view["private_goal"] = goal_info(private)
                 elif own and game.pending_decision == "keep_goal":

@@ -92,7 +92,8 @@ def _finish_own_turn(scratch, tiles, goals, basic_kinds, player, log):
     while (scratch[s.GAME_OVER] == 0 and scratch[s.CURRENT_PLAYER] == player
            and (scratch[s.PENDING_DECISION] == c.DECISION_DISCARD
                 or scratch[s.PENDING_DECISION] == c.DECISION_REMOVE)):
-        start = a.ACTION_DISCARD if scratch[s.PENDING_DECISION] == c.DECISION_DISCARD else a.ACTION_REMOVE
+        discarding = scratch[s.PENDING_DECISION] == c.DECISION_DISCARD
+        start = a.ACTION_DISCARD if discarding else a.ACTION_REMOVE
         chosen = -1
         for slot in range(last_slot(scratch), first_slot(scratch) - 1, -1):
             if can_pay_premium(scratch, player, slot):

@@ -188,7 +188,7 @@ def _hex_points(x: float, y: float, radius: float) -> str:
 
 def seat_name(mode: str, seat: int) -> str:
     """`Player 0`, ... and `Dale` for seat 1 of the Dale game (R9.2)."""
-    return "Dale" if mode == "dale" and seat == 1 else f"Player {seat}"
+    return "Dale" if mode == "dale" and seat == c.DALE_SEAT else f"Player {seat}"
 
 
 def next_red_line(population: int) -> int:
@@ -316,20 +316,18 @@ def _market(svg: _Svg, game) -> None:
 
 def _goals(svg: _Svg, game, viewer: int | None, reveal: bool) -> None:
     chips: list[tuple[str, str, str, bool]] = []
-    for goal in game.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS]:
+    for goal in s.public_goals(game.state):
         if goal >= 0:
             info = goal_info(int(goal))
             chips.append((info["name"], info["criterion"], f"+{info['public_bonus']}", False))
     if viewer is not None and not reveal and game.config.mode != "solitary":
-        base = s.player_base(viewer)
         private = int(s.private_goal(game.state, viewer))
         if private >= 0:
             info = goal_info(private)
             chips.append((f"Your goal: {info['name']}", info["criterion"],
                           f"+{info['private_bonus']}", True))
         else:
-            options = [int(g) for g in game.state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2]
-                       if g >= 0]
+            options = [int(g) for g in s.goal_options(game.state, viewer) if g >= 0]
             if options:
                 chips.append(("Your goal: choose one",
                               " or ".join(GOALS.names[g] for g in options), "", True))
@@ -354,7 +352,6 @@ def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: 
                 reveal: bool) -> None:
     x0, y0 = layout.panel_origin(seat)
     state = game.state
-    base = s.player_base(seat)
     current = not game.is_over and seat == game.current_player
     svg.add(f'<g class="seat" data-seat="{seat}">')
     svg.rect(x0, y0, PANEL_WIDTH, PANEL_HEIGHT, "#ffffff", CURRENT if current else "#c9c5b8",
@@ -384,12 +381,13 @@ def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: 
     reputation = int(s.reputation(state, seat))
     markers = int(s.markers_left(state, seat))
     if game.is_over:
-        goals = (int(state[base + s.SCORE_PUBLIC_GOALS:base + s.SCORE_PUBLIC_GOALS
-                           + c.MAX_PLAYERS].sum()) + int(s.score_entry(state, seat, s.SCORE_PRIVATE_GOAL)))
-        stats = (f"population {int(s.score_entry(state, seat, s.SCORE_POPULATION_BEFORE_GOALS))} + goals "
-                 f"{goals} + money {int(s.score_entry(state, seat, s.SCORE_MONEY_CONVERTED))} = "
-                 f"{int(s.score_entry(state, seat, s.SCORE_FINAL_POPULATION))} · ${money} · income {income:+d}"
-                 f" · reputation {reputation:+d}")
+        goals = (int(s.public_goal_bonuses(state, seat).sum())
+                 + int(s.score_entry(state, seat, s.SCORE_PRIVATE_GOAL)))
+        before_goals = int(s.score_entry(state, seat, s.SCORE_POPULATION_BEFORE_GOALS))
+        converted = int(s.score_entry(state, seat, s.SCORE_MONEY_CONVERTED))
+        final = int(s.score_entry(state, seat, s.SCORE_FINAL_POPULATION))
+        stats = (f"population {before_goals} + goals {goals} + money {converted} = {final}"
+                 f" · ${money} · income {income:+d} · reputation {reputation:+d}")
     else:
         stats = (f"${money} · income {income:+d} · reputation {reputation:+d} · population "
                  f"{population} · red line {line} ({line - population} away) · "

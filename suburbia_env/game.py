@@ -256,7 +256,7 @@ class Game:
                             "invested": bool(flags & s.FLAG_INVESTED)})
         return {
             "player": player,
-            "is_dale": self.config.mode == "dale" and player == 1,
+            "is_dale": self.config.mode == "dale" and player == c.DALE_SEAT,
             "money": int(s.money(self.state, player)),
             "income": int(s.income(self.state, player)),
             "reputation": int(s.reputation(self.state, player)),
@@ -273,14 +273,11 @@ class Game:
     def goal_options(self, player: int) -> list[str]:
         """The two goals a player drew at setup (R3.6); hidden from the other players."""
         self._check_seat(player)
-        base = s.player_base(player)
-        return [GOALS.names[g] for g in self.state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2]
-                if g >= 0]
+        return [GOALS.names[g] for g in s.goal_options(self.state, player) if g >= 0]
 
     @property
     def public_goals(self) -> list[str]:
-        return [GOALS.names[g] for g in self.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS]
-                if g >= 0]
+        return [GOALS.names[g] for g in s.public_goals(self.state) if g >= 0]
 
     def market(self) -> list[dict]:
         """Occupied slots with tile, cost, premium and total price (R4.1)."""
@@ -313,27 +310,27 @@ class Game:
         population, money kept and whether it won (R8.2, R8.3)."""
         if not self.is_over:
             raise GameOverError("the game is not over yet: no final score")
-        public = self.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS].tolist()
+        public = s.public_goals(self.state).tolist()
         public_goals = [(index, GOALS.names[goal]) for index, goal in enumerate(public)
                         if goal >= 0]
         scores = []
         for player in range(self.num_seats):
-            base = s.player_base(player)
-            values = self.state[base:base + s.ORDER].tolist()  # the player's numbers, not cells
-            private = values[s.PRIVATE_GOAL]
+            state = self.state
+            private = int(s.private_goal(state, player))
+            bonuses = s.public_goal_bonuses(state, player)
             scores.append({
                 "player": player,
-                "population_before_goals": values[s.SCORE_POPULATION_BEFORE_GOALS],
-                "public_goals": {name: values[s.SCORE_PUBLIC_GOALS + index]
-                                 for index, name in public_goals},
+                "population_before_goals": int(
+                    s.score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS)),
+                "public_goals": {name: int(bonuses[index]) for index, name in public_goals},
                 "private_goal": GOALS.names[private] if private >= 0 else None,
-                "private_goal_bonus": values[s.SCORE_PRIVATE_GOAL],
-                "money_converted": values[s.SCORE_MONEY_CONVERTED],
-                "population": values[s.SCORE_FINAL_POPULATION],
-                "money_left": values[s.MONEY],
-                "reputation": values[s.REPUTATION],
-                "income": values[s.INCOME],
-                "winner": bool(values[s.SCORE_WINNER]),
+                "private_goal_bonus": int(s.score_entry(state, player, s.SCORE_PRIVATE_GOAL)),
+                "money_converted": int(s.score_entry(state, player, s.SCORE_MONEY_CONVERTED)),
+                "population": int(s.score_entry(state, player, s.SCORE_FINAL_POPULATION)),
+                "money_left": int(s.money(state, player)),
+                "reputation": int(s.reputation(state, player)),
+                "income": int(s.income(state, player)),
+                "winner": bool(s.score_entry(state, player, s.SCORE_WINNER)),
             })
         return scores
 

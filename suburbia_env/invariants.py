@@ -516,35 +516,35 @@ def _check_header(state, entry):
 
 
 @njit(cache=True)
-def _check_values(state, base, player, entry):
-    money = state[base + s.MONEY]
+def _check_values(state, player, entry):
+    money = s.money(state, player)
     if money < 0:
         return _error(MONEY_NEGATIVE, player)
     if money > (MONEY_BOUND if entry else HEADROOM):
         return _error(MONEY_TOO_LARGE, player)
-    population = state[base + s.POPULATION]
+    population = s.population(state, player)
     if population < 0:
         return _error(POPULATION_NEGATIVE, player)
     if population > (POPULATION_BOUND if entry else HEADROOM):
         return _error(POPULATION_TOO_LARGE, player)
-    income = state[base + s.INCOME]
+    income = s.income(state, player)
     if income < c.LEVEL_MIN or income > c.LEVEL_MAX:
         return _error(INCOME_OUT_OF_RANGE, player)
-    reputation = state[base + s.REPUTATION]
+    reputation = s.reputation(state, player)
     if reputation < c.LEVEL_MIN or reputation > c.LEVEL_MAX:
         return _error(REPUTATION_OUT_OF_RANGE, player)
     return OK
 
 
 @njit(cache=True)
-def _check_cells(state, tiles, base, player):
+def _check_cells(state, tiles, player):
     """Each cell: -1 or a kind of tiles.csv, known flag bits, a placement number below the
     counter (0 when empty)."""
     lake = tiles.shape[0] - 2
     for cell in range(NUM_CELLS):
-        kind = state[base + s.CELL_KIND + cell]
-        sequence = state[base + s.CELL_SEQUENCE + cell]
-        if kind < -1 or kind >= lake or state[base + s.CELL_FLAGS + cell] & ~_VALID_FLAGS:
+        kind = s.cell_kind(state, player, cell)
+        sequence = s.cell_sequence(state, player, cell)
+        if kind < -1 or kind >= lake or s.cell_flags(state, player, cell) & ~_VALID_FLAGS:
             return _error(CELL_WRONG, player)
         if kind < 0 and sequence != 0:
             return _error(CELL_WRONG, player)
@@ -554,22 +554,22 @@ def _check_cells(state, tiles, base, player):
 
 
 @njit(cache=True)
-def _check_borough(state, tiles, base, player):
+def _check_borough(state, tiles, player):
     """Derived counts, placement order, placeable flags and markers of one borough."""
     occupied = 0
     lakes = 0
     invested = 0
     features = np.zeros(c.NUM_FEATURES, dtype=np.int64)
     for cell in range(NUM_CELLS):
-        kind = state[base + s.CELL_KIND + cell]
-        flags = state[base + s.CELL_FLAGS + cell]
+        kind = s.cell_kind(state, player, cell)
+        flags = s.cell_flags(state, player, cell)
         if kind < 0:
             if flags & (s.FLAG_LAKE | s.FLAG_INVESTED):
                 return _error(CELL_FLAGS_WRONG, player)
             next_to_tile = False
             for index in range(6):
                 neighbour = NEIGHBOURS[cell, index]
-                if neighbour >= 0 and state[base + s.CELL_KIND + neighbour] >= 0:
+                if neighbour >= 0 and s.cell_kind(state, player, neighbour) >= 0:
                     next_to_tile = True
             if next_to_tile != (flags & s.FLAG_PLACEABLE != 0):
                 return _error(PLACEABLE_WRONG, player)
@@ -585,28 +585,28 @@ def _check_borough(state, tiles, base, player):
             for feature in range(c.NUM_FEATURES):
                 if tiles[kind, COLUMN_FEATURES] & (1 << feature):
                     features[feature] += 1
-    if state[base + s.TILE_COUNT] != occupied:
+    if s.tile_count(state, player) != occupied:
         return _error(TILE_COUNT_WRONG, player)
-    if state[base + s.LAKE_COUNT] != lakes:
+    if s.lake_count(state, player) != lakes:
         return _error(LAKE_COUNT_WRONG, player)
     for feature in range(c.NUM_FEATURES):
-        if state[base + s.FEATURE_COUNT + feature] != features[feature]:
+        if s.feature_count(state, player, feature) != features[feature]:
             return _error(FEATURE_COUNT_WRONG, player)
     listed = np.zeros(NUM_CELLS, dtype=np.bool_)
     previous_sequence = -1
     for position in range(occupied):
-        cell = state[base + s.ORDER + position]
-        if cell < 0 or cell >= NUM_CELLS or listed[cell] or state[base + s.CELL_KIND + cell] < 0:
+        cell = s.placed_cell(state, player, position)
+        if cell < 0 or cell >= NUM_CELLS or listed[cell] or s.cell_kind(state, player, cell) < 0:
             return _error(ORDER_WRONG, player)
         listed[cell] = True
-        sequence = state[base + s.CELL_SEQUENCE + cell]
+        sequence = s.cell_sequence(state, player, cell)
         if sequence < previous_sequence or sequence >= state[s.PLACEMENT_COUNTER]:
             return _error(ORDER_WRONG, player)
         previous_sequence = sequence
     for position in range(occupied, NUM_CELLS):
-        if state[base + s.ORDER + position] != 0:
+        if s.placed_cell(state, player, position) != 0:
             return _error(ORDER_WRONG, player)
-    if state[base + s.MARKERS_LEFT] != c.START_MARKERS - invested:
+    if s.markers_left(state, player) != c.START_MARKERS - invested:
         return _error(MARKERS_WRONG, player)
     return OK
 
@@ -636,9 +636,8 @@ def _check_goals(state):
         if goal < -1 or goal >= NUM_GOALS:
             return _error(PUBLIC_GOALS_WRONG, 0)
     for player in range(state[s.NUM_PLAYERS]):
-        base = s.PLAYERS + player * s.PLAYER_STRIDE
-        for offset in (s.PRIVATE_GOAL, s.GOAL_OPTIONS, s.GOAL_OPTIONS + 1):
-            goal = state[base + offset]
+        for goal in (s.private_goal(state, player), s.goal_option(state, player, 0),
+                     s.goal_option(state, player, 1)):
             if goal < -1 or goal >= NUM_GOALS:
                 return _error(GOALS_WRONG, player)
         if (s.goal_option(state, player, 0) < 0) != (s.goal_option(state, player, 1) < 0):
@@ -696,7 +695,7 @@ def _check_goals_kept(state):
     kept = (state[s.CURRENT_PLAYER] - first) % num_players if choosing else drawers
     for offset in range(drawers):
         player = (first + offset) % num_players
-        has_goal = state[s.PLAYERS + player * s.PLAYER_STRIDE + s.PRIVATE_GOAL] >= 0
+        has_goal = s.private_goal(state, player) >= 0
         if has_goal != (offset < kept):
             return _error(GOALS_KEPT_WRONG, player)
     return OK
@@ -716,44 +715,44 @@ def _check_generator_and_discards(state, tiles):
 
 
 @njit(cache=True)
-def _check_score_block(state, base, player, entry):
+def _check_score_block(state, player, entry):
     """All 0 until the game is over; then values final scoring can give (R8.2)."""
     if state[s.GAME_OVER] == 0:
         for index in range(_SCORE_ENTRIES):
-            if state[base + s.SCORE + index] != 0:
+            if s.player_entry(state, player, s.SCORE + index) != 0:
                 return _error(SCORE_WRONG, player)
         return OK
     for field in (s.SCORE_POPULATION_BEFORE_GOALS, s.SCORE_FINAL_POPULATION):
-        if state[base + field] < 0 or state[base + field] > (POPULATION_BOUND if entry
-                                                              else HEADROOM):
+        value = s.score_entry(state, player, field)
+        if value < 0 or value > (POPULATION_BOUND if entry else HEADROOM):
             return _error(SCORE_WRONG, player)
-    converted = state[base + s.SCORE_MONEY_CONVERTED]
+    converted = s.score_entry(state, player, s.SCORE_MONEY_CONVERTED)
     if converted < 0 or converted > (MONEY_BOUND if entry else HEADROOM) // 5:
         return _error(SCORE_WRONG, player)
-    winner = state[base + s.SCORE_WINNER]
+    winner = s.score_entry(state, player, s.SCORE_WINNER)
     if winner != 0 and winner != 1:
         return _error(SCORE_WRONG, player)
     for index in range(c.MAX_PLAYERS):
-        bonus = state[base + s.SCORE_PUBLIC_GOALS + index]
+        bonus = s.public_goal_bonus(state, player, index)
         goal = s.public_goal(state, index)
         if bonus != 0 and (goal < 0 or bonus != _GOAL_TABLE[goal, GOAL_COLUMN_PUBLIC_BONUS]):
             return _error(SCORE_WRONG, player)
-    bonus = state[base + s.SCORE_PRIVATE_GOAL]
-    goal = state[base + s.PRIVATE_GOAL]
+    bonus = s.score_entry(state, player, s.SCORE_PRIVATE_GOAL)
+    goal = s.private_goal(state, player)
     if bonus != 0 and (goal < 0 or bonus != _GOAL_TABLE[goal, GOAL_COLUMN_PRIVATE_BONUS]):
         return _error(SCORE_WRONG, player)
     return OK
 
 
 @njit(cache=True)
-def _unused_seat_is_empty(state, base):
+def _unused_seat_is_empty(state, player):
     """A seat beyond the player count holds what new_game leaves there."""
     for offset in range(s.PLAYER_STRIDE):
         expected = 0
         if s.CELL_KIND <= offset < s.CELL_KIND + NUM_CELLS or (
                 s.PRIVATE_GOAL <= offset < s.GOAL_OPTIONS + 2):
             expected = -1
-        if state[base + offset] != expected:
+        if s.player_entry(state, player, offset) != expected:
             return False
     return True
 
@@ -854,7 +853,7 @@ def _premium_payable(state, player):
     dale = state[s.MODE] == c.MODE_DALE
     first = c.DALE_FIRST_SLOT if dale else 0
     last = c.DALE_LAST_SLOT if dale else c.NUM_SLOTS - 1
-    money = state[s.PLAYERS + player * s.PLAYER_STRIDE + s.MONEY]
+    money = s.money(state, player)
     for slot in range(first, last + 1):
         if s.market_slot(state, slot) >= 0 and money >= c.SLOT_PREMIUMS[slot]:
             return True
@@ -890,15 +889,15 @@ def _check_decision(state, num_players):
         # second choice of the same player (R3.6).
         first = state[s.FIRST_PLAYER]
         for offset in range((player - first) % num_players, num_players):
-            if s.goal_option(state, (first + offset) % num_players, 0) >= 0 and s.private_goal(state, (first + offset) % num_players) >= 0:
-                return _error(GOALS_KEPT_WRONG, (first + offset) % num_players)
+            seat = (first + offset) % num_players
+            if s.goal_option(state, seat, 0) >= 0 and s.private_goal(state, seat) >= 0:
+                return _error(GOALS_KEPT_WRONG, seat)
     if (decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE) and (
             not _premium_payable(state, player)):
         return _error(NO_LEGAL_ACTION, 0)
     if mode == c.MODE_DALE:
-        dale_base = s.PLAYERS + s.PLAYER_STRIDE
         for cell in range(NUM_CELLS):
-            if state[dale_base + s.CELL_FLAGS + cell] & s.FLAG_PLACEABLE:
+            if s.is_placeable(state, c.DALE_SEAT, cell):
                 return OK
         return _error(DALE_CANNOT_PLACE, 0)
     return OK
@@ -928,21 +927,20 @@ def _check_state(state, tiles, entry):
         return code
     num_players = state[s.NUM_PLAYERS]
     for player in range(c.MAX_PLAYERS):
-        base = s.PLAYERS + player * s.PLAYER_STRIDE
         if player >= num_players:
-            if not _unused_seat_is_empty(state, base):
+            if not _unused_seat_is_empty(state, player):
                 return _error(UNUSED_SEAT_NOT_EMPTY, player)
             continue
-        code = _check_values(state, base, player, entry)
+        code = _check_values(state, player, entry)
         if code != OK:
             return code
-        code = _check_cells(state, tiles, base, player)
+        code = _check_cells(state, tiles, player)
         if code != OK:
             return code
-        code = _check_borough(state, tiles, base, player)
+        code = _check_borough(state, tiles, player)
         if code != OK:
             return code
-        code = _check_score_block(state, base, player, entry)
+        code = _check_score_block(state, player, entry)
         if code != OK:
             return code
     code = _check_tiles(state, tiles, num_players)
@@ -1036,7 +1034,7 @@ def _check_players_turns(state):
                     and (decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE))
         placed = s.tile_count(state, player) - _NUM_STARTING
         invested = c.START_MARKERS - s.markers_left(state, player)
-        if dale and player == 1:
+        if dale and player == c.DALE_SEAT:
             if placed != taken or invested != 0 or s.lake_count(state, player) != 0:
                 return _error(TURNS_WRONG, player)
         elif placed + invested > taken + (1 if mid_turn else 0):
@@ -1123,7 +1121,7 @@ def _check_market_shape(state, tiles):
             filled = position - 1 - start
         for slot in range(c.NUM_SLOTS):
             index = slot - c.DALE_FIRST_SLOT
-            expected = state[s.PILE + start + index] if 0 <= index < filled else -1
+            expected = s.pile_tile(state, start + index) if 0 <= index < filled else -1
             if s.market_slot(state, slot) != expected:
                 return _error(MARKET_SHAPE_WRONG, 0)
         return OK
@@ -1195,16 +1193,15 @@ def _check_scores(state, tiles):
         return OK
     before = state.copy()
     for player in range(state[s.NUM_PLAYERS]):
-        base = s.PLAYERS + player * s.PLAYER_STRIDE
         s.add_money(before, player, 5 * s.score_entry(state, player, s.SCORE_MONEY_CONVERTED))
-        s.set_population(before, player, s.score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS))
+        s.set_population(before, player,
+                         s.score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS))
         for index in range(_SCORE_ENTRIES):
-            before[base + s.SCORE + index] = 0
+            s.set_player_entry(before, player, s.SCORE + index, 0)
     score_game(before, tiles, _GOAL_TABLE)
     for player in range(state[s.NUM_PLAYERS]):
-        base = s.PLAYERS + player * s.PLAYER_STRIDE
         for offset in range(s.ORDER):
-            if before[base + offset] != state[base + offset]:
+            if s.player_entry(before, player, offset) != s.player_entry(state, player, offset):
                 return _error(SCORE_MISMATCH, player)
     return OK
 

@@ -148,5 +148,6 @@ def format_action(action: int, state: np.ndarray | None = None) -> str:
         basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
         return f"basic {c.BASIC_NOTATION_NAMES[basic]} @ {_cell_text(cell)}"
     verb = "lake" if action >= a.ACTION_LAKE else "buy"
-    slot, cell = divmod(action - (a.ACTION_LAKE if action >= a.ACTION_LAKE else a.ACTION_BUY), NUM_CELLS)
+    block = a.ACTION_LAKE if action >= a.ACTION_LAKE else a.ACTION_BUY
+    slot, cell = divmod(action - block, NUM_CELLS)
     return f"{verb} {slot} @ {_cell_text(cell)}"

@@ -32,7 +32,17 @@ from .tile_data import (COLUMN_COST, COLUMN_ICON, COLUMN_IMMEDIATE_AMOUNT,
                         COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT, COLUMN_TYPE,
                         NUM_GOALS, NUM_KINDS)
 
-CELL_FEATURES = 17
+# Feature planes of a borough cell (the 17 of the table above), each NUM_CELLS long.
+PLANE_TYPE = 0  # one plane per type (c.NUM_TYPES)
+PLANE_ICON = PLANE_TYPE + c.NUM_TYPES  # one plane per icon (c.NUM_ICONS)
+PLANE_LAKE = PLANE_ICON + c.NUM_ICONS
+PLANE_INVESTED = PLANE_LAKE + 1
+PLANE_PLACEABLE = PLANE_INVESTED + 1
+PLANE_COST = PLANE_PLACEABLE + 1
+PLANE_INCOME = PLANE_COST + 1
+PLANE_REPUTATION = PLANE_INCOME + 1
+PLANE_POPULATION = PLANE_REPUTATION + 1
+CELL_FEATURES = PLANE_POPULATION + 1
 PLAYER_FEATURES = 22
 SLOT_FEATURES = 3 + CELL_FEATURES + NUM_KINDS
 GOAL_ROWS = c.MAX_PLAYERS + 3
@@ -77,15 +87,15 @@ def _immediate(tiles, kind, attribute):
 
 @njit_without_refcounts
 def _write_tile_features(tiles, kind, out, start, stride):
-    """The tile part of the 17 cell features: type (4), icon (6), and at 13..16 the cost
-    and immediate income, reputation and population; entries are `stride` apart."""
-    out[start + tiles[kind, COLUMN_TYPE] * stride] = 1.0
+    """The tile part of the 17 cell features: type, icon, cost and immediate income,
+    reputation and population (PLANE_*); entries are `stride` apart."""
+    out[start + (PLANE_TYPE + tiles[kind, COLUMN_TYPE]) * stride] = 1.0
     if tiles[kind, COLUMN_ICON] >= 0:
-        out[start + (c.NUM_TYPES + tiles[kind, COLUMN_ICON]) * stride] = 1.0
-    out[start + 13 * stride] = tiles[kind, COLUMN_COST] / 25.0
-    out[start + 14 * stride] = _immediate(tiles, kind, c.ATTR_INCOME) / 5.0
-    out[start + 15 * stride] = _immediate(tiles, kind, c.ATTR_REPUTATION) / 5.0
-    out[start + 16 * stride] = _immediate(tiles, kind, c.ATTR_POPULATION) / 10.0
+        out[start + (PLANE_ICON + tiles[kind, COLUMN_ICON]) * stride] = 1.0
+    out[start + PLANE_COST * stride] = tiles[kind, COLUMN_COST] / 25.0
+    out[start + PLANE_INCOME * stride] = _immediate(tiles, kind, c.ATTR_INCOME) / 5.0
+    out[start + PLANE_REPUTATION * stride] = _immediate(tiles, kind, c.ATTR_REPUTATION) / 5.0
+    out[start + PLANE_POPULATION * stride] = _immediate(tiles, kind, c.ATTR_POPULATION) / 10.0
 
 
 ENCODED_SEAT = 0
@@ -134,18 +144,19 @@ def _update_borough(state, tiles, seat, slot, out, encoded):
         encoded[row + ENCODED_KIND + cell] = kind
         encoded[row + ENCODED_FLAGS + cell] = flags
         if same_kind and changed_flags == s.FLAG_PLACEABLE:  # most changes: an empty cell
-            out[start + 12 * NUM_CELLS + cell] = 1.0 if flags & s.FLAG_PLACEABLE else 0.0
+            out[start + PLANE_PLACEABLE * NUM_CELLS + cell] = (
+                1.0 if flags & s.FLAG_PLACEABLE else 0.0)
             continue
         for feature in range(CELL_FEATURES):
             out[start + feature * NUM_CELLS + cell] = 0.0
         if flags & s.FLAG_PLACEABLE:
-            out[start + 12 * NUM_CELLS + cell] = 1.0
+            out[start + PLANE_PLACEABLE * NUM_CELLS + cell] = 1.0
         if kind < 0:
             continue
         if flags & s.FLAG_INVESTED:
-            out[start + 11 * NUM_CELLS + cell] = 1.0
+            out[start + PLANE_INVESTED * NUM_CELLS + cell] = 1.0
         if flags & s.FLAG_LAKE:
-            out[start + 10 * NUM_CELLS + cell] = 1.0
+            out[start + PLANE_LAKE * NUM_CELLS + cell] = 1.0
         else:
             _write_tile_features(tiles, kind, out, start + cell, NUM_CELLS)
 
@@ -156,7 +167,7 @@ def _encode_player(state, seat, slot, out):
     population = s.population(state, seat)
     next_line = red_line_value(red_lines_at_or_below(population))
     out[start + 0] = 1.0
-    out[start + 1] = 1.0 if state[s.MODE] == c.MODE_DALE and seat == 1 else 0.0
+    out[start + 1] = 1.0 if state[s.MODE] == c.MODE_DALE and seat == c.DALE_SEAT else 0.0
     out[start + 2] = 1.0 if state[s.FIRST_PLAYER] == seat else 0.0
     out[start + 3] = s.money(state, seat) / 50.0
     out[start + 4] = s.income(state, seat) / 15.0
@@ -229,8 +240,8 @@ def update_observation(state, tiles, seat, out, encoded):
     position = state[s.PILE_POSITION]
     current = -1
     for stack in range(3):
-        start = 0 if stack == 0 else state[s.PILE_A_END + stack - 1]
-        left = state[s.PILE_A_END + stack] - max(start, position)
+        start = 0 if stack == 0 else s.stack_end(state, stack - 1)
+        left = s.stack_end(state, stack) - max(start, position)
         out[STACKS_START + stack] = max(0, left) / 30.0
         if current < 0 and left > 0:
             current = stack

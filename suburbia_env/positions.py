@@ -40,7 +40,8 @@ def take_physical_tile(state: np.ndarray, kind: int) -> None:
     for position in range(int(state[s.PILE_POSITION]), int(state[s.PILE_END])):
         if s.pile_tile(state, position) == kind:
             for substitute in range(TILES.num_kinds - 2):
-                if TILES.table[substitute, COLUMN_STACK] == stack and s.boxed(state, substitute) > 0:
+                if (TILES.table[substitute, COLUMN_STACK] == stack
+                        and s.boxed(state, substitute) > 0):
                     s.add_boxed(state, substitute, -1)
                     s.set_pile_tile(state, position, substitute)
                     return

@@ -157,10 +157,11 @@ def _market_name(state: np.ndarray, slot: int) -> str:
 
 
 def _cell_name(state: np.ndarray, cell: int) -> str:
-    kind = int(s.cell_kind(state, int(state[s.CURRENT_PLAYER]), cell))
+    player = int(state[s.CURRENT_PLAYER])
+    kind = int(s.cell_kind(state, player, cell))
     if kind < 0:
         return "an empty cell"
-    return "a lake" if int(s.cell_flags(state, int(state[s.CURRENT_PLAYER]), cell)) & s.FLAG_LAKE else TILES.names[kind]
+    return "a lake" if s.is_lake(state, player, cell) else TILES.names[kind]
 
 
 def _cell_words(cell: int) -> str:
@@ -348,7 +349,7 @@ def _supplies_and_goals(game) -> list[str]:
     supply = ", ".join(f"{name} {count}" for name, count in
                        zip(c.BASIC_TILE_NAMES, game.supply().values()))
     lines = [f"Stacks left: {stacks}", f"Basic supply (R3.5): {supply}"]
-    goals = [int(g) for g in game.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS] if g >= 0]
+    goals = [int(g) for g in s.public_goals(game.state) if g >= 0]
     if goals:
         lines.append("Public goals (R8.2):")
         for goal in goals:
@@ -363,7 +364,6 @@ def _supplies_and_goals(game) -> list[str]:
 
 def _seat(game, player: int, legend_kinds: set[int]) -> tuple[list[str], bool, bool]:
     state = game.state
-    base = s.player_base(player)
     population = int(s.population(state, player))
     line = next_red_line(population)
     title = _seat_name(game, player)
@@ -377,8 +377,9 @@ def _seat(game, player: int, legend_kinds: set[int]) -> tuple[list[str], bool, b
              f"markers left {int(s.markers_left(state, player))}, "
              f"next red line at {line} ({line - population} away)"]
     if game.is_over:
-        lines.append(f"  final score: population {int(s.score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS))}"
-                     f" + goals {_goal_points(state, base)} + money "
+        before_goals = int(s.score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS))
+        lines.append(f"  final score: population {before_goals}"
+                     f" + goals {_goal_points(state, player)} + money "
                      f"{int(s.score_entry(state, player, s.SCORE_MONEY_CONVERTED))}"
                      f" = {int(s.score_entry(state, player, s.SCORE_FINAL_POPULATION))}")
     borough, kinds = render_borough(state, player)
@@ -389,9 +390,9 @@ def _seat(game, player: int, legend_kinds: set[int]) -> tuple[list[str], bool, b
     return (lines, any(f & s.FLAG_LAKE for f in flags), any(f & s.FLAG_INVESTED for f in flags))
 
 
-def _goal_points(state: np.ndarray, base: int) -> int:
-    public = state[base + s.SCORE_PUBLIC_GOALS:base + s.SCORE_PUBLIC_GOALS + c.MAX_PLAYERS]
-    return int(public.sum()) + int(state[base + s.SCORE_PRIVATE_GOAL])
+def _goal_points(state: np.ndarray, player: int) -> int:
+    return (int(s.public_goal_bonuses(state, player).sum())
+            + int(s.score_entry(state, player, s.SCORE_PRIVATE_GOAL)))
 
 
 def render_game(game) -> str:

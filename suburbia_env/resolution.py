@@ -172,7 +172,8 @@ def _red_line_reactions(state, tiles, log, player):
                 else:
                     value = max(0, s.attribute_value(state, player, c.ATTR_MONEY) + amount)
                     s.set_attribute_value(state, player, c.ATTR_MONEY, value)
-                ev.record(log, ev.EVENT_EFFECT, player, attribute, amount, value, player, cell, kind)
+                ev.record(log, ev.EVENT_EFFECT, player, attribute, amount, value, player, cell,
+                          kind)
 
 
 @njit_without_refcounts
@@ -188,12 +189,12 @@ def adjust(state, tiles, log, player, attribute, amount, source_player, source_c
         old = s.attribute_value(state, player, c.ATTR_POPULATION)
         value = max(0, old + amount)
         s.set_attribute_value(state, player, c.ATTR_POPULATION, value)
-        ev.record(log, ev.EVENT_EFFECT, player, attribute, amount, value, source_player, source_cell,
-                  source_kind)
+        ev.record(log, ev.EVENT_EFFECT, player, attribute, amount, value, source_player,
+                  source_cell, source_kind)
         cross_red_lines(state, tiles, log, player, old, value)
         return
-    ev.record(log, ev.EVENT_EFFECT, player, attribute, amount, value, source_player, source_cell,
-              source_kind)
+    ev.record(log, ev.EVENT_EFFECT, player, attribute, amount, value, source_player,
+              source_cell, source_kind)
 
 
 @njit_without_refcounts

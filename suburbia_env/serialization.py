@@ -215,7 +215,7 @@ def game_to_dict(game: Game) -> dict:
     position = int(state[s.PILE_POSITION])
     a_end, b_end, end = (int(state[s.PILE_A_END]), int(state[s.PILE_B_END]),
                          int(state[s.PILE_END]))
-    pile = [TILES.names[kind] for kind in state[s.PILE:s.PILE + end]]
+    pile = [TILES.names[kind] for kind in s.pile_view(state)[:end]]
     scores = game.final_scores() if over else [None] * game.num_seats
     return {
         "format": STATE_FORMAT,
@@ -229,16 +229,16 @@ def game_to_dict(game: Game) -> dict:
         "pending_decision": game.pending_decision,
         "game_over": over,
         "placement_counter": int(state[s.PLACEMENT_COUNTER]),
-        "rng_state": [int(word) & _WORD_MAX for word in state[s.RNG_STATE:s.RNG_STATE + 4]],
+        "rng_state": [int(word) & _WORD_MAX for word in s.rng_words(state)],
         "market": [TILES.names[kind] if kind >= 0 else None
-                   for kind in state[s.MARKET:s.MARKET + c.NUM_SLOTS]],
+                   for kind in s.market_slots(state)],
         "stacks": {"A": pile[min(position, a_end):a_end],
                    "B": pile[max(position, a_end):b_end],
                    "C": pile[max(position, b_end):end]},
         "drawn": pile[:position],
         "supply": game.supply(),
-        "discarded": _counts_by_name(state[s.DISCARDED:s.DISCARDED + TILES.num_kinds]),
-        "box": _counts_by_name(state[s.BOX:s.BOX + TILES.num_kinds]),
+        "discarded": _counts_by_name(s.discarded_counts(state)[:TILES.num_kinds]),
+        "box": _counts_by_name(s.box_counts(state)[:TILES.num_kinds]),
         "public_goals": game.public_goals,
         "players": [_player_to_dict(game, player, scores[player])
                     for player in range(game.num_seats)],
@@ -256,7 +256,7 @@ def _counts_by_name(counts: np.ndarray) -> dict[str, int]:
 
 def _player_to_dict(game: Game, player: int, score: dict | None) -> dict:
     public = game.player_state(player)
-    sequences = game.state[s.player_base(player) + s.CELL_SEQUENCE:]
+    sequences = s.cell_sequences(game.state, player)
     borough = [dict(cell, sequence=int(sequences[cell_index(cell["col"], cell["row"])]))
                for cell in public["borough"]]
     if score is not None:
@@ -551,13 +551,12 @@ class _StateLoader:
         state[s.MODE] = self.mode
         state[s.EDITION] = self.config.edition_id
         state[s.RANDOM_PRIVATE_GOALS] = int(self.config.random_private_goals)
-        state[s.MARKET:s.MARKET + c.NUM_SLOTS] = -1
-        state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + c.MAX_PLAYERS] = -1
+        s.market_slots(state)[:] = -1
+        s.public_goals(state)[:] = -1
         for player in range(c.MAX_PLAYERS):
-            base = s.player_base(player)
-            state[base + s.CELL_KIND:base + s.CELL_KIND + s.NUM_CELLS] = -1
+            s.cell_kinds(state, player)[:] = -1
             s.set_private_goal(state, player, -1)
-            state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2] = -1
+            s.goal_options(state, player)[:] = -1
         return state
 
     # Turn progress ---------------------------------------------------------------------
@@ -691,9 +690,9 @@ class _StateLoader:
     def _read_supply_discarded_box(self) -> None:
         supply = _object(self.data["supply"], "supply", c.BASIC_NOTATION_NAMES)
         for basic, name in enumerate(c.BASIC_NOTATION_NAMES):
-            self.state[s.SUPPLY + basic] = _int(supply[name], f"supply.{name}", 0,
-                                                c.BASIC_SUPPLY_PER_KIND)
-        for field, offset in (("discarded", s.DISCARDED), ("box", s.BOX)):
+            s.set_supply(self.state, basic, _int(supply[name], f"supply.{name}", 0,
+                                                 c.BASIC_SUPPLY_PER_KIND))
+        for field, counts_of in (("discarded", s.discarded_counts), ("box", s.box_counts)):
             counts = self.data[field]
             if not isinstance(counts, dict):
                 _fail(field, f"must be an object of tile counts, not {_describe(counts)}")
@@ -701,8 +700,8 @@ class _StateLoader:
                 shown = name if isinstance(name, str) and len(name) <= 60 else _text(name)
                 path = f"{field}.{shown}"
                 kind = _tile_kind(name, path)
-                self.state[offset + kind] = _int(count, path, 0)
-        discarded = self.state[s.DISCARDED:s.DISCARDED + TILES.num_kinds]
+                counts_of(self.state)[kind] = _int(count, path, 0)
+        discarded = s.discarded_counts(self.state)[:TILES.num_kinds]
         for kind in np.flatnonzero(discarded):
             if not (_is_lettered(kind) or kind == TILES.one_more_round):
                 _fail(f"discarded.{TILES.names[kind]}", "only market tiles are discarded (R5.1, "
@@ -724,7 +723,7 @@ class _StateLoader:
                 _fail(path, f"{value!r} is about lakes or investment markers and is not played "
                             f"with Dale (R9.2)")
             s.set_public_goal(self.state, index, goal)
-        self.public_goals = [int(g) for g in self.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + expected]]
+        self.public_goals = [int(g) for g in s.public_goals(self.state)[:expected]]
 
     def _deal_goal(self, value, path: str) -> int:
         """A goal that may appear once among public goals and goal options (R3.6)."""
@@ -740,15 +739,16 @@ class _StateLoader:
     def _read_player(self, player: int, value, path: str) -> None:
         fields = _object(value, path, _PLAYER_FIELDS)
         state = self.state
-        base = s.player_base(player)
-        state[base + s.MONEY] = _int(fields["money"], f"{path}.money", 0, MONEY_BOUND,
-                                     "no game gives more, R1.3; invariants.MONEY_BOUND")
-        for field, offset in (("income", s.INCOME), ("reputation", s.REPUTATION)):
-            state[base + offset] = _int(fields[field], f"{path}.{field}", c.LEVEL_MIN,
-                                        c.LEVEL_MAX)
-        state[base + s.POPULATION] = _int(fields["population"], f"{path}.population", 0,
-                                          POPULATION_BOUND, "no game gives more, R1.3; "
-                                          "invariants.POPULATION_BOUND")
+        s.set_money(state, player, _int(fields["money"], f"{path}.money", 0, MONEY_BOUND,
+                                        "no game gives more, R1.3; invariants.MONEY_BOUND"))
+        for field, attribute in (("income", c.ATTR_INCOME), ("reputation", c.ATTR_REPUTATION)):
+            s.set_attribute_value(state, player, attribute,
+                                  _int(fields[field], f"{path}.{field}", c.LEVEL_MIN,
+                                       c.LEVEL_MAX))
+        s.set_population(state, player,
+                         _int(fields["population"], f"{path}.population", 0,
+                              POPULATION_BOUND, "no game gives more, R1.3; "
+                              "invariants.POPULATION_BOUND"))
         markers_left = _int(fields["markers_left"], f"{path}.markers_left", 0, c.START_MARKERS)
         s.set_markers_left(state, player, markers_left)
         self._read_player_goals(player, fields, path)
@@ -876,14 +876,14 @@ class _StateLoader:
         """Every physical tile is in exactly one place (tiles.csv copies)."""
         state = self.state
         supply = np.zeros(TILES.num_kinds, dtype=np.int64)
-        supply[TILES.basic_kinds] = state[s.SUPPLY:s.SUPPLY + 3]
+        supply[TILES.basic_kinds] = s.supply_counts(state)
         places = {
             "stacks": _count_kinds(self.pile_remaining),
             "market": _count_kinds(self.market_kinds),
             "supply": supply,
             "boroughs": _count_kinds([kind for cells in self.borough_cells for kind, _ in cells]),
-            "discarded": state[s.DISCARDED:s.DISCARDED + TILES.num_kinds],
-            "box": state[s.BOX:s.BOX + TILES.num_kinds],
+            "discarded": s.discarded_counts(state)[:TILES.num_kinds],
+            "box": s.box_counts(state)[:TILES.num_kinds],
         }
         for kind in range(TILES.num_kinds):
             if kind == TILES.lake:
@@ -962,7 +962,8 @@ class _StateLoader:
         s.set_score_entry(state, player, s.SCORE_PRIVATE_GOAL, private)
         s.set_score_entry(state, player, s.SCORE_MONEY_CONVERTED, converted)
         s.set_score_entry(state, player, s.SCORE_FINAL_POPULATION, final)
-        s.set_score_entry(state, player, s.SCORE_WINNER, int(_bool(fields["winner"], f"{path}.winner")))
+        s.set_score_entry(state, player, s.SCORE_WINNER,
+                          int(_bool(fields["winner"], f"{path}.winner")))
 
     def _check_winners(self) -> None:
         """Each public bonus goes to one player at most; the winners follow R8.3."""
@@ -974,8 +975,9 @@ class _StateLoader:
                 _fail(f"players[{won[1]}].score.public_goals[{index}]",
                       f"{GOALS.names[goal]} is also won by player {won[0]}; a public goal "
                       f"goes to one player at most (R8.2)")
-        ranks = [tuple(int(state[s.player_base(p) + field])
-                       for field in (s.POPULATION, s.REPUTATION, s.INCOME, s.MONEY))
+        ranks = [tuple(int(s.attribute_value(state, p, attribute))
+                       for attribute in (c.ATTR_POPULATION, c.ATTR_REPUTATION, c.ATTR_INCOME,
+                                         c.ATTR_MONEY))
                  for p in range(self.seats)]
         for player in range(self.seats):
             wins = ranks[player] == max(ranks)

@@ -416,35 +416,86 @@ def set_cell_sequence(state, player, cell, sequence):
     state[player_base(player) + CELL_SEQUENCE + cell] = sequence
 
 
-# Views for Python code that reads or writes whole rows at once.
+# Views for Python code that reads or writes whole rows at once (numpy views: writing
+# to one writes to the state).
 def player_block(state: np.ndarray, player: int) -> np.ndarray:
     """The whole block of a player (PLAYER_STRIDE entries)."""
     start = PLAYERS + player * PLAYER_STRIDE
     return state[start:start + PLAYER_STRIDE]
 
 
-def player_row(state: np.ndarray, player: int, offset: int, length: int) -> np.ndarray:
-    """`length` entries of a player's block from `offset` (GOAL_OPTIONS, CELL_KIND, ...)."""
+def _player_row(state: np.ndarray, player: int, offset: int, length: int) -> np.ndarray:
     start = PLAYERS + player * PLAYER_STRIDE + offset
     return state[start:start + length]
 
 
 def cell_kinds(state: np.ndarray, player: int) -> np.ndarray:
-    return player_row(state, player, CELL_KIND, NUM_CELLS)
+    """Kind per cell of a borough (NUM_CELLS entries), -1 when empty."""
+    return _player_row(state, player, CELL_KIND, NUM_CELLS)
 
 
 def cell_flag_row(state: np.ndarray, player: int) -> np.ndarray:
-    return player_row(state, player, CELL_FLAGS, NUM_CELLS)
+    """FLAG_* bits per cell of a borough (NUM_CELLS entries)."""
+    return _player_row(state, player, CELL_FLAGS, NUM_CELLS)
+
+
+def cell_sequences(state: np.ndarray, player: int) -> np.ndarray:
+    """Global placement number per cell of a borough (NUM_CELLS entries)."""
+    return _player_row(state, player, CELL_SEQUENCE, NUM_CELLS)
+
+
+def placement_order(state: np.ndarray, player: int) -> np.ndarray:
+    """Cells in placement order; the first tile_count entries are in use."""
+    return _player_row(state, player, ORDER, NUM_CELLS)
 
 
 def goal_options(state: np.ndarray, player: int) -> np.ndarray:
-    return player_row(state, player, GOAL_OPTIONS, 2)
+    """The two goals drawn at setup (R3.6)."""
+    return _player_row(state, player, GOAL_OPTIONS, 2)
 
 
-def header_row(state: np.ndarray, offset: int, length: int) -> np.ndarray:
-    """`length` header entries from `offset` (MARKET, PILE, SUPPLY, ...)."""
-    return state[offset:offset + length]
+def public_goal_bonuses(state: np.ndarray, player: int) -> np.ndarray:
+    """Bonus scored per public goal (MAX_PLAYERS entries, R8.2)."""
+    return _player_row(state, player, SCORE_PUBLIC_GOALS, MAX_PLAYERS)
 
+
+def score_block(state: np.ndarray, player: int) -> np.ndarray:
+    """The final-scoring breakdown of a player, SCORE to ORDER (R8.2)."""
+    return _player_row(state, player, SCORE, ORDER - SCORE)
+
+
+def feature_counts(state: np.ndarray, player: int) -> np.ndarray:
+    return _player_row(state, player, FEATURE_COUNT, NUM_FEATURES)
+
+
+def market_slots(state: np.ndarray) -> np.ndarray:
+    """Kind per market slot (NUM_SLOTS entries), -1 when empty."""
+    return state[MARKET:MARKET + NUM_SLOTS]
+
+
+def public_goals(state: np.ndarray) -> np.ndarray:
+    """Goal per public goal (MAX_PLAYERS entries), -1 when unused."""
+    return state[PUBLIC_GOALS:PUBLIC_GOALS + MAX_PLAYERS]
+
+
+def supply_counts(state: np.ndarray) -> np.ndarray:
+    """Basic tiles left per basic kind in notation order (3 entries)."""
+    return state[SUPPLY:SUPPLY + 3]
+
+
+def discarded_counts(state: np.ndarray) -> np.ndarray:
+    """Discarded tiles per kind (MAX_KINDS entries)."""
+    return state[DISCARDED:DISCARDED + MAX_KINDS]
+
+
+def box_counts(state: np.ndarray) -> np.ndarray:
+    """Tiles per kind not used in this game (MAX_KINDS entries)."""
+    return state[BOX:BOX + MAX_KINDS]
+
+
+def rng_words(state: np.ndarray) -> np.ndarray:
+    """The four words of the game's generator (rng.py)."""
+    return state[RNG_STATE:RNG_STATE + 4]
 
 @_accessor
 def public_goal_bonus(state, player, index):
@@ -471,3 +522,15 @@ def set_boxed(state, kind, count):
 @_accessor
 def set_discarded(state, kind, count):
     state[DISCARDED + kind] = count
+
+
+@_accessor
+def player_entry(state, player, offset):
+    """Entry `offset` of a player's block, for checks that scan the whole block
+    (invariants.py); everything else reads a value by its own accessor."""
+    return state[player_base(player) + offset]
+
+
+@_accessor
+def set_player_entry(state, player, offset, value):
+    state[player_base(player) + offset] = value

@@ -178,13 +178,13 @@ def headline_events(game: Game, exclude: int) -> list[str]:
 def seat_label(game: Game, seat: int, human: int, labels: dict[int, str]) -> str:
     if seat == human:
         return f"you (player {seat})"
-    if game.config.mode == "dale" and seat == 1:
+    if game.config.mode == "dale" and seat == c.DALE_SEAT:
         return "Dale"
     return f"player {seat} ({labels.get(seat, 'agent')})"
 
 
 def _short_label(game: Game, seat: int, labels: dict[int, str]) -> str:
-    if game.config.mode == "dale" and seat == 1:
+    if game.config.mode == "dale" and seat == c.DALE_SEAT:
         return "Dale"
     return f"P{seat} {labels.get(seat, '')}".rstrip()
 
@@ -196,7 +196,7 @@ def final_scores_lines(game: Game, labels: dict[int, str] | None = None) -> list
              f"  {'seat':<22} {'population':>10} {'goals':>6} {'money':>6} {'final':>6}  winner"]
     for score in game.final_scores():
         seat = score["player"]
-        name = labels.get(seat) or ("Dale" if game.config.mode == "dale" and seat == 1
+        name = labels.get(seat) or ("Dale" if game.config.mode == "dale" and seat == c.DALE_SEAT
                                     else f"player {seat}")
         goals = sum(score["public_goals"].values()) + score["private_goal_bonus"]
         lines.append(f"  {name:<22} {score['population_before_goals']:>10} {goals:>6} "
@@ -351,8 +351,7 @@ def choice_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
     decision = game.pending_decision
     if decision == "keep_goal":
         human = game.current_player
-        base = s.player_base(human)
-        goals = [int(g) for g in game.state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2]]
+        goals = [int(g) for g in s.goal_options(game.state, human)]
         lines = wrap("Your two drawn goals (R3.6); keep one as your private goal "
                      "(population bonus):", width)
         for number, goal in enumerate(goals, start=1):

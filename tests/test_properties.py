@@ -176,7 +176,7 @@ def _compare_trial_gains(positions, tiles):
     resolved = np.zeros(s.STATE_SIZE, dtype=np.int32)
     log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
     checked = from_sums = across_red_lines = mismatches = changed = 0
-    lake = tiles.shape[0] - 2
+    lake = s.lake_kind(tiles)
     for state in positions:
         for player in range(state[s.NUM_PLAYERS]):
             base = s.PLAYERS + player * s.PLAYER_STRIDE

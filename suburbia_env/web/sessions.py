@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import action_space as a
+from .. import constants as c
 from .. import state_layout as s
 from ..drawing import seat_name, table_svg
 from ..errors import SuburbiaError
@@ -35,7 +36,7 @@ from ..render import describe_action, describe_events
 from ..serialization import game_from_json, replay_record
 from ..tile_text import goal_info
 
-DALE_SEAT = 1
+DALE_SEAT = int(c.DALE_SEAT)  # a plain int for JSON
 MAX_DECISIONS = 5000
 """Decisions one game or replay may hold (a 4-player game takes about 150)."""
 MAX_LOG_SENT = 400
@@ -536,14 +537,12 @@ class GameSession:
                 "can_download": reveal,
             }
             if viewer is not None:
-                base = s.player_base(viewer)
                 private = int(s.private_goal(game.state, viewer))
                 if private >= 0:
                     view["private_goal"] = goal_info(private)
                 elif own and game.pending_decision == "keep_goal":
                     view["goal_options"] = [goal_info(int(goal)) for goal in
-                                            game.state[base + s.GOAL_OPTIONS:
-                                                       base + s.GOAL_OPTIONS + 2]]
+                                            s.goal_options(game.state, viewer)]
             return view
 
     def record(self) -> dict:

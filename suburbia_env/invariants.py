@@ -484,7 +484,7 @@ def _error(reason, detail):
 @njit(cache=True)
 def _is_lettered(tiles, kind):
     """A kind of the A, B or C stacks (never a basic tile, the lake or One More Round)."""
-    return 0 <= kind < tiles.shape[0] - 2 and tiles[kind, COLUMN_STACK] != c.STACK_BASIC
+    return 0 <= kind < s.lake_kind(tiles) and tiles[kind, COLUMN_STACK] != c.STACK_BASIC
 
 
 @njit(cache=True)
@@ -540,7 +540,7 @@ def _check_values(state, player, entry):
 def _check_cells(state, tiles, player):
     """Each cell: -1 or a kind of tiles.csv, known flag bits, a placement number below the
     counter (0 when empty)."""
-    lake = tiles.shape[0] - 2
+    lake = s.lake_kind(tiles)
     for cell in range(NUM_CELLS):
         kind = s.cell_kind(state, player, cell)
         sequence = s.cell_sequence(state, player, cell)

@@ -708,7 +708,7 @@ def _check_generator_and_discards(state, tiles):
     if (s.rng_word(state, 0) == 0 and s.rng_word(state, 1) == 0
             and s.rng_word(state, 2) == 0 and s.rng_word(state, 3) == 0):
         return _error(RNG_WRONG, 0)
-    for kind in range(tiles.shape[0] - 1):
+    for kind in range(s.one_more_round_kind(tiles)):
         if s.discarded(state, kind) != 0 and not _is_lettered(tiles, kind):
             return _error(DISCARDED_WRONG, kind)
     return OK
@@ -761,7 +761,7 @@ def _unused_seat_is_empty(state, player):
 def _check_pile(state, tiles):
     """The stack bounds of the configuration (R3.2, R3.3, R9.2), each pile position a tile
     of its stack, One More Round once inside its block and set aside exactly when drawn."""
-    one_more_round = tiles.shape[0] - 1
+    one_more_round = s.one_more_round_kind(tiles)
     sizes = stack_sizes(state[s.NUM_PLAYERS], state[s.MODE], state[s.EDITION])
     a_end = sizes[0]
     b_end = a_end + sizes[1]
@@ -953,7 +953,7 @@ def _check_state(state, tiles, entry):
 
 @njit(cache=True)
 def _one_more_round_position(state, tiles):
-    one_more_round = tiles.shape[0] - 1
+    one_more_round = s.one_more_round_kind(tiles)
     for position in range(state[s.PILE_END]):
         if s.pile_tile(state, position) == one_more_round:
             return position
@@ -1095,7 +1095,7 @@ def _draw_order(state, tiles, out):
     """The tiles drawn so far, One More Round left out, in the order the market keeps them
     from slot 6 to slot 0: the setup's seven (slot 0 got the first, R4.1) from the last to
     the first, then every later draw (each enters at slot 0, R4.2). Returns their count."""
-    one_more_round = tiles.shape[0] - 1
+    one_more_round = s.one_more_round_kind(tiles)
     position = state[s.PILE_POSITION]
     count = 0
     for index in range(min(position, c.NUM_SLOTS) - 1, -1, -1):

@@ -120,14 +120,15 @@ def test_no_layout_arithmetic_outside_the_layout_module():
 
 
 def test_one_player_base_and_no_bare_lake_row():
-    """`player_base` is defined once, and the lake's row of the tile table is named."""
+    """`player_base` is defined once, and the rows of the lake and One More Round in the
+    tile table are named (`s.lake_kind(tiles)`, `s.one_more_round_kind(tiles)`)."""
     definitions = []
     for path in _scanned_files():
         text = (ROOT / path).read_text(encoding="utf-8")
         if "def player_base" in text:
             definitions.append(str(path))
         if path != LAYOUT_MODULE:
-            assert "shape[0] - 2" not in text, path
+            assert "tiles.shape[0] - " not in text, path
     assert definitions == [str(LAYOUT_MODULE)]
 
 

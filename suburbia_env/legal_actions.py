@@ -2,7 +2,7 @@
 
 `legal_action_mask` and `is_legal_action` share the same predicates, so the mask a
 policy sees and the check `apply_action` makes cannot disagree. When the game is over
-the mask holds PASS alone (the terminal mask: never all-false), but no action is legal.
+the mask holds ACTION_PASS alone (the terminal mask: never all-false), but no action is legal.
 """
 
 from . import action_space as a
@@ -17,7 +17,7 @@ from .tile_data import COLUMN_COST
 @njit_without_refcounts
 def is_placeable(state, player, cell):
     """Empty and adjacent to a tile or lake of the borough (R2.4)."""
-    return s.cell_flags(state, player, cell) & s.FLAG_PLACEABLE != 0
+    return s.is_placeable(state, player, cell)
 
 
 @njit_without_refcounts

@@ -9,7 +9,7 @@ from suburbia_env import state_layout as s
 from suburbia_env.hidden_information import redraw_hidden_information
 from suburbia_env.invariants import check_invariants
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.resolution import player_base
+from suburbia_env.state_layout import player_base
 from suburbia_env.setup import stack_sizes
 from suburbia_env.tile_data import GOALS, TILES
 

@@ -101,7 +101,7 @@ def _trial_snapshot(state, player, cell):
     placeable_neighbours = 0
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
-        if neighbour >= 0 and s.cell_flags(state, player, neighbour) & s.FLAG_PLACEABLE:
+        if neighbour >= 0 and s.is_placeable(state, player, neighbour):
             placeable_neighbours |= 1 << index
     return (state[s.PLACEMENT_COUNTER], s.money(state, player), s.income(state, player),
             s.reputation(state, player), s.population(state, player),
@@ -247,7 +247,7 @@ def _adjustments_anywhere(state, tiles, player, cell, kind):
     for position in range(s.tile_count(state, player)):
         tile_cell = s.placed_cell(state, player, position)
         tile_kind = effective_kind(state, tiles, player, tile_cell)
-        times = trigger_adjustments(s.cell_flags(state, player, tile_cell) & s.FLAG_INVESTED != 0)
+        times = trigger_adjustments(s.is_invested(state, player, tile_cell))
         if tile_cell != cell:
             sums = _with_reactions(sums, tiles, tile_kind, times, new_features, False)
         for term in range(tiles[tile_kind, COLUMN_CONDITIONAL_COUNT]):
@@ -274,7 +274,7 @@ def _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_hi
         neighbour_kind = effective_kind(state, tiles, player, neighbour)
         if tiles[neighbour_kind, COLUMN_REACTS_TO] & new_features:
             times = trigger_adjustments(
-                s.cell_flags(state, player, neighbour) & s.FLAG_INVESTED != 0)
+                s.is_invested(state, player, neighbour))
             sums = _with_reactions(sums, tiles, neighbour_kind, times, new_features, True)
     return sums
 
@@ -430,7 +430,7 @@ def choose_cell_by_trials(state, tiles, log, player, kind, use_sums):
     best_gain = 0
     best_reputation_gain = 0
     for cell in range(NUM_CELLS):
-        if s.cell_flags(state, player, cell) & s.FLAG_PLACEABLE == 0:
+        if not s.is_placeable(state, player, cell):
             continue
         low = NEIGHBOUR_BITS[cell, 0] & matter_low
         high = NEIGHBOUR_BITS[cell, 1] & matter_high

@@ -396,7 +396,7 @@ def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: 
     _empty_cells(svg, game, layout, seat)
     for cell in range(NUM_CELLS):
         kind = int(s.cell_kind(state, seat, cell))
-        if kind >= 0 or int(s.cell_flags(state, seat, cell)) & s.FLAG_PLACEABLE:
+        if kind >= 0 or s.is_placeable(state, seat, cell):
             _cell(svg, game, layout, seat, cell)
     svg.add("</g>")
 
@@ -406,7 +406,7 @@ def _empty_cells(svg: _Svg, game, layout: Layout, seat: int) -> None:
     paths = []
     for cell in range(NUM_CELLS):
         if (int(s.cell_kind(game.state, seat, cell)) < 0
-                and not int(s.cell_flags(game.state, seat, cell)) & s.FLAG_PLACEABLE):
+                and not s.is_placeable(game.state, seat, cell)):
             x, y = layout.cell_centre(seat, cell)
             paths.append("M" + _hex_points(x, y, HEX_RADIUS - 1.5).replace(" ", " L") + "Z")
     if paths:

@@ -47,7 +47,7 @@ def can_buy_basic(state, tiles, player, basic, basic_kinds):
 @njit_without_refcounts
 def investment_price(state, tiles, player, cell):
     """The printed cost again; a lake costs $0 (R5.1d)."""
-    if s.cell_flags(state, player, cell) & s.FLAG_LAKE:
+    if s.is_lake(state, player, cell):
         return 0
     return tiles[s.cell_kind(state, player, cell), COLUMN_COST]
 
@@ -57,7 +57,7 @@ def can_invest(state, tiles, player, cell):
     """R5.1d: a marker left, a tile of the borough without one, the price affordable."""
     if s.markers_left(state, player) <= 0 or s.cell_kind(state, player, cell) < 0:
         return False
-    if s.cell_flags(state, player, cell) & s.FLAG_INVESTED:
+    if s.is_invested(state, player, cell):
         return False
     return s.money(state, player) >= investment_price(state, tiles, player, cell)
 
@@ -80,7 +80,7 @@ def any_premium_payable(state, player):
 @njit_without_refcounts
 def any_placeable_cell(state, player):
     for cell in range(NUM_CELLS):
-        if s.cell_flags(state, player, cell) & s.FLAG_PLACEABLE:
+        if s.is_placeable(state, player, cell):
             return True
     return False
 
@@ -183,7 +183,7 @@ def legal_action_mask(state, tiles, basic_kinds, mask, actions):
     cells_start = a.NUM_ACTIONS - NUM_CELLS
     placeable = 0
     for cell in range(NUM_CELLS):
-        if s.cell_flags(state, player, cell) & s.FLAG_PLACEABLE:
+        if s.is_placeable(state, player, cell):
             actions[cells_start + placeable] = cell
             placeable += 1
     if placeable > 0:
@@ -251,7 +251,7 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
     def cell_problem(cell: int) -> str:
         kind = int(s.cell_kind(state, player, cell))
         if kind >= 0:
-            held = "a lake" if s.cell_flags(state, player, cell) & s.FLAG_LAKE else \
+            held = "a lake" if s.is_lake(state, player, cell) else \
                 TILES.names[kind]
             return f"cell {cell_words(cell)} of {who}'s borough already holds {held} (R2.4)"
         return (f"cell {cell_words(cell)} touches no tile or lake of {who}'s borough: a new "
@@ -288,7 +288,7 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
             return f"{who} has no investment marker left (R5.1d)"
         if kind < 0:
             return f"{who} has no tile at {cell_words(cell)} to invest in (R5.1d)"
-        if s.cell_flags(state, player, cell) & s.FLAG_INVESTED:
+        if s.is_invested(state, player, cell):
             return f"the tile at {cell_words(cell)} already carries a marker (R5.1d)"
         price = investment_price(state, tiles, player, cell)
         return (f"investing at {cell_words(cell)} costs the tile's printed cost ${price} "

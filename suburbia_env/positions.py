@@ -136,7 +136,7 @@ def invest_without_effects(game: Game, player: int, column: int, row: int) -> No
     with _checked_edit(game) as state:
         if s.cell_kind(state, player, cell) < 0:
             raise ArgumentError(f"cell {column},{row} of player {player} is empty")
-        if s.cell_flags(state, player, cell) & s.FLAG_INVESTED:
+        if s.is_invested(state, player, cell):
             raise ArgumentError(f"the tile at {column},{row} of player {player} is invested")
         if s.markers_left(state, player) <= 0:
             raise ArgumentError(f"player {player} has no marker left")

@@ -261,7 +261,7 @@ def render_borough(state: np.ndarray, player: int, mark_placeable: bool = False,
     placeable = set()
     if mark_placeable:
         placeable = {cell_coordinates(cell) for cell in range(NUM_CELLS)
-                     if s.cell_flags(state, player, cell) & s.FLAG_PLACEABLE}
+                     if s.is_placeable(state, player, cell)}
     margin = " " * 4
     header = margin + "".join(f"{column:^{CELL_WIDTH}}"
                               for column in range(first_column, last_column + 1))

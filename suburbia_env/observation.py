@@ -134,9 +134,11 @@ def _update_borough(state, tiles, seat, slot, out, encoded):
     if seat < 0:
         return
     start = BOROUGHS_START + slot * BOROUGH_SIZE
+    kinds = s.borough_kinds(state, seat)
+    flag_row = s.borough_flags(state, seat)
     for cell in range(NUM_CELLS):
-        flags = s.cell_flags(state, seat, cell)
-        kind = s.cell_kind(state, seat, cell)
+        flags = flag_row[cell]
+        kind = kinds[cell]
         same_kind = encoded[row + ENCODED_KIND + cell] == kind
         changed_flags = encoded[row + ENCODED_FLAGS + cell] ^ flags
         if same_kind and changed_flags == 0:

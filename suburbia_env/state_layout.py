@@ -416,6 +416,21 @@ def set_cell_sequence(state, player, cell, sequence):
     state[player_base(player) + CELL_SEQUENCE + cell] = sequence
 
 
+@_accessor
+def borough_kinds(state, player):
+    """Kind per cell of a borough as a view, for a kernel's loop over every cell (the
+    observation encoder): the player's base is added once, not at each cell."""
+    start = player_base(player) + CELL_KIND
+    return state[start:start + NUM_CELLS]
+
+
+@_accessor
+def borough_flags(state, player):
+    """FLAG_* bits per cell of a borough as a view, as `borough_kinds`."""
+    start = player_base(player) + CELL_FLAGS
+    return state[start:start + NUM_CELLS]
+
+
 # Views for Python code that reads or writes whole rows at once (numpy views: writing
 # to one writes to the state).
 def player_block(state: np.ndarray, player: int) -> np.ndarray:

@@ -24,12 +24,12 @@ from agents import PPOAgent, make_agent
 from agents.model_format import (PickledModelWarning, convert_pickled_model, load_safe_model,
                                  save_safe_model)
 from agents.ppo_agent import load_model
+from repository import REPO
 from suburbia_env import Game
 from suburbia_env.errors import ModelFileNotFoundError, ModelFormatError, SuburbiaError
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 
-REPO = Path(__file__).resolve().parents[1]
 BASELINE_ZIP = REPO / "models" / "baseline.zip"
 BASELINE = REPO / "models" / "baseline.safetensors"
 

@@ -39,13 +39,13 @@ from agents.ray_session import LOCAL_NODE_IP, LOOPBACK_HTTP_ENV
 from agents.rllib_agent import DESCRIPTION_FILE, POLICY_FILE, RLlibAgent
 from agents.tournament import run_tournament
 from loopback_sockets import connections_to, in_sessions, off_loopback
+from repository import REPO
 from suburbia_env import Game
 from suburbia_env.action_space import NUM_ACTIONS
 from suburbia_env.errors import ModelFileNotFoundError, ModelFormatError
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 
-REPO = Path(__file__).resolve().parent.parent
 RAY = str(Path(sys.executable).parent / "ray")
 TRAIN_TIMEOUT = 900
 CLUSTER_START_TIMEOUT = 240

@@ -26,12 +26,12 @@ from pathlib import Path
 
 import pytest
 
+from repository import REPO
 from suburbia_env import cli
 from suburbia_env.cli import main
 from suburbia_env.game import Game
 from training.config import _parser as train_parser
 
-REPO = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 
 
@@ -301,7 +301,7 @@ def test_an_externally_managed_python_gets_a_venv_that_the_script_uses_and_reuse
         stub_machine):
     tmp_path, environment = stub_machine
     (tmp_path / "stdlib" / "EXTERNALLY-MANAGED").write_text("[externally-managed]\n")
-    completed = run_test_script(environment, "-q", "tests/test_tiles.py")
+    completed = run_test_script(environment, "-q", "tests/rules/test_tiles.py")
     assert completed.returncode == 0, completed.stderr
     venv, base = tmp_path / "venv", tmp_path / "bin" / "python"
     assert f"{base} is externally managed (PEP 668): making a virtual environment in {venv}" \
@@ -310,7 +310,7 @@ def test_an_externally_managed_python_gets_a_venv_that_the_script_uses_and_reuse
     assert calls(tmp_path)[-3:] == [
         f"{base} -m venv --system-site-packages {venv}",
         f"{venv}/bin/python -m pip install --quiet --disable-pip-version-check -e .[test]",
-        f"{venv}/bin/python -m pytest -q tests/test_tiles.py"]
+        f"{venv}/bin/python -m pytest -q tests/rules/test_tiles.py"]
     (tmp_path / "calls.log").unlink()
     completed = run_test_script(environment)
     assert completed.returncode == 0

@@ -4,20 +4,19 @@ reproducible play, the policy's own choice with one candidate, no use of hidden 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from agents import AgentSpecError, PPOAgent, ValueSearchAgent, make_agent
 from hidden_facts import with_other_hidden_facts
+from repository import REPO
 from suburbia_env import Game
 from suburbia_env import state_layout as s
 from suburbia_env.errors import ConfigError
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 
-BASELINE = Path(__file__).resolve().parents[1] / "models" / "baseline.safetensors"
+BASELINE = REPO / "models" / "baseline.safetensors"
 
 
 def _play(agent, seed, decisions=None):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pickle
 import re
-from pathlib import Path
 
 import numpy as np
 import pyspiel  # the openspiel extra (part of .[test])
@@ -20,6 +19,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 
 from agents import DaleAgent
+from repository import REPO
 from suburbia_env import Game
 from suburbia_env import action_space as a
 from suburbia_env import openspiel_game as og
@@ -322,7 +322,7 @@ def test_openspiel_evaluate_bots_plays_dale_against_openspiels_random_bot():
 
 
 def test_the_python_blocks_of_docs_openspiel_run(capsys):
-    text = (Path(__file__).resolve().parents[1] / "docs" / "openspiel.md").read_text()
+    text = (REPO / "docs" / "openspiel.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, re.S)
     assert len(blocks) == 2
     for index, block in enumerate(blocks):

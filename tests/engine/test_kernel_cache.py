@@ -27,9 +27,9 @@ import pytest
 from numba.core.caching import (InTreeCacheLocator, UserProvidedCacheLocator,
                                  UserWideCacheLocator)
 
+from repository import REPO
 from suburbia_env import kernel_cache
 
-REPO = Path(__file__).resolve().parent.parent
 ENGINE = kernel_cache.PACKAGE_DIR.resolve()
 SKIPPED_PARTS = {"__pycache__", "build", "dist", "runs"}
 
@@ -178,7 +178,7 @@ def test_the_scan_finds_the_known_cached_kernels():
     found = {relative(path) for path in CACHED}
     assert {"agents/greedy.py", "agents/value_search.py", "suburbia_env/turn.py",
             "suburbia_env/refcount_free.py", "suburbia_env/env_core.py"} <= found
-    assert "tests/test_properties.py" not in found  # its kernels say cache=False
+    assert "tests/engine/test_properties.py" not in found  # its kernels say cache=False
 
 
 def test_no_notebook_caches_a_kernel():

@@ -12,11 +12,11 @@ example of examples.md has its test.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from repository import REPO
+
 RULES_COPY = REPO / "docs" / "rules"
 SHARED_RULES = REPO.parent / "shared" / "rules"
 PACKAGE_DATA = REPO / "suburbia_env" / "data"
@@ -79,10 +79,10 @@ def test_every_cited_rule_is_in_the_copy():
 
 
 def test_every_worked_example_has_its_test():
-    """Each example E<n> of docs/rules/examples.md is checked by tests/test_examples.py."""
+    """Each example E<n> of docs/rules/examples.md is checked by tests/rules/test_examples.py."""
     text = (RULES_COPY / "examples.md").read_text(encoding="utf-8")
     examples = re.findall(r"^#+ (E\d+)\b", text, re.MULTILINE)
     assert examples
-    tests = set(re.findall(r"^def test_(E\d+)_", (REPO / "tests" / "test_examples.py")
+    tests = set(re.findall(r"^def test_(E\d+)_", (REPO / "tests" / "rules" / "test_examples.py")
                            .read_text(encoding="utf-8"), re.MULTILINE))
     assert set(examples) <= tests

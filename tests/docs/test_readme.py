@@ -4,11 +4,12 @@ is what it prints (a README whose example drifts from the code misleads every ne
 import contextlib
 import io
 import re
-from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+from repository import REPO
+
+README = REPO / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
 
 

@@ -10,7 +10,6 @@ import json
 import random
 import time
 import warnings
-from pathlib import Path
 
 import pytest
 
@@ -19,6 +18,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
+from repository import REPO
 from suburbia_env import Game
 from suburbia_env import state_layout as s
 from suburbia_env.tile_data import GOALS, TILES
@@ -31,9 +31,6 @@ SEED = 987654321  # a distinctive number: it must not appear before the game is 
 @pytest.fixture(scope="module")
 def secret(tmp_path_factory):
     return tmp_path_factory.mktemp("web") / "secret.key"
-
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def make_client(secret, **limits):

@@ -14,6 +14,7 @@ from agents.league_dataset import (DATASET_FORMAT, dataset_entries, read_dataset
                                    write_dataset)
 from agents.registry import model_file_of
 from agents.tournament import TournamentError, agent_labels
+from repository import REPO
 from suburbia_env import Game
 from suburbia_env.cli import main as cli_main
 from suburbia_env.errors import StateFormatError
@@ -167,7 +168,7 @@ def test_markdown_tables_hold_the_summary_figures(small_league):
 def test_provenance_names_the_commit_and_hashes_the_models():
     import hashlib
     from pathlib import Path
-    baseline = Path(__file__).resolve().parents[1] / "models" / "baseline.safetensors"
+    baseline = REPO / "models" / "baseline.safetensors"
     assert model_file_of(f"ppo-rollout:{baseline},2,1") == str(baseline)
     assert model_file_of(f"ppo:pickle:{baseline}") == str(baseline)
     assert model_file_of("greedy") is None and model_file_of("examples/my_bot.py:bot") is None

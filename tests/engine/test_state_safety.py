@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from repository import REPO
 from state_corruptions import CORRUPTIONS, check_guarded_kernels, corrupted, midgame
 from suburbia_env import Game, StateFormatError
 from suburbia_env import constants as c
@@ -33,7 +34,7 @@ from suburbia_env.invariants import (MONEY_BOUND, check_consistency, check_invar
 from suburbia_env.positions import set_player_values
 from suburbia_env.tile_data import GOAL_COLUMN_EXCLUDED_WITH_DALE, GOALS, TILES
 
-DRIVER = Path(__file__).with_name("state_corruptions.py")
+DRIVER = REPO / "tests" / "state_corruptions.py"
 BOUNDSCHECK_CACHE = Path(tempfile.gettempdir()) / f"suburbia-boundscheck-numba-cache-{os.getuid()}"
 
 IDS = [name for name, *_ in CORRUPTIONS]

@@ -23,13 +23,13 @@ import pytest
 
 pytest.importorskip("fastapi")
 
+from repository import REPO
 from suburbia_env import Game
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-default-apps"]
-REPO = Path(__file__).resolve().parent.parent
 SCREENSHOTS = os.environ.get("SUBURBIA_SCREENSHOTS")
 
 

@@ -15,7 +15,6 @@ import re
 import shlex
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,10 +23,10 @@ from agents import Agent, AgentSpecError, make_agent
 from agents.registry import CallableAgent
 from agents.tournament import (GameTask, format_summary, play_game, run_tournament,
                                summarise)
+from repository import REPO as ROOT
 from suburbia_env import Game
 from suburbia_env.cli import main as cli_main
 
-ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "my_bot.py"
 FILE_SPEC = f"{EXAMPLE}:cheapest_tile"
 SEEDS = (10, 11, 12, 13)

@@ -3,13 +3,13 @@ and produce their key outputs: the results tables and the figures."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+from repository import REPO
+
+NOTEBOOKS = REPO / "notebooks"
 
 
 def execute(name: str, monkeypatch) -> nbformat.NotebookNode:

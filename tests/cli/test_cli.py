@@ -12,19 +12,17 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agents import DaleAgent, GreedyAgent, RandomAgent
 from agents.tournament import agent_seed
+from repository import REPO
 from suburbia_env import Game
 from suburbia_env import cli
 from suburbia_env.cli import group_legal_moves, main
 from suburbia_env.picture import render_picture
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 def run_cli(argv, text_input=""):

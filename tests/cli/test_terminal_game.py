@@ -23,6 +23,7 @@ import pytest
 from agents import make_agent
 from agents.tournament import agent_seed
 from hidden_facts import with_other_hidden_facts
+from repository import REPO
 from suburbia_env import Game
 from suburbia_env import state_layout as s
 from suburbia_env.cli import main
@@ -30,7 +31,6 @@ from suburbia_env.terminal_game import (SCREEN_HEIGHT, SCREEN_WIDTH, TerminalGam
                                         decision_screen, market_lines)
 from suburbia_env.tile_data import GOALS
 
-REPO = Path(__file__).resolve().parent.parent
 PROMPT = re.compile(r"player \d> ")
 
 

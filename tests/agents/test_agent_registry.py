@@ -67,32 +67,6 @@ def test_missing_model_file_is_named(tmp_path):
         PPOAgent(missing)
 
 
-@pytest.fixture(scope="module")
-def model_path(tmp_path_factory):
-    """An untrained MaskablePPO with the compact extractor, saved as training does."""
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    from suburbia_env.sb3 import SB3VectorEnv
-    from training.features import SuburbiaFeatures
-    torch.set_num_threads(1)
-    environment = SB3VectorEnv(num_envs=2, players=1, mode="dale")
-    model = MaskablePPO("MlpPolicy", environment, n_steps=8, batch_size=16, seed=1,
-                        device="cpu", policy_kwargs={
-                            "net_arch": [16], "features_extractor_class": SuburbiaFeatures,
-                            "features_extractor_kwargs": {"features_dim": 16}})
-    path = tmp_path_factory.mktemp("model") / "tiny.zip"
-    model.save(path)
-    return path
-
-
-@pytest.fixture(scope="module")
-def safe_path(model_path):
-    """The same model in the safe format (converted without unpickling)."""
-    from agents.model_format import convert_pickled_model
-    return convert_pickled_model(model_path, model_path.with_name("tiny.safetensors"))
-
-
 def test_ppo_agent_plays_a_whole_dale_game_legally(safe_path):
     agent = make_agent(f"ppo:{safe_path}")
     assert isinstance(agent, PPOAgent) and agent.deterministic

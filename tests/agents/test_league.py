@@ -167,7 +167,6 @@ def test_markdown_tables_hold_the_summary_figures(small_league):
 
 def test_provenance_names_the_commit_and_hashes_the_models():
     import hashlib
-    from pathlib import Path
     baseline = REPO / "models" / "baseline.safetensors"
     assert model_file_of(f"ppo-rollout:{baseline},2,1") == str(baseline)
     assert model_file_of(f"ppo:pickle:{baseline}") == str(baseline)

@@ -128,26 +128,7 @@ def test_loading_unpickles_nothing(monkeypatch):
     assert model.description["gamma"] == 0.995
 
 
-# A tiny model to corrupt -----------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    """(zip, safe weights path) of an untrained MaskablePPO with the compact extractor."""
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    from suburbia_env.sb3 import SB3VectorEnv
-    from training.features import SuburbiaFeatures
-    torch.set_num_threads(1)
-    model = MaskablePPO("MlpPolicy", SB3VectorEnv(num_envs=2, players=1, mode="dale"),
-                        n_steps=8, batch_size=16, seed=1, device="cpu", policy_kwargs={
-                            "net_arch": [16], "features_extractor_class": SuburbiaFeatures,
-                            "features_extractor_kwargs": {"features_dim": 16}})
-    folder = tmp_path_factory.mktemp("tiny")
-    model.save(folder / "tiny.zip")
-    return folder / "tiny.zip", convert_pickled_model(folder / "tiny.zip",
-                                                      folder / "tiny.safetensors")
-
+# A tiny model to corrupt (`tiny`, agents/conftest.py) -----------------------------------------
 
 def _copy(tiny, tmp_path, name="model"):
     """A fresh copy of the tiny safe model: (weights path, description dict)."""
@@ -313,7 +294,7 @@ def test_bad_tensors_are_named(tiny, tmp_path):
 def test_weights_that_overflow_give_an_error_not_an_illegal_action(tiny, tmp_path,
                                                                    deterministic):
     """Finite but huge weights pass every check of the format; the network's output is NaN,
-    whose mode was action 0, illegal at a goal choice (found by tests/test_fuzz.py)."""
+    whose mode was action 0, illegal at a goal choice (found by tests/engine/test_fuzz.py)."""
     weights, _ = _copy(tiny, tmp_path)
     tensors = _tensors(weights)
     name = "action_net.weight"

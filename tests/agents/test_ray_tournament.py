@@ -21,6 +21,8 @@ from agents.registry import AgentSpecError
 from agents.tournament import TournamentError, run_tournament
 from loopback_sockets import connections_to, off_loopback, sockets_of, with_descendants
 
+pytestmark = pytest.mark.slow  # a local Ray instance and its tournaments
+
 
 @pytest.fixture(scope="module")
 def local_ray():

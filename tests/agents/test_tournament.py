@@ -212,7 +212,7 @@ class IllegalAgent:
 
 def test_an_illegal_action_forfeits_the_game_and_names_it():
     """An answer that is not a legal action loses the game (the other forfeits are in
-    tests/test_bring_your_own_bot.py); Dale's seat takes the win."""
+    tests/agents/test_bring_your_own_bot.py); Dale's seat takes the win."""
     task = GameTask(0, 0, 11, "dale", 1, "2nd", (("cheater", "bad"),))
     cheater, dale = play_game(task, {("bad", 0): IllegalAgent()})["rows"]
     assert cheater["forfeit"].startswith("at the game's decision 1 (round 1): answered an "

@@ -57,6 +57,7 @@ def test_bad_search_specs_name_the_problem(spec, message):
         make_agent(spec)
 
 
+@pytest.mark.slow
 def test_a_whole_game_against_dale_is_legal_and_reproducible(rollout_agent):
     first, first_actions = _play(rollout_agent, seed=3)
     second, second_actions = _play(make_agent(f"ppo-rollout:{BASELINE},3,2"), seed=3)

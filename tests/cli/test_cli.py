@@ -197,6 +197,7 @@ def test_match_rejects_unknown_options():
 
 # train, bench --------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_train_passes_its_options_through(tmp_path):
     status, _ = run_cli(["train", "--total-timesteps", "64", "--num-envs", "2", "--n-steps", "32",
                          "--batch-size", "32", "--features-dim", "16", "--net-arch", "16",
@@ -254,6 +255,7 @@ def test_train_continues_from_an_init_model(tmp_path):
         assert torch.equal(started[name], safe[name]), name
 
 
+@pytest.mark.slow
 def test_train_imitates_the_named_demonstrator_first(tmp_path):
     """--pretrain-games N --demonstrator SPEC: N games of that agent against Dale are
     recorded (seeds from 1,000,000) and imitated before PPO starts."""

@@ -40,14 +40,6 @@ def run(argv, text_input: str | io.StringIO = ""):
     return status, stdout.getvalue(), stderr.getvalue()
 
 
-@pytest.fixture(autouse=True)
-def in_tmp(tmp_path, monkeypatch):
-    """Every test runs in its own folder (unfinished games are saved to the current one)."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("SUBURBIA_DEBUG", raising=False)
-    return tmp_path
-
-
 def _record() -> dict:
     game = Game(1, "dale", seed=2)
     for _ in range(4):
@@ -313,6 +305,7 @@ def _command(*arguments):
 ENVIRONMENT = dict(os.environ, OMP_NUM_THREADS="1")
 
 
+@pytest.mark.slow
 def test_a_subprocess_gives_messages_not_tracebacks(in_tmp):
     (in_tmp / "bad.json").write_bytes(b'{"x": "\xff"}')
     (in_tmp / "deep.json").write_bytes(b"[" * 200_000)

@@ -147,6 +147,7 @@ def run_without(modules: str, argv: list[str], tmp_path: Path):
                           env=environment, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv,blocked,extra,module", [
     (["match", "--agents", "random", "dale", "--mode", "dale", "--games", "1", "--workers",
       "1"], OPTIONAL, "bench", "tqdm"),
@@ -235,6 +236,7 @@ def test_no_rounding_message_when_the_steps_fill_whole_rollouts(tmp_path, capsys
 
 # match: no multiprocessing warnings ---------------------------------------------------------------
 
+@pytest.mark.slow
 def test_match_with_worker_processes_ends_without_warnings(tmp_path):
     environment = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONWARNINGS": "default"}
     completed = subprocess.run(
@@ -358,6 +360,7 @@ def test_without_the_venv_module_the_script_says_what_to_install(stub_machine):
     assert not any(" -m pip " in line for line in calls(tmp_path))
 
 
+@pytest.mark.slow
 def test_the_venv_is_made_for_real_and_sees_the_system_packages(tmp_path):
     """suburbia_python with this machine's interpreter, taken for externally managed (only
     its answer to the PEP 668 query is stubbed): a real venv is made, with pip, whose

@@ -23,7 +23,6 @@ import pytest
 from agents import make_agent
 from agents.tournament import agent_seed
 from hidden_facts import with_other_hidden_facts
-from repository import REPO
 from suburbia_env import Game
 from suburbia_env import state_layout as s
 from suburbia_env.cli import main
@@ -32,13 +31,6 @@ from suburbia_env.terminal_game import (SCREEN_HEIGHT, SCREEN_WIDTH, TerminalGam
 from suburbia_env.tile_data import GOALS
 
 PROMPT = re.compile(r"player \d> ")
-
-
-@pytest.fixture(autouse=True)
-def in_tmp(tmp_path, monkeypatch):
-    """Unfinished games are saved to the current folder: a test's own."""
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def session(game: Game, typed: list[str], human: int = 0, specs: dict | None = None,
@@ -530,6 +522,7 @@ def test_the_no_board_screen_fits_80_columns():
 
 # A real process --------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_real_process_plays_saves_and_resumes(in_tmp):
     environment = dict(os.environ, OMP_NUM_THREADS="1")
     command = [sys.executable, "-m", "suburbia_env.cli", "play", "--seed", "3"]

@@ -44,6 +44,7 @@ def test_committed_notebooks_have_no_outputs(name):
             assert cell.outputs == [] and cell.execution_count is None
 
 
+@pytest.mark.slow
 def test_evaluate_agents_notebook_runs(monkeypatch):
     notebook = execute("evaluate_agents.ipynb", monkeypatch)
     text = text_of(notebook)
@@ -60,6 +61,7 @@ def test_evaluate_agents_notebook_runs(monkeypatch):
     assert images_of(notebook) >= 2  # populations and win rates
 
 
+@pytest.mark.slow
 def test_strategy_notebook_runs(monkeypatch):
     notebook = execute("strategy.ipynb", monkeypatch)
     text = text_of(notebook)
@@ -72,6 +74,7 @@ def test_strategy_notebook_runs(monkeypatch):
     assert images_of(notebook) >= 4
 
 
+@pytest.mark.slow
 def test_league_strategy_notebook_runs_small(monkeypatch):
     """The strategy study of recorded league games (agents/league_analysis.py) on a small
     league it plays itself: every section prints its table, the findings are split into

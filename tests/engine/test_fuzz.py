@@ -19,7 +19,7 @@ The CI run tries a bounded number of examples (the whole file takes well under a
 A long run multiplies every test's examples and counts the inputs tried::
 
     SUBURBIA_FUZZ_SCALE=50 SUBURBIA_FUZZ_REPORT=fuzz-plain.json OMP_NUM_THREADS=1 \\
-        timeout 1500 python -m pytest tests/test_fuzz.py -q -p no:cacheprovider
+        timeout 1500 python -m pytest tests/engine/test_fuzz.py -q -p no:cacheprovider
 
 and once more with compiled bounds checks (an out-of-place index raises IndexError, which
 fails the test, instead of corrupting memory silently), in numba's cache of its own::
@@ -43,6 +43,7 @@ from collections import Counter
 from functools import lru_cache
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,8 @@ from suburbia_env.invariants import (check_consistency, check_reachable,
                                      describe_invariant_error)
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import GOALS, TILES
+
+pytestmark = pytest.mark.slow  # hundreds of mutated inputs played to the end
 
 SCALE = max(1, int(os.environ.get("SUBURBIA_FUZZ_SCALE", "1")))
 """Multiplies the examples of every test: 1 in CI, e.g. 200 for a long run."""

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from hidden_facts import with_other_hidden_facts
-from suburbia_env import Game
+from random_play import midgame
 from suburbia_env import state_layout as s
 from suburbia_env.hidden_information import redraw_hidden_information
 from suburbia_env.invariants import check_invariants
@@ -14,16 +14,6 @@ from suburbia_env.setup import stack_sizes
 from suburbia_env.tile_data import GOALS, TILES
 
 CONFIGURATIONS = [(1, "dale"), (2, "standard"), (4, "standard"), (1, "solitary")]
-
-
-def _midgame(players, mode, seed, decisions):
-    game = Game(players, mode, "2nd", seed)
-    generator = np.random.default_rng(seed)
-    for _ in range(decisions):
-        if game.is_over:
-            break
-        game.apply(int(generator.choice(game.legal_actions())))
-    return game
 
 
 def _words(seed):
@@ -44,7 +34,7 @@ def _undrawn(state):
 @pytest.mark.parametrize("decisions", [0, 7, 25])
 def test_redraw_keeps_every_public_fact_and_the_tile_count(players, mode, decisions):
     """R10.1: what the viewer sees is unchanged; every physical tile is still in one place."""
-    game = _midgame(players, mode, 11 + decisions, decisions)
+    game = midgame(dict(players=players, mode=mode), 11 + decisions, decisions)
     viewer = max(game.current_player, 0)  # a finished game is viewed by seat 0
     redrawn = game.state.copy()
     redraw_hidden_information(redrawn, TILES.table, GOALS.table, viewer, _words(3))
@@ -58,7 +48,7 @@ def test_redraw_keeps_every_public_fact_and_the_tile_count(players, mode, decisi
 
 def test_stack_order_and_composition_are_redrawn_from_the_unseen_tiles():
     """R10.2: the undrawn tiles are a fresh draw from stack + box of each letter."""
-    game = _midgame(1, "dale", 5, 4)
+    game = midgame(dict(players=1, mode="dale"), 5, 4)
     state = game.state
     truth = _undrawn(state).copy()
     samples = []
@@ -79,7 +69,7 @@ def test_stack_order_and_composition_are_redrawn_from_the_unseen_tiles():
 
 def test_one_more_round_stays_in_its_block():
     """R9.2: with Dale, One More Round is shuffled among the last 12 C tiles + itself."""
-    game = _midgame(1, "dale", 8, 0)
+    game = midgame(dict(players=1, mode="dale"), 8, 0)
     state = game.state
     sizes = stack_sizes(state[s.NUM_PLAYERS], state[s.MODE], state[s.EDITION])
     block_start = state[s.PILE_B_END] + sizes[2]
@@ -96,7 +86,7 @@ def test_one_more_round_stays_in_its_block():
 
 
 def test_other_players_goals_are_redrawn_from_goals_the_viewer_has_not_seen():
-    game = _midgame(3, "standard", 21, 9)
+    game = midgame(dict(players=3, mode="standard"), 21, 9)
     viewer = game.current_player
     state = game.state
     seen = set(state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + 3].tolist())
@@ -121,7 +111,7 @@ def test_other_players_goals_are_redrawn_from_goals_the_viewer_has_not_seen():
 
 
 def test_same_words_same_redraw():
-    game = _midgame(2, "standard", 2, 12)
+    game = midgame(dict(players=2, mode="standard"), 2, 12)
     first, second = game.state.copy(), game.state.copy()
     redraw_hidden_information(first, TILES.table, GOALS.table, 0, _words(9))
     redraw_hidden_information(second, TILES.table, GOALS.table, 0, _words(9))
@@ -132,7 +122,7 @@ def test_same_words_same_redraw():
 @pytest.mark.parametrize("decisions", [0, 10, 30])
 def test_the_redraw_does_not_depend_on_the_hidden_facts(decisions):
     """No leak (R10.2): positions that differ only in hidden facts redraw identically."""
-    game = _midgame(1, "dale", 30 + decisions, decisions)
+    game = midgame(dict(players=1, mode="dale"), 30 + decisions, decisions)
     other = with_other_hidden_facts(game.state, decisions)
     assert check_invariants(other, TILES.table) == 0
     assert (other != game.state).any()

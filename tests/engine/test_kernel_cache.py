@@ -279,6 +279,7 @@ print(json.dumps({"module": greedy.__file__, "engine": kernel_cache.__file__,
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("numba_cache_dir", [True, False],
                          ids=["NUMBA_CACHE_DIR", "__pycache__"])
 def test_an_engine_change_drops_the_cached_agents_kernels(tmp_path, monkeypatch,

@@ -269,6 +269,7 @@ def test_k6_a_one_row_log_records_nothing_and_a_full_log_counts_what_it_drops():
     assert list(small[1:, ev.AMOUNT]) == [1, 2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats, mode, edition", [
     (4, c.MODE_STANDARD, c.EDITION_FIRST), (1, c.MODE_SOLITARY, c.EDITION_SECOND),
     (2, c.MODE_DALE, c.EDITION_SECOND)], ids=["4p 1st", "solitary", "dale"])

@@ -207,6 +207,7 @@ def _compare_trial_gains(positions, tiles):
     return checked, from_sums, across_red_lines, mismatches, changed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats, mode, edition, label",
                          [CONFIGS[1], CONFIGS[5], CONFIGS[6], CONFIGS[8], CONFIGS[9]],
                          ids=["3p 2nd", "4p 1st", "solitary", "dale 2nd", "dale 1st"])
@@ -225,6 +226,7 @@ def test_dale_trial_gains_from_sums_equal_full_resolution_r9_2(seats, mode, edit
     assert across_red_lines > 100, f"{label}: {across_red_lines} exact trials crossed a line"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats, mode, edition, label", [CONFIGS[2], CONFIGS[6], CONFIGS[8]],
                          ids=["4p", "solitary", "dale"])
 def test_dale_trial_gains_from_sums_equal_full_resolution_near_clamps_and_red_lines(
@@ -254,6 +256,7 @@ def _failure_message(label, seed_index, row):
     return f"{label}, game {seed_index}, decision {step}: {what}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats, mode, edition, label", CONFIGS, ids=[cfg[3] for cfg in CONFIGS])
 def test_random_games_keep_every_invariant(seats, mode, edition, label):
     """R1.2, R1.3, R2.4, R3.2, R3.5, R4.3, R5.1: 2500 random games per configuration,
@@ -493,6 +496,7 @@ def test_copy_is_independent(config):
 JSON_GAMES_PER_CONFIG = 25  # 250 games in all
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats, mode, edition, label", CONFIGS, ids=[cfg[3] for cfg in CONFIGS])
 def test_json_round_trip_at_every_step(seats, mode, edition, label):
     """serialization.py: saving and loading restores the state vector element for element

@@ -90,6 +90,7 @@ def test_every_state_of_random_play_passes_the_entry_check():
         assert game.state[s.GAME_OVER] == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("boundscheck", [False, True], ids=["plain", "NUMBA_BOUNDSCHECK=1"])
 def test_kernels_driven_with_corrupted_states_in_a_subprocess(boundscheck):
     """tests/state_corruptions.py as a script: legal play of every mode through apply, the
@@ -217,7 +218,7 @@ def test_play_from_a_hand_made_position_keeps_the_consistency_check():
 def test_a_goal_choice_waits_for_no_player_who_has_kept_one():
     """While goals are chosen, no seat still to choose may hold a kept goal: the engine
     would ask that player again (R3.6). A hand-made state like that passed the entry
-    check and play from it broke the check (found by tests/test_fuzz.py)."""
+    check and play from it broke the check (found by tests/engine/test_fuzz.py)."""
     game = Game(3, seed=2)
     game.apply(game.legal_actions()[0])  # the first player keeps; the next one chooses
     later = (game.state[s.FIRST_PLAYER] + 2) % 3

@@ -12,6 +12,7 @@ import copy
 import numpy as np
 import pytest
 
+from random_play import midgame
 from suburbia_env import Game
 from suburbia_env import constants as c
 from suburbia_env import state_layout as s
@@ -41,17 +42,6 @@ def observe(state: np.ndarray, seat: int) -> np.ndarray:
 def at(column: int, row: int) -> tuple[int, int]:
     """(row, column index) of a borough cell in the boroughs part."""
     return row, column + 6
-
-
-def random_position(players: int, seed: int, moves: int) -> Game:
-    """A standard game after `moves` uniformly random legal decisions (seeded)."""
-    game = Game(players=players, seed=seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(moves):
-        if game.is_over:
-            break
-        game.apply(int(rng.choice(game.legal_actions())))
-    return game
 
 
 # Layout -------------------------------------------------------------------------------
@@ -276,7 +266,7 @@ def _permute_undrawn_stacks(state: np.ndarray, rng: np.random.Generator) -> None
 
 @pytest.mark.parametrize("players,seed,moves", [(2, 1, 0), (3, 2, 9), (4, 3, 25), (4, 4, 60)])
 def test_other_players_goals_are_hidden_r10_2(players, seed, moves):
-    game = random_position(players, seed, moves)
+    game = midgame(dict(players=players), seed, moves)
     for hidden_seat in range(players):
         changed = game.state.copy()
         _give_other_goals(changed, hidden_seat)
@@ -291,7 +281,7 @@ def test_other_players_goals_are_hidden_r10_2(players, seed, moves):
 
 @pytest.mark.parametrize("players,seed,moves", [(2, 5, 0), (3, 6, 12), (4, 7, 30)])
 def test_stack_order_and_one_more_round_position_are_hidden_r10_2(players, seed, moves):
-    game = random_position(players, seed, moves)
+    game = midgame(dict(players=players), seed, moves)
     one_more_round = TILES.num_kinds - 1
     rng = np.random.default_rng(seed)
     pile = slice(s.PILE, s.PILE + int(game.state[s.PILE_END]))
@@ -383,7 +373,7 @@ def test_incremental_update_equals_a_fresh_encoding_across_games_and_seats():
 def test_a_fresh_cache_rewrites_a_buffer_holding_anything():
     """A new cache knows nothing of its buffer, so even a buffer full of stale values
     comes out as the fresh encoding."""
-    game = random_position(3, seed=4, moves=30)
+    game = midgame(dict(players=3), seed=4, decisions=30)
     buffer = np.full(OBSERVATION_SIZE, 7.0, dtype=np.float32)
     update_observation(game.state, TILES.table, 1, buffer, new_encoding_cache())
     np.testing.assert_array_equal(buffer, observe(game.state, 1))

@@ -75,6 +75,7 @@ def _compare_with_reference(positions):
     return checked, mismatches, changed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats, mode, edition, games, minimum", [
     (2, c.MODE_STANDARD, c.EDITION_SECOND, 40, 20_000),
     (4, c.MODE_STANDARD, c.EDITION_FIRST, 20, 40_000),
@@ -92,6 +93,7 @@ def test_dale_cell_choice_equals_the_plain_rule_r9_2(seats, mode, edition, games
     assert changed == 0, f"{changed} choices left the state changed"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats, mode, edition, games, minimum", [
     (4, c.MODE_STANDARD, c.EDITION_SECOND, 15, 20_000),
     (1, c.MODE_SOLITARY, c.EDITION_FIRST, 30, 8_000),

@@ -57,6 +57,7 @@ def test_different_demonstrators_choose_differently():
     assert not np.array_equal(random_actions[:10], greedy_actions[:10])
 
 
+@pytest.mark.slow
 def test_the_command_collects_over_workers_into_a_file(tmp_path):
     path = tmp_path / "demonstrations.npz"
     main([str(path), "--games", "3", "--seed", "40", "--demonstrator", "random",

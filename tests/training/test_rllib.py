@@ -23,7 +23,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,7 +37,7 @@ from agents.registry import AgentSpecError
 from agents.ray_session import LOCAL_NODE_IP, LOOPBACK_HTTP_ENV
 from agents.rllib_agent import DESCRIPTION_FILE, POLICY_FILE, RLlibAgent
 from agents.tournament import run_tournament
-from loopback_sockets import connections_to, in_sessions, off_loopback
+from loopback_sockets import connections_to, free_loopback_port, in_sessions, off_loopback
 from repository import REPO
 from suburbia_env import Game
 from suburbia_env.action_space import NUM_ACTIONS
@@ -123,6 +122,7 @@ def dale_run(tmp_path_factory):
     return output_dir, completed.stdout
 
 
+@pytest.mark.slow
 def test_training_against_dale_runs_its_iterations(dale_run):
     output_dir, stdout = dale_run
     summary = json.loads((output_dir / "summary.json").read_text())
@@ -142,6 +142,7 @@ def test_training_against_dale_runs_its_iterations(dale_run):
     assert f"rllib:{summary['checkpoint']}" in stdout
 
 
+@pytest.mark.slow
 def test_checkpoint_plays_through_the_rllib_spec(dale_run):
     output_dir, _ = dale_run
     checkpoint = output_dir / "checkpoint"
@@ -158,6 +159,7 @@ def test_checkpoint_plays_through_the_rllib_spec(dale_run):
     assert all(row["forfeit"] is None for row in standard.rows)
 
 
+@pytest.mark.slow
 def test_policy_plays_only_legal_actions(dale_run):
     """The module masks the logits (R10.1): with one legal action left in the mask, that
     action is chosen; with the real mask, the choice is its most probable legal action."""
@@ -178,12 +180,6 @@ def test_policy_plays_only_legal_actions(dale_run):
 
 
 # A cluster of two nodes started here ---------------------------------------------------------
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
 
 _PROBE = """
 import json, logging, os, sys
@@ -214,7 +210,7 @@ class LoopbackCluster:
 
     def __init__(self):
         self.folder = Path(tempfile.mkdtemp(prefix="ray", dir="/tmp"))  # short socket paths
-        self.port = _free_port()
+        self.port = free_loopback_port()
         self.address = f"{HEAD_IP}:{self.port}"
         self.env = {**os.environ, **LOOPBACK_HTTP_ENV, "OMP_NUM_THREADS": "1",
                     "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(16),
@@ -226,7 +222,7 @@ class LoopbackCluster:
         log = open(self.folder / f"{name}.log", "w")
         process = subprocess.Popen(
             [RAY, "start", "--block", "--num-cpus=1", "--object-store-memory=100000000",
-             "--disable-usage-stats", f"--dashboard-agent-listen-port={_free_port()}",
+             "--disable-usage-stats", f"--dashboard-agent-listen-port={free_loopback_port()}",
              *arguments], stdout=log, stderr=subprocess.STDOUT, env=self.env,
             start_new_session=True)
         self.processes.append(process)
@@ -240,7 +236,7 @@ class LoopbackCluster:
     def start(self) -> None:
         self.start_node("head", ["--head", f"--node-ip-address={HEAD_IP}",
                                  f"--port={self.port}", "--include-dashboard=false",
-                                 f"--ray-client-server-port={_free_port()}",
+                                 f"--ray-client-server-port={free_loopback_port()}",
                                  "--min-worker-port=20000", "--max-worker-port=20999",
                                  f"--temp-dir={self.folder}"])
         self.start_node("second", [f"--address={self.address}", f"--node-ip-address={SECOND_IP}",
@@ -329,6 +325,7 @@ def self_play_run(cluster, tmp_path_factory):
     return output_dir
 
 
+@pytest.mark.slow
 def test_cluster_talks_over_loopback_only(cluster):
     """Both nodes, seen from a driver and from a task on each, are at their loopback
     addresses, the GCS at the head's; no socket of the driver or of any process of the
@@ -347,6 +344,7 @@ def test_cluster_talks_over_loopback_only(cluster):
     assert len(connections_to(sockets, HEAD_IP, cluster.port)) >= 3  # driver and raylets
 
 
+@pytest.mark.slow
 def test_env_runners_ran_on_the_second_node(cluster, self_play_run):
     summary = json.loads((self_play_run / "summary.json").read_text())
     assert cluster.second["NodeManagerAddress"] == SECOND_IP
@@ -356,6 +354,7 @@ def test_env_runners_ran_on_the_second_node(cluster, self_play_run):
     assert summary["num_env_runners"] == 2 and summary["env_steps"] >= 200
 
 
+@pytest.mark.slow
 def test_one_shared_policy_plays_every_seat(self_play_run):
     progress = progress_lines(self_play_run)[-1]
     assert set(progress["agent_steps"]) == {"player_0", "player_1"}
@@ -365,6 +364,7 @@ def test_one_shared_policy_plays_every_seat(self_play_run):
     assert description["module_id"] == "shared" and description["mode"] == "self_play"
 
 
+@pytest.mark.slow
 def test_match_on_the_cluster_equals_the_local_runner(cluster, self_play_run, tmp_path):
     """`suburbia match --backend ray` spreads the games over both nodes' CPUs; the rows are
     those of local processes for the same seeds."""

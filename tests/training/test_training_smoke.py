@@ -21,6 +21,8 @@ from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 from suburbia_env.gym_env import SuburbiaEnv  # noqa: E402
 from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
 
+pytestmark = pytest.mark.slow  # training runs
+
 torch.set_num_threads(1)
 
 TINY = dict(policy_kwargs=dict(net_arch=[32]), n_epochs=1, learning_rate=3e-4, seed=0,

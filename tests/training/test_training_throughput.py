@@ -17,6 +17,7 @@ from training.throughput import SETTINGS, run_setting  # noqa: E402
 torch.set_num_threads(1)
 
 
+@pytest.mark.slow
 def test_a_step_budget_trains_whole_rollouts_and_updates():
     setting = SETTINGS["vector64-compact"]
     result = run_setting("vector64-compact", steps=1, seed=0)

@@ -11,7 +11,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -23,8 +22,11 @@ import pytest
 
 pytest.importorskip("fastapi")
 
+from loopback_sockets import free_loopback_port
 from repository import REPO
 from suburbia_env import Game
+
+pytestmark = pytest.mark.slow  # a browser and a server: minutes
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -33,16 +35,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 SCREENSHOTS = os.environ.get("SUBURBIA_SCREENSHOTS")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """`suburbia serve` on a free loopback port; its URL once it answers."""
-    port = _free_port()
+    port = free_loopback_port()
     folder = tmp_path_factory.mktemp("serve")
     env = dict(os.environ, OMP_NUM_THREADS="1", XDG_CONFIG_HOME=str(folder))
     process = subprocess.Popen(

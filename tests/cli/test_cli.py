@@ -377,6 +377,7 @@ def test_replay_names_a_broken_record(tmp_path, capsys):
     assert "cannot read the game record" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_render_writes_the_picture_and_prints_the_text(tmp_path):
     game = dale_game_moves(seed=3)
     state_path = tmp_path / "state.json"

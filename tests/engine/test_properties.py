@@ -276,6 +276,7 @@ def test_random_games_keep_every_invariant(seats, mode, edition, label):
     assert decisions.max() < MAX_DECISIONS
 
 
+@pytest.mark.slow
 def test_check_random_games_reports_a_broken_engine():
     """The loop's own check works: a bound of 5 decisions makes every game fail with
     FAIL_NO_END at decision 5."""

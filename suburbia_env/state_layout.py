@@ -8,8 +8,8 @@ Derived entries (feature counts, placeable flags) are rebuilt from the borough o
 This module is the only one that knows where a value lives: every other module reads
 and writes the state through the accessors below (`money(state, player)`,
 `cell_kind(state, player, cell)`, ...), never through `state[base + OFFSET + ...]`
-(tests/test_state_access.py enforces it). The accessors are kernels compiled with
-`inline='always'`: numba pastes their body into each calling kernel, so compiled code
+(tests/engine/test_state_access.py enforces it). The accessors are kernels compiled
+with `inline='always'`: numba pastes their body into each calling kernel, so compiled code
 runs as if it indexed the state itself (docs/architecture.md, "The state and its
 accessors", has the measured cost). Python code calls the same functions.
 """

@@ -20,7 +20,7 @@ from suburbia_env import state_layout as s
 from suburbia_env.game import Game
 from suburbia_env.tile_data import TILES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCANNED_DIRS = ("suburbia_env", "agents", "training", "benchmarks")
 LAYOUT_MODULE = Path("suburbia_env/state_layout.py")
 # Restructured by another change at the time the accessors came in; converted next.

@@ -1,7 +1,8 @@
 """Models without code execution (agents/model_format.py, issue 22 item 4).
 
-The shipped baseline in the safe format (models/baseline.safetensors + .json) plays
-exactly as the pickled zip it was converted from; loading runs no unpickler; corrupted or
+The shipped models in the safe format (models/baseline.safetensors and
+models/multiplayer.safetensors, each with its .json) play exactly as the pickled zips they
+were converted from; loading runs no unpickler; corrupted or
 mismatched files give a ModelFormatError naming the problem; a zip carrying a malicious
 pickle is refused by default (nothing runs) and converted without running it, and loads
 only with explicit permission and a warning.
@@ -34,12 +35,17 @@ BASELINE_ZIP = REPO / "models" / "baseline.zip"
 BASELINE = REPO / "models" / "baseline.safetensors"
 
 
-@pytest.fixture(scope="module")
-def baselines():
-    """(safe, pickled) PPOAgents of the shipped baseline."""
+SHIPPED = {"baseline": "Suburbia-v1", "multiplayer": "suburbia_v1"}
+"""Each released model and the environment it was trained on (models/README.md): the
+baseline against Dale (gym id), the multi-player model by self-play (PettingZoo name)."""
+
+
+@pytest.fixture(scope="module", params=sorted(SHIPPED))
+def shipped_models(request):
+    """(safe, pickled) PPOAgents of one shipped model."""
     with pytest.warns(PickledModelWarning, match="runs code stored in the file"):
-        pickled = PPOAgent(BASELINE_ZIP, allow_pickle=True)
-    return PPOAgent(BASELINE), pickled
+        pickled = PPOAgent(REPO / "models" / f"{request.param}.zip", allow_pickle=True)
+    return PPOAgent(REPO / "models" / f"{request.param}.safetensors"), pickled
 
 
 def _positions(count: int, seed: int = 0):
@@ -60,9 +66,9 @@ def _positions(count: int, seed: int = 0):
     return positions
 
 
-def test_the_safe_baseline_decides_exactly_as_the_zip(baselines):
+def test_each_safe_model_decides_exactly_as_its_zip(shipped_models):
     import torch
-    safe, pickled = baselines
+    safe, pickled = shipped_models
     positions = _positions(400)
     for observation, mask in positions:
         assert safe.act_on_observation(observation, mask) == \
@@ -72,13 +78,13 @@ def test_the_safe_baseline_decides_exactly_as_the_zip(baselines):
     batch = np.stack([observation for observation, _ in positions[:64]])
     with torch.no_grad():
         values = [agent.model.policy.predict_values(agent.model.policy.obs_to_tensor(batch)[0])
-                  for agent in baselines]
+                  for agent in shipped_models]
     assert torch.equal(values[0], values[1])  # the critic too (ppo-search)
     assert safe.model.gamma == pickled.model.gamma
 
 
-def test_the_safe_baseline_plays_the_same_seeded_games(baselines):
-    safe, pickled = baselines
+def test_each_safe_model_plays_the_same_seeded_games(shipped_models):
+    safe, pickled = shipped_models
     for players, mode, seed in ((1, "dale", 11), (1, "solitary", 12), (3, "standard", 13)):
         histories = []
         for agent in (safe, pickled):
@@ -99,17 +105,18 @@ def test_the_safe_baseline_plays_the_same_seeded_games(baselines):
     assert games[0] == games[1]
 
 
-def test_the_shipped_description_says_what_the_weights_are():
-    description = json.loads(BASELINE.with_suffix(".json").read_text())
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_the_shipped_description_says_what_the_weights_are(name):
+    description = json.loads((REPO / "models" / f"{name}.json").read_text())
     assert description["format"] == "suburbia-policy" and description["format_version"] == 1
     assert description["policy"]["features_extractor"] == {"class": "SuburbiaFeatures",
                                                            "features_dim": 256}
     assert description["policy"]["net_arch"] == [128]
     assert description["observation_format"] == "flat"
     assert description["observation_space"]["shape"] == [OBSERVATION_SIZE]
-    # retrained for the rules revision of 2026-11-25 (R9.2's goal choice), models/README.md
-    assert description["environment"]["id"] == "Suburbia-v1"
-    assert description["training"]["converted_from"]["file"] == "baseline.zip"
+    # both trained under the rules of 2026-11-25 (R9.2's goal choice), models/README.md
+    assert description["environment"]["id"] == SHIPPED[name]
+    assert description["training"]["converted_from"]["file"] == f"{name}.zip"
 
 
 def test_loading_unpickles_nothing(monkeypatch):

@@ -10,7 +10,8 @@ A kernel here takes three bundles instead of dozens of positional arguments (num
 passes a named tuple of arrays as cheaply as the arrays one by one):
 - `Tables`: the read-only tables of tile_data.py, shared by every game (K4);
 - `Settings`: the scalar options of an environment (mode, edition, reward, ...);
-- `Games`: the batch buffers, one row per game (state, learner, observation, mask, ...).
+- `Games`: the batch buffers, one row per game (state, learner, observation, mask, ...),
+  and `Outcomes`, what a batch step reports per game (reward, result, final scores).
 """
 
 from typing import NamedTuple
@@ -76,6 +77,11 @@ class Games(NamedTuple):
     observations: np.ndarray  # float32[n, OBSERVATION_SIZE]
     encoded: np.ndarray  # encoding cache of each observation row (observation.py)
     masks: np.ndarray  # bool[n, NUM_ACTIONS]
+
+
+class Outcomes(NamedTuple):
+    """What a batch step reports per game (env_runner.new_outcomes); apart from `Games`
+    so that a one-game step unboxes only the buffers it uses."""
     rewards: np.ndarray  # float64[n]
     terminated: np.ndarray  # bool[n]
     results: np.ndarray  # int32[n]: STEP_* of the last step
@@ -271,7 +277,7 @@ def first_illegal_action(tables, games, step_actions, first, stop):
 
 
 @njit(cache=True)
-def step_range(tables, settings, games, step_actions, first, stop):
+def step_range(tables, settings, games, outcomes, step_actions, first, stop):
     """Games first..stop-1 of a batch whose actions `first_illegal_action` passed; returns
     how many of them finished (and, with autoreset, were reset)."""
     actions = np.empty(games.masks.shape[1], dtype=np.int32)
@@ -280,16 +286,16 @@ def step_range(tables, settings, games, step_actions, first, stop):
     for index in range(first, stop):
         reward, result = step_legal_game(tables, settings, games, index, step_actions[index],
                                          actions, log)
-        games.rewards[index] = reward
-        games.results[index] = result
-        games.terminated[index] = result == STEP_TERMINATED
+        outcomes.rewards[index] = reward
+        outcomes.results[index] = result
+        outcomes.terminated[index] = result == STEP_TERMINATED
         if result == STEP_TERMINATED:
             finished += 1
             if settings.autoreset:
-                copy_observation(games.observations[index], games.final_observations[index],
+                copy_observation(games.observations[index], outcomes.final_observations[index],
                                  games.players[index])
-                record_final_scores(games.states[index], games.final_populations[index],
-                                    games.final_winners[index])
+                record_final_scores(games.states[index], outcomes.final_populations[index],
+                                    outcomes.final_winners[index])
                 reset_drawn_game(tables, settings, games, index, actions, log)
     return finished
 
@@ -301,12 +307,13 @@ def reset_batch_serial(tables, settings, games):
 
 
 @njit(cache=True)
-def step_batch_serial(tables, settings, games, step_actions):
+def step_batch_serial(tables, settings, games, outcomes, step_actions):
     """`step_batch` on one thread."""
     illegal = first_illegal_action(tables, games, step_actions, 0, games.states.shape[0])
     if illegal >= 0:
         return illegal, 0
-    return -1, step_range(tables, settings, games, step_actions, 0, games.states.shape[0])
+    return -1, step_range(tables, settings, games, outcomes, step_actions, 0,
+                          games.states.shape[0])
 
 
 @njit(cache=True, parallel=True)
@@ -319,7 +326,7 @@ def reset_batch(tables, settings, games, num_chunks):
 
 
 @njit(cache=True, parallel=True)
-def step_batch(tables, settings, games, step_actions, num_chunks):
+def step_batch(tables, settings, games, outcomes, step_actions, num_chunks):
     """Step every game of a batch; with autoreset a finished game is reset in the same step.
 
     The whole batch is checked first, each chunk on its core: with an illegal action (or
@@ -341,5 +348,5 @@ def step_batch(tables, settings, games, step_actions, num_chunks):
     finished = 0
     for chunk in prange(num_chunks):
         first, stop = chunk_bounds(chunk, num_games, num_chunks)
-        finished += step_range(tables, settings, games, step_actions, first, stop)
+        finished += step_range(tables, settings, games, outcomes, step_actions, first, stop)
     return -1, finished

@@ -1,7 +1,7 @@
 """One runner for a batch of games: what the Gymnasium (a batch of one), vector and
 self-play environments share.
 
-The runner owns the games' buffers (env_core.Games), the environment's settings and
+The runner owns the games' buffers (env_core.Games, Outcomes), the environment's settings and
 the compiled calls: reset, the learner's step with the compiled opponents and the
 reward (env_core.py), the batch checked whole before any game moves, the external seats
 (Python policies, snapshots of a learner) played through a `choose` callback the
@@ -19,7 +19,7 @@ import numpy as np
 from . import action_space as a
 from . import state_layout as s
 from .compiled_call import compiled_entry_point
-from .env_core import (STEP_TERMINATED, Games, Settings, Tables,
+from .env_core import (STEP_TERMINATED, Games, Outcomes, Settings, Tables,
                        apply_external_action, finish_game_step, reset_batch, reset_batch_serial,
                        reset_game, step_batch, step_batch_serial, step_game)
 from .errors import ConfigError, GameOverError, IllegalActionError, shown
@@ -43,7 +43,12 @@ def new_games(num_games: int, players: int, learner: int, opponent_kinds: np.nda
         populations_before=np.zeros(num_games, dtype=np.int32),
         observations=np.zeros((num_games, OBSERVATION_SIZE), dtype=np.float32),
         encoded=np.tile(new_encoding_cache(), (num_games, 1)),
-        masks=np.zeros((num_games, a.NUM_ACTIONS), dtype=np.bool_),
+        masks=np.zeros((num_games, a.NUM_ACTIONS), dtype=np.bool_))
+
+
+def new_outcomes(num_games: int) -> Outcomes:
+    """Zeroed outcome buffers of `num_games` games."""
+    return Outcomes(
         rewards=np.zeros(num_games, dtype=np.float64),
         terminated=np.zeros(num_games, dtype=np.bool_),
         results=np.zeros(num_games, dtype=np.int32),
@@ -96,6 +101,7 @@ class EnvRunner:
                                  int(config.random_private_goals), bool(random_seats),
                                  int(reward_scheme), float(population_shaping), bool(autoreset))
         self.games = new_games(num_games, config.seats, learner, opponent_kinds)
+        self.outcomes = new_outcomes(num_games)
         self.num_threads = num_threads
         self.num_chunks = max(1, min(num_games, num_threads))
         self.started = False
@@ -113,13 +119,14 @@ class EnvRunner:
         """Replace one buffer of `games` by an array of the same type: the compiled entry
         points trust the buffers' types (compiled_call.py), so anything else is refused
         before it reaches compiled code."""
-        current = getattr(self.games, name)
+        bundle = "games" if name in Games._fields else "outcomes"
+        current = getattr(getattr(self, bundle), name)
         if not (isinstance(value, np.ndarray) and value.dtype == current.dtype
                 and value.shape == current.shape and value.flags.c_contiguous
                 and value.flags.writeable and value.flags.aligned):
             raise ConfigError(f"{name} must stay a writeable C-contiguous {current.dtype} array "
                               f"of shape {current.shape}: write into it instead")
-        self.games = self.games._replace(**{name: value})
+        setattr(self, bundle, getattr(self, bundle)._replace(**{name: value}))
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -160,16 +167,28 @@ class EnvRunner:
         return entry_point(self.tables, self.settings, self.games, index, action, self._actions,
                            self._log)
 
+    def step_call(self, index: int) -> tuple:
+        """(entry point, arguments before the action, arguments after it) of
+        `step_game` for game `index`, for a hot path that calls the machine code itself
+        (the Gymnasium env: about 0.2 us of a 4 us step). Valid while no buffer is
+        replaced (`replace_buffer`)."""
+        entry_point = self._entry_points.get(step_game)
+        if entry_point is None:
+            entry_point = self._entry_point(step_game, (self.tables, self.settings, self.games,
+                                                        0, 0, self._actions, self._log))
+        return (entry_point, (self.tables, self.settings, self.games, int(index)),
+                (self._actions, self._log))
+
     def step_all(self, actions) -> int:
         """One learner action per game, the batch checked whole first (an illegal action
         or a finished game anywhere: IllegalActionError naming the game, nothing moves);
-        rewards, results and ends in `games`. Returns how many games finished."""
+        rewards, results and ends in `outcomes`. Returns how many games finished."""
         if not self.started:
             raise GameOverError("call reset() before step()")
         given = actions
         actions = check_action_batch(actions, self.num_games)
         illegal, finished = self._run_batch(step_batch, step_batch_serial, self.tables,
-                                            self.settings, self.games, actions)
+                                            self.settings, self.games, self.outcomes, actions)
         if illegal >= 0:
             state = self.games.states[illegal]
             action = int(actions[illegal])
@@ -210,7 +229,7 @@ class EnvRunner:
         """External seats of the games `indices` decide until each game waits on its
         learner or is over: `choose(waiting games)` gives one action per waiting game
         (the seat to act is each state's current player); compiled opponents play in
-        between. Then each such game's step is finished: reward and result in `games`."""
+        between. Then each such game's step is finished: reward and result in `outcomes`."""
         waiting = self.waiting_on_external(indices)
         played = list(waiting)
         while waiting:
@@ -235,9 +254,9 @@ class EnvRunner:
         (also after a reset with external seats, to write the learner's outputs)."""
         reward, result = finish_game_step(self.tables, self.settings, self.games, index,
                                           self._actions)
-        self.games.rewards[index] = reward
-        self.games.results[index] = result
-        self.games.terminated[index] = result == STEP_TERMINATED
+        self.outcomes.rewards[index] = reward
+        self.outcomes.results[index] = result
+        self.outcomes.terminated[index] = result == STEP_TERMINATED
         return reward, result
 
     def population(self, index: int) -> int:

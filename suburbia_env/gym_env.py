@@ -79,13 +79,15 @@ class SuburbiaEnv(gym.Env):
         self._share_views()
 
     def _share_views(self) -> None:
-        """The rows of the runner's one game this env reads (views share its memory)."""
+        """The rows of the runner's one game this env reads (views share its memory),
+        and the compiled step's entry point with its arguments (EnvRunner.step_call)."""
         games = self.runner.games
         self._state = games.states[0]
         self._observation = games.observations[0]
         self._mask = games.masks[0]
         self._mask_as_int8 = self._mask.view(np.int8)
         self._game_view = Game.view(self.config, self._state)
+        self._step_kernel = None
 
     # Gymnasium API ---------------------------------------------------------------------
 
@@ -114,8 +116,11 @@ class SuburbiaEnv(gym.Env):
             action = self._check_action_type(action)
             if type(action) is not int:
                 return self._illegal(action)
+        if self._step_kernel is None:
+            self._step_kernel, self._before_action, self._after_action = \
+                self.runner.step_call(0)
         try:
-            reward, result = self.runner.step_game(0, action)
+            reward, result = self._step_kernel(*self._before_action, action, *self._after_action)
         except OverflowError:  # beyond int64: illegal like any other action
             return self._illegal(action)
         if result == STEP_GAME_OVER:
@@ -124,8 +129,8 @@ class SuburbiaEnv(gym.Env):
             return self._illegal(action)
         if result == STEP_WAITING:
             self.runner.play_external([0], self._choose_external)
-            reward = float(self.runner.games.rewards[0])
-            result = int(self.runner.games.results[0])
+            reward = float(self.runner.outcomes.rewards[0])
+            result = int(self.runner.outcomes.results[0])
         terminated = result == STEP_TERMINATED
         self._episode_over = terminated
         return self._current_observation(), reward, terminated, False, self._info(terminated)
@@ -146,10 +151,11 @@ class SuburbiaEnv(gym.Env):
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        # A pickled view would no longer share memory with the runner's buffers: the
-        # views are made again on load.
-        for name in ("_state", "_observation", "_mask", "_mask_as_int8", "_game_view"):
-            del state[name]
+        # A pickled view would no longer share memory with the runner's buffers, and
+        # machine code does not pickle: both are made again on load.
+        for name in ("_state", "_observation", "_mask", "_mask_as_int8", "_game_view",
+                     "_step_kernel", "_before_action", "_after_action"):
+            state.pop(name, None)
         return state
 
     def __setstate__(self, state):

@@ -27,6 +27,7 @@ import numpy as np
 from gymnasium.vector.utils import batch_space
 
 from . import action_space as a
+from .env_core import Games
 from .env_options import (action_space, check_count, check_learner_seat, check_number,
                           check_reward, check_seed, observation_spaces, resolve_opponents)
 from .env_runner import EnvRunner
@@ -34,7 +35,7 @@ from .errors import ArgumentError, ConfigError, shown
 from .game import Game, GameConfig
 from .rng import seed_words
 
-# The runner's buffers (env_core.Games) this env shows as its own attributes.
+# The runner's buffers (env_core.Games, Outcomes) this env shows as its own attributes.
 _GAME_BUFFERS = frozenset({
     "states", "learners", "opponent_kinds", "rng_words", "observations", "encoded",
     "final_observations", "final_populations", "final_winners", "masks", "rewards",
@@ -80,9 +81,10 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         self.copy = bool(copy)
 
     def __getattr__(self, name):
-        """The game buffers (`states`, `masks`, ...) are the runner's (env_core.Games)."""
+        """The game buffers (`states`, `masks`, `rewards`, ...) are the runner's."""
         if name in _GAME_BUFFERS and "runner" in self.__dict__:
-            return getattr(self.runner.games, name)
+            runner = self.runner
+            return getattr(runner.games if name in Games._fields else runner.outcomes, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __setattr__(self, name, value):

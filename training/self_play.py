@@ -219,11 +219,11 @@ class SelfPlayVecEnv(VecEnv):
     def step_wait(self):
         """The learners' actions (the batch checked whole first, EnvRunner.step_all), then
         the external seats up to each learner; finished games are dealt anew."""
-        games = self.runner.games
+        outcomes = self.runner.outcomes
         self.runner.step_all(self._step_actions)
         self.runner.play_external(range(self.num_envs), self._choose)
-        dones = games.results == STEP_TERMINATED
-        rewards = games.rewards.astype(np.float32)
+        dones = outcomes.results == STEP_TERMINATED
+        rewards = outcomes.rewards.astype(np.float32)
         infos = [{} for _ in range(self.num_envs)]
         for index in np.flatnonzero(dones):
             infos[index]["terminal_observation"] = self.observations[index].copy()

@@ -180,15 +180,23 @@ def step_game(tables, settings, games, index, action, actions, log):
 @njit_without_refcounts
 def step_legal_game(tables, settings, games, index, action, actions, log):
     """`step_game` for an action already known legal in a running game (a batch is
-    checked whole first). STEP_WAITING: an external seat is to act, no output written."""
+    checked whole first). STEP_WAITING: an external seat is to act, no output written.
+    The hot path of every environment: it takes the game's rows once and calls the
+    per-game kernels with them (measured faster than handing the bundles down)."""
     state = games.states[index]
     learner = games.learners[index]
-    games.populations_before[index] = state[player_base(learner) + s.POPULATION]
-    apply_legal_action(state, tables.tiles, tables.goals, tables.basic_kinds, action, log)
-    play_game_opponents(tables, games, index, actions, log)
+    tiles = tables.tiles
+    basic_kinds = tables.basic_kinds
+    population_before = state[player_base(learner) + s.POPULATION]
+    games.populations_before[index] = population_before
+    apply_legal_action(state, tiles, tables.goals, basic_kinds, action, log)
+    mask = games.masks[index]
+    play_opponents(state, tiles, tables.goals, basic_kinds, learner, games.opponent_kinds[index],
+                   games.rng_words[index], mask, actions, log)
     if state[s.GAME_OVER] == 0 and state[s.CURRENT_PLAYER] != learner:
         return 0.0, STEP_WAITING
-    return finish_game_step(tables, settings, games, index, actions)
+    return finish_learner_step(state, tiles, basic_kinds, learner, settings, population_before,
+                               games.observations[index], games.encoded[index], mask, actions)
 
 
 @njit_without_refcounts
@@ -206,16 +214,25 @@ def apply_external_action(tables, games, index, action, actions, log):
 
 @njit_without_refcounts
 def finish_game_step(tables, settings, games, index, actions):
+    """`finish_learner_step` of game `index` (after its external seats have played)."""
+    learner = games.learners[index]
+    return finish_learner_step(games.states[index], tables.tiles, tables.basic_kinds, learner,
+                               settings, games.populations_before[index],
+                               games.observations[index], games.encoded[index],
+                               games.masks[index], actions)
+
+
+@njit_without_refcounts
+def finish_learner_step(state, tiles, basic_kinds, learner, settings, population_before,
+                        observation, encoded, mask, actions):
     """Reward and outputs once the learner decides again or the game is over.
 
     Shaping pays `population_shaping` per point of population gained since the
     learner's previous decision; the terminal reward comes on top.
     """
-    state = games.states[index]
-    learner = games.learners[index]
     reward = settings.population_shaping * (state[player_base(learner) + s.POPULATION]
-                                            - games.populations_before[index])
-    write_game_outputs(tables, games, index, actions)
+                                            - population_before)
+    write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask, actions)
     if state[s.GAME_OVER]:
         return reward + final_reward(state, learner, settings.reward_scheme), STEP_TERMINATED
     return reward, STEP_RUNNING

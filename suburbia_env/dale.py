@@ -34,9 +34,10 @@ three reasons that leave the answer unchanged:
    resolved in place and undone (`_resolved_gains`: `_trial_snapshot` and
    `_undo_trial_placement` around resolution.resolve_placement).
 
-tests/test_dale_reference.py compares the two choices on positions of seeded games (both
-editions, every mode, levels near clamps and red lines); tests/test_properties.py
-compares the gains from sums with full resolution cell by cell (`trial_gains`).
+tests/rules/test_dale_reference.py compares the two choices on positions of seeded games
+(both editions, every mode, levels near clamps and red lines);
+tests/engine/test_properties.py compares the gains from sums with full resolution cell by
+cell (`trial_gains`).
 """
 
 import numpy as np

@@ -3,7 +3,7 @@
 Slow and obvious on purpose: every legal cell is tried on a copy of the state with the
 engine's own placement, resolved in full (R7.1, every step). `dale.dale_choose_cell`
 gives the same cell without resolving most of them; its module docstring says why, and
-tests/test_dale_reference.py compares the two on positions of seeded games.
+tests/rules/test_dale_reference.py compares the two on positions of seeded games.
 """
 
 from __future__ import annotations

@@ -45,8 +45,8 @@ population, round and placement counter (`MONEY_BOUND`, `POPULATION_BOUND`, `las
 play reaches from a setup, but not for play from any state within them: a hand-made
 position (positions.py) with money at the bound, or round at the last round and the
 stacks still full, goes beyond them in a few turns. Every other check is kept by play
-from any state that passes `check_invariants` (tests/test_fuzz.py plays such states to
-the end under this check), and the game still ends within a few dozen rounds (each turn
+from any state that passes `check_invariants` (tests/engine/test_fuzz.py plays such
+states to the end under this check), and the game still ends within a few dozen rounds (each turn
 draws a tile, the stacks hold at most `PILE_CAPACITY`), so nothing comes near HEADROOM,
 let alone 2**31. The compiled code that takes states already in play (the redraw of
 hidden information for searches) checks this, so a game continued from a hand-made
@@ -54,7 +54,7 @@ position is never refused halfway.
 
 `check_reachable(state, tiles)`: `check_invariants` and what play itself implies, as far
 as it can be checked without replaying (the state loader refuses any state that fails;
-tests/test_properties.py checks it at every decision of thousands of random games):
+tests/engine/test_properties.py checks it at every decision of thousands of random games):
 - the tiles drawn match the turns played: 7 tiles fill the market at setup, every turn
   draws one (two in Solitary Architect) while the stacks last, One More Round is set
   aside and replaced (R3.2, R4.2, R4.3, R9.1); with Dale four per round, and the game ends

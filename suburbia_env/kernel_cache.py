@@ -11,7 +11,7 @@ is deleted before any can be loaded.
 This runs on `import suburbia_env`, before the package imports any kernel module. Every
 module outside the package that caches kernels imports `suburbia_env` before its first
 kernel, and numba loads a cached kernel only at its first call, so no stale kernel runs.
-tests/test_kernel_cache.py fails if a cached kernel appears where this does not reach.
+tests/engine/test_kernel_cache.py fails if a cached kernel appears where this does not reach.
 """
 
 from __future__ import annotations

@@ -38,8 +38,8 @@ the stacks, One More Round's place and the other players' goals. The resampled s
 keeps the history of the original and its `seed` is None (no seed gives its deal), so it
 is a world to search in, not a history to replay; it still serializes (OpenSpiel pickles
 a Python state's attributes). Only a player's own view is provided: a public-only or
-all-players observer is refused. Tested in tests/test_openspiel.py, including OpenSpiel's
-`random_sim_test` and IS-MCTS against Dale.
+all-players observer is refused. Tested in tests/environments/test_openspiel.py,
+including OpenSpiel's `random_sim_test` and IS-MCTS against Dale.
 """
 
 from __future__ import annotations

@@ -131,8 +131,8 @@ In order:
   (goal bonuses, money converted, final population, winners, R8.2, R8.3).
 
 The cross-field rules are `invariants.check_reachable` (compiled; the engine's own
-invariants, `invariants.check_invariants`, first), which tests/test_properties.py runs at
-every decision of thousands of random games: every state play reaches loads.
+invariants, `invariants.check_invariants`, first), which tests/engine/test_properties.py
+runs at every decision of thousands of random games: every state play reaches loads.
 
 Game record format ``suburbia-record``, version 2
 =================================================

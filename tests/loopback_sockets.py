@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import socket
 import sys
 from pathlib import Path
 
@@ -119,3 +120,11 @@ def connections_to(sockets: list[dict], host: str, port: int) -> list[dict]:
     """The established TCP connections of the sockets to host:port."""
     return [entry for entry in sockets if entry["protocol"].startswith("tcp")
             and entry["state"] == TCP_ESTABLISHED and tuple(entry["remote"]) == (host, port)]
+
+
+def free_loopback_port() -> int:
+    """A TCP port free on 127.0.0.1 just now, for a server a test starts (Ray, `suburbia
+    serve`)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

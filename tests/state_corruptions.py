@@ -4,7 +4,7 @@
 of place (a value read from the state used as an index) or overflow; each names the field
 of the state format that the entry check (`invariants.validate_state`) must blame.
 
-Run as a script (tests/test_state_safety.py runs it in a subprocess, with
+Run as a script (tests/engine/test_state_safety.py runs it in a subprocess, with
 NUMBA_BOUNDSCHECK=1 and without) it drives every kernel that takes an outside state:
 apply, the legal mask, the observation, Dale's turn, the redraw of hidden information.
 On valid states (seeded random games of every mode) nothing may raise, not even
@@ -20,6 +20,7 @@ import sys
 
 import numpy as np
 
+from random_play import midgame
 from suburbia_env import Game, StateFormatError
 from suburbia_env import action_space as a
 from suburbia_env import constants as c
@@ -35,16 +36,6 @@ from suburbia_env.turn import DALE_SEAT, STATUS_OK, apply_action, dale_turn
 
 MODES = (dict(players=2), dict(players=3, edition="1st"), dict(players=4),
          dict(players=1, mode="solitary"), dict(players=1, mode="dale"))
-
-
-def midgame(config: dict, seed: int = 3, decisions: int = 12) -> Game:
-    game = Game(seed=seed, **config)
-    rng = np.random.default_rng(seed)
-    for _ in range(decisions):
-        if game.is_over:
-            break
-        game.apply(int(rng.choice(game.legal_actions())))
-    return game
 
 
 def _base(player: int) -> int:
@@ -92,7 +83,7 @@ def _unpayable_discard(state):
 def _over_with_bonus(offset: int, goal: int, bonus: int):
     """Game over with a goal index off the goal table and a bonus for it in player 0's
     score block: the check of the score block once read the goal table at that index
-    (found by tests/test_fuzz.py under NUMBA_BOUNDSCHECK=1)."""
+    (found by tests/engine/test_fuzz.py under NUMBA_BOUNDSCHECK=1)."""
     def change(state):
         state[s.GAME_OVER] = 1
         state[offset] = goal

@@ -1,0 +1,269 @@
+"""The league (agents/league.py): table design, seat rotation, results and files."""
+
+import csv
+import itertools
+import json
+import re
+from collections import Counter
+
+import pytest
+
+from agents.league import (games_per_pairing, league_markdown, make_league_tasks, provenance,
+                           run_league, summarise_league, table_lineups, turn_position)
+from agents.league_dataset import (DATASET_FORMAT, dataset_entries, read_dataset,
+                                   write_dataset)
+from agents.registry import model_file_of
+from agents.tournament import TournamentError, agent_labels
+from repository import REPO
+from suburbia_env import Game
+from suburbia_env.cli import main as cli_main
+from suburbia_env.errors import StateFormatError
+from suburbia_env.versions import RULES_REVISION
+
+FAST = ["random", "greedy", "dale"]
+
+
+def test_every_agent_meets_every_other_at_each_player_count():
+    specs = ["random", "greedy", "dale", "greedy:0.5", "random"]
+    tasks = make_league_tasks(specs, (2, 3, 4))
+    labels = agent_labels(specs)
+    for players in (2, 3, 4):
+        met = set()
+        for task in tasks:
+            if task.players == players:
+                names = [label for label, _ in task.lineup]
+                met.update(itertools.combinations(sorted(names), 2))
+        assert met == set(itertools.combinations(sorted(labels), 2)), players
+    games = Counter(task.players for task in tasks)
+    assert games == {2: 10 * 2, 3: 10 * 3, 4: 5 * 4}  # C(5,k) tables, k seatings each
+
+
+def test_a_deal_is_played_with_every_agent_in_every_seat():
+    tasks = make_league_tasks(FAST, (3,), rounds=2)
+    deals: dict = {}
+    for task in tasks:
+        deals.setdefault((task.players, task.index), []).append(task)
+    assert len(deals) == 2
+    for seatings in deals.values():
+        assert len({task.seed for task in seatings}) == 1  # the same deal
+        for seat in range(3):
+            assert sorted(task.lineup[seat][0] for task in seatings) == sorted(FAST)
+    assert len({task.seed for task in tasks}) == 2 and len({t.table for t in tasks}) == 6
+
+
+def test_fewer_agents_than_seats_fill_the_table_in_turn():
+    assert table_lineups(2, 4) == [(0, 1, 0, 1)]
+    assert table_lineups(4, 4) == [(0, 1, 2, 3)]
+
+
+def test_games_caps_each_player_count_and_seeds_differ_between_counts():
+    tasks = make_league_tasks(FAST, (2, 4), games=5, seed=10)
+    assert Counter(task.players for task in tasks) == {2: 5, 4: 5}
+    seeds_2 = {task.seed for task in tasks if task.players == 2}
+    seeds_4 = {task.seed for task in tasks if task.players == 4}
+    assert seeds_2 == {10, 11, 12} and min(seeds_4) == 10 + 2 * 1_000_000
+
+
+@pytest.mark.parametrize("specs,options,message", [
+    (["greedy"], {}, "at least two"),
+    (FAST, {"player_counts": (5,)}, "among 2, 3, 4"),
+    (FAST, {"rounds": 0}, "at least 1"),
+])
+def test_bad_leagues_are_refused(specs, options, message):
+    with pytest.raises(TournamentError, match=message):
+        make_league_tasks(specs, **options)
+
+
+@pytest.fixture(scope="module")
+def small_league():
+    return run_league(FAST, (2, 3), rounds=1, seed=5, workers=1, progress=False,
+                      keep_records=True)
+
+
+def test_results_add_up(small_league):
+    rows, records, summary, config = small_league
+    assert config["games_played"] == 3 * 2 + 1 * 3 and len(records) == 9
+    for players, block in summary["player_counts"].items():
+        here = [row for row in rows if row["seats"] == players]
+        assert block["games"] == len(here) // players
+        assert sum(entry["wins"] for entry in block["agents"].values()) == pytest.approx(
+            block["games"])  # one win per game, shared ones split (R8.3)
+        positions = block["turn_positions"]
+        assert sum(entry["wins"] for entry in positions.values()) == pytest.approx(block["games"])
+        for label, entry in block["agents"].items():
+            own = [row for row in here if row["agent"] == label]
+            assert entry["games"] == len(own)
+            assert entry["mean_population"] == pytest.approx(
+                sum(row["population"] for row in own) / len(own))
+            assert entry["low"] <= entry["win_share"] <= entry["high"]
+        assert {turn_position(row) for row in here} == set(range(players))
+    assert set(summary["ratings"]["ratings"]) == set(FAST)
+    assert summary == summarise_league(rows, FAST)
+
+
+def test_two_workers_give_the_same_league(small_league):
+    rows, _, _, _ = run_league(FAST, (2, 3), rounds=1, seed=5, workers=2, progress=False)
+    assert rows == small_league[0]
+
+
+def test_league_command_writes_csv_json_plot_markdown_and_the_dataset(tmp_path, capsys):
+    status = cli_main(["league", "--agents", "random", "greedy", "--players", "2", "3",
+                       "--games", "2", "--seed", "3", "--workers", "1", "--no-progress",
+                       "--records", str(tmp_path / "dataset"), "--output-dir",
+                       str(tmp_path / "out")])
+    assert status == 0
+    printed = capsys.readouterr().out
+    assert "OpenSkill" in printed and "2 players, 2 games, 2 games per pair of agents" in printed
+    assert "win share by turn position" in printed
+    with open(tmp_path / "out" / "results.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 2 * 2 + 2 * 3
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["config"]["games_played"] == 4
+    assert summary["config"]["provenance"]["rules"] == RULES_REVISION
+    assert (tmp_path / "out" / "league.png").stat().st_size > 10_000
+    markdown = (tmp_path / "out" / "league.md").read_text()
+    assert "| `greedy` |" in markdown and "| turn position | 1 | 2 | 3 |" in markdown
+    entries = read_dataset(tmp_path / "dataset")
+    assert [entry["table"] for entry in entries] == [0, 1, 2, 3]
+    lines = (tmp_path / "dataset" / "games.jsonl").read_text().splitlines()
+    assert len(lines) == 4 and json.loads(lines[0])["record"]["format"] == "suburbia-record"
+    for entry in entries:
+        seats = [row for row in rows if int(row["table"]) == entry["table"]]
+        assert entry["agents"] == [row["agent"] for row in seats]
+        assert [score["population"] for score in entry["scores"]] == [
+            int(row["population"]) for row in seats]
+        assert entry["seed"] == int(seats[0]["seed"])
+
+
+def test_league_command_names_a_bad_player_count(capsys):
+    assert cli_main(["league", "--agents", "random", "greedy", "--players", "6"]) == 2
+    assert "among 2, 3, 4" in capsys.readouterr().err
+
+
+def test_games_per_pairing_counts_the_tables_two_agents_shared(small_league):
+    """3 agents, one round: at 2 players each pair has its own table, played twice (seats
+    swapped); at 3 players all sit at the one table, played three times."""
+    rows, _, summary, _ = small_league
+    assert summary["player_counts"][2]["games_per_pairing"] == {"min": 2, "max": 2}
+    assert summary["player_counts"][3]["games_per_pairing"] == {"min": 3, "max": 3}
+    uneven = [{"table": 0, "agent": "a"}, {"table": 0, "agent": "b"},
+              {"table": 1, "agent": "a"}, {"table": 1, "agent": "b"},
+              {"table": 2, "agent": "a"}, {"table": 2, "agent": "c"}]
+    assert games_per_pairing(uneven, ["a", "b", "c"]) == {"min": 0, "max": 2}
+
+
+def test_markdown_tables_hold_the_summary_figures(small_league):
+    rows, _, summary, config = small_league
+    markdown = league_markdown(summary, config)
+    block = summary["player_counts"][3]
+    for label, entry in block["agents"].items():
+        assert (f"| `{label}` | {entry['win_share']:.3f} [{entry['low']:.3f}, "
+                f"{entry['high']:.3f}] | {entry['mean_population']:.1f} | "
+                f"{entry['mean_margin']:+.1f} | 3 | 0 |") in markdown
+    assert f"at commit `{config['provenance']['commit']}`" in markdown
+    assert "3 players: 3 games, 3 per pair of agents; fair share 0.333." in markdown
+
+
+def test_provenance_names_the_commit_and_hashes_the_models():
+    import hashlib
+    baseline = REPO / "models" / "baseline.safetensors"
+    assert model_file_of(f"ppo-rollout:{baseline},2,1") == str(baseline)
+    assert model_file_of(f"ppo:pickle:{baseline}") == str(baseline)
+    assert model_file_of("greedy") is None and model_file_of("examples/my_bot.py:bot") is None
+    found = provenance(["greedy", f"ppo:{baseline}", f"ppo-rollout:{baseline}"])
+    assert found["model_files"] == {str(baseline): hashlib.sha256(baseline.read_bytes())
+                                    .hexdigest()}
+    assert found["rules"] == RULES_REVISION
+    assert found["commit"] is None or len(found["commit"]) == 40
+
+
+# The dataset (agents/league_dataset.py, docs/dataset.md) ---------------------------------------
+
+def test_dataset_entries_replay_to_their_scores(small_league, tmp_path):
+    rows, records, _, _ = small_league
+    path = write_dataset(rows, records, tmp_path)
+    entries = read_dataset(path)
+    assert len(entries) == 9
+    for entry in entries:
+        assert entry["format"] == DATASET_FORMAT and entry["rules"] == RULES_REVISION
+        game = Game.replay(entry["record"])
+        assert game.seed == entry["seed"] and game.num_seats == entry["players"]
+        scores = game.final_scores()
+        assert [s["population"] for s in scores] == [s["population"] for s in entry["scores"]]
+        assert entry["winners"] == game.winners
+        assert sum(entry["wins"]) == pytest.approx(1.0)
+        # the goal bonuses of R8.2 are kept per seat
+        assert [s["public_goals"] for s in scores] == [s["public_goals"] for s in entry["scores"]]
+        assert entry["first_player"] == json.loads(game.to_json())["first_player"]
+        seats = sorted((r for r in rows if r["table"] == entry["table"]), key=lambda r: r["seat"])
+        assert entry["agents"] == [r["agent"] for r in seats]
+
+
+def test_a_forfeited_game_is_kept_with_its_reason(tmp_path):
+    class Quitter:
+        name = "quitter"
+
+        def act(self, game):
+            if game.round == 1:
+                raise RuntimeError("bored")
+            return game.legal_actions()[0]
+
+    rows, records, _, _ = run_league([Quitter(), "greedy"], (2,), rounds=1, seed=2, workers=1,
+                                     progress=False, keep_records=True)
+    entries = dataset_entries(rows, records)
+    assert len(entries) == 2
+    for entry in entries:
+        quitter = entry["agents"].index("quitter")
+        assert entry["scores"] is None
+        assert entry["forfeit"]["seat"] == quitter
+        assert entry["forfeit"]["reason"].endswith("raised RuntimeError: bored")
+        assert entry["winners"] == [1 - quitter] and entry["wins"][quitter] == 0.0
+        game = Game.replay(entry["record"])
+        assert not game.is_over and game.round == 1 and game.current_player == quitter
+        assert entry["forfeit"]["decision"] == len(game.history) + 1
+
+
+@pytest.mark.parametrize("line,message", [
+    ("not json", "line 1: not JSON"),
+    ('{"format": "suburbia-record"}', "line 1: format: not a 'suburbia-league-game' entry"),
+    ('{"format": "suburbia-league-game", "version": 9}', "line 1: version: 9 is not 1"),
+    ('{"format": "suburbia-league-game", "version": 1, "table": 0}', "missing field(s) rules"),
+])
+def test_malformed_dataset_lines_are_named(tmp_path, line, message):
+    path = tmp_path / "games.jsonl"
+    path.write_text(line + "\n")
+    with pytest.raises(StateFormatError, match=re.escape(message)):
+        read_dataset(tmp_path)
+
+
+def test_a_missing_dataset_says_how_to_make_one(tmp_path):
+    with pytest.raises(FileNotFoundError, match="suburbia league --records"):
+        read_dataset(tmp_path)
+
+
+def test_update_doc_replaces_only_the_table_between_the_markers(tmp_path, capsys):
+    from agents.league import TABLE_END, TABLE_START
+    document = tmp_path / "league.md"
+    document.write_text(f"# League\n\nHow to run it.\n\n{TABLE_START}\n\nold table\n\n"
+                        f"{TABLE_END}\n\nNotes after.\n")
+    status = cli_main(["league", "--agents", "random", "greedy", "--players", "2", "--games",
+                       "2", "--workers", "1", "--no-progress", "--output-dir",
+                       str(tmp_path / "out"), "--update-doc", str(document)])
+    assert status == 0
+    text = document.read_text()
+    table = (tmp_path / "out" / "league.md").read_text().strip()
+    assert text == (f"# League\n\nHow to run it.\n\n{TABLE_START}\n\n{table}\n\n{TABLE_END}"
+                    f"\n\nNotes after.\n")
+    assert "old table" not in text
+
+
+def test_a_document_without_markers_is_refused_before_any_game(tmp_path, capsys):
+    document = tmp_path / "notes.md"
+    document.write_text("# Notes\n")
+    status = cli_main(["league", "--agents", "random", "greedy", "--players", "2", "--games",
+                       "2", "--workers", "1", "--no-progress", "--output-dir",
+                       str(tmp_path / "out"), "--update-doc", str(document)])
+    assert status == 2
+    assert "needs one line '<!-- league table: start" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() and document.read_text() == "# Notes\n"

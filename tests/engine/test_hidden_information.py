@@ -1,0 +1,132 @@
+"""Redrawing hidden information (R10.2) for look-ahead: public facts kept, the rest redrawn."""
+
+import numpy as np
+import pytest
+
+from hidden_facts import with_other_hidden_facts
+from random_play import midgame
+from suburbia_env import state_layout as s
+from suburbia_env.hidden_information import redraw_hidden_information
+from suburbia_env.invariants import check_invariants
+from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.resolution import player_base
+from suburbia_env.setup import stack_sizes
+from suburbia_env.tile_data import GOALS, TILES
+
+CONFIGURATIONS = [(1, "dale"), (2, "standard"), (4, "standard"), (1, "solitary")]
+
+
+def _words(seed):
+    return np.random.default_rng(seed).integers(1, 2**31, size=4).astype(np.int32)
+
+
+def _observation(state, seat):
+    out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    encode_observation(state, TILES.table, seat, out)
+    return out
+
+
+def _undrawn(state):
+    return state[s.PILE + state[s.PILE_POSITION]:s.PILE + state[s.PILE_END]]
+
+
+@pytest.mark.parametrize("players,mode", CONFIGURATIONS)
+@pytest.mark.parametrize("decisions", [0, 7, 25])
+def test_redraw_keeps_every_public_fact_and_the_tile_count(players, mode, decisions):
+    """R10.1: what the viewer sees is unchanged; every physical tile is still in one place."""
+    game = midgame(dict(players=players, mode=mode), 11 + decisions, decisions)
+    viewer = max(game.current_player, 0)  # a finished game is viewed by seat 0
+    redrawn = game.state.copy()
+    redraw_hidden_information(redrawn, TILES.table, GOALS.table, viewer, _words(3))
+    assert check_invariants(redrawn, TILES.table) == 0
+    np.testing.assert_array_equal(_observation(redrawn, viewer), _observation(game.state, viewer))
+    for field in (s.PILE_POSITION, s.PILE_A_END, s.PILE_B_END, s.PILE_END):
+        assert redrawn[field] == game.state[field]
+    own = player_base(viewer)
+    assert (redrawn[own:own + s.PLAYER_STRIDE] == game.state[own:own + s.PLAYER_STRIDE]).all()
+
+
+def test_stack_order_and_composition_are_redrawn_from_the_unseen_tiles():
+    """R10.2: the undrawn tiles are a fresh draw from stack + box of each letter."""
+    game = midgame(dict(players=1, mode="dale"), 5, 4)
+    state = game.state
+    truth = _undrawn(state).copy()
+    samples = []
+    for seed in range(40):
+        redrawn = state.copy()
+        redraw_hidden_information(redrawn, TILES.table, GOALS.table, 0, _words(seed))
+        samples.append(_undrawn(redrawn).copy())
+    assert any((sample != truth).any() for sample in samples)
+    one_more_round = TILES.table.shape[0] - 1
+    kinds_seen = set(np.concatenate(samples).tolist())
+    kinds_in_pile_or_box = set(truth.tolist()) | {
+        kind for kind in range(one_more_round) if state[s.BOX + kind] > 0}
+    assert kinds_seen <= kinds_in_pile_or_box
+    assert kinds_seen - set(truth.tolist()), "box tiles never reached the redrawn stacks"
+    for sample in samples:
+        assert (sample == one_more_round).sum() == 1
+
+
+def test_one_more_round_stays_in_its_block():
+    """R9.2: with Dale, One More Round is shuffled among the last 12 C tiles + itself."""
+    game = midgame(dict(players=1, mode="dale"), 8, 0)
+    state = game.state
+    sizes = stack_sizes(state[s.NUM_PLAYERS], state[s.MODE], state[s.EDITION])
+    block_start = state[s.PILE_B_END] + sizes[2]
+    block_stop = block_start + sizes[3] + 1
+    one_more_round = TILES.table.shape[0] - 1
+    positions = set()
+    for seed in range(200):
+        redrawn = state.copy()
+        redraw_hidden_information(redrawn, TILES.table, GOALS.table, 0, _words(seed))
+        pile = redrawn[s.PILE:s.PILE + s.PILE_CAPACITY]
+        positions.add(int(np.flatnonzero(pile[:redrawn[s.PILE_END]] == one_more_round)[0]))
+    assert positions <= set(range(block_start, block_stop))
+    assert len(positions) >= sizes[3] - 2
+
+
+def test_other_players_goals_are_redrawn_from_goals_the_viewer_has_not_seen():
+    game = midgame(dict(players=3, mode="standard"), 21, 9)
+    viewer = game.current_player
+    state = game.state
+    seen = set(state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + 3].tolist())
+    seen |= set(state[player_base(viewer) + s.GOAL_OPTIONS:
+                      player_base(viewer) + s.GOAL_OPTIONS + 2].tolist())
+    changed = False
+    for seed in range(20):
+        redrawn = state.copy()
+        redraw_hidden_information(redrawn, TILES.table, GOALS.table, viewer, _words(seed))
+        dealt = []
+        for player in range(3):
+            base = player_base(player)
+            options = redrawn[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2].tolist()
+            if player == viewer:
+                continue
+            dealt += options
+            assert redrawn[base + s.PRIVATE_GOAL] in (-1, options[0])
+            changed |= options != state[base + s.GOAL_OPTIONS:base + s.GOAL_OPTIONS + 2].tolist()
+        assert not set(dealt) & seen
+        assert len(set(dealt)) == len(dealt)
+    assert changed
+
+
+def test_same_words_same_redraw():
+    game = midgame(dict(players=2, mode="standard"), 2, 12)
+    first, second = game.state.copy(), game.state.copy()
+    redraw_hidden_information(first, TILES.table, GOALS.table, 0, _words(9))
+    redraw_hidden_information(second, TILES.table, GOALS.table, 0, _words(9))
+    np.testing.assert_array_equal(first, second)
+
+
+
+@pytest.mark.parametrize("decisions", [0, 10, 30])
+def test_the_redraw_does_not_depend_on_the_hidden_facts(decisions):
+    """No leak (R10.2): positions that differ only in hidden facts redraw identically."""
+    game = midgame(dict(players=1, mode="dale"), 30 + decisions, decisions)
+    other = with_other_hidden_facts(game.state, decisions)
+    assert check_invariants(other, TILES.table) == 0
+    assert (other != game.state).any()
+    first, second = game.state.copy(), other
+    redraw_hidden_information(first, TILES.table, GOALS.table, 0, _words(4))
+    redraw_hidden_information(second, TILES.table, GOALS.table, 0, _words(4))
+    np.testing.assert_array_equal(first, second)

@@ -1,0 +1,103 @@
+"""Demonstrations and pretraining (training/imitation.py): what is recorded is what was
+played, by the demonstrator the spec names, and pretraining fits the policy to it."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from agents.registry import AgentSpecError, make_agent  # noqa: E402
+from suburbia_env import Game  # noqa: E402
+from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
+from training.imitation import (_encode_batch, _play_demonstrations,  # noqa: E402
+                                collect_demonstrations, load_demonstrations, main, pretrain)
+
+torch.set_num_threads(1)
+
+
+def _replay(data: dict[str, np.ndarray], first_seed: int, spec: str) -> int:
+    """Replays the recorded games from their seeds with a fresh agent of `spec`, checking
+    every stored state, action and return; returns the number of games."""
+    agent = make_agent(spec, seed=first_seed)
+    row, seed = 0, first_seed
+    while row < len(data["actions"]):
+        agent.reset(seed)
+        game = Game(players=1, mode="dale", seed=seed)
+        start = row
+        while not game.is_over:
+            assert np.array_equal(game.state, data["states"][row]), (seed, row)
+            assert data["actions"][row] == agent.act(game)
+            assert game.is_legal(int(data["actions"][row]))
+            game.apply(int(data["actions"][row]))
+            row += 1
+        scores = game.final_scores()
+        margin = (scores[0]["population"] - scores[1]["population"]) / 100.0
+        assert np.allclose(data["returns"][start:row], margin)
+        seed += 1
+    return seed - first_seed
+
+
+@pytest.mark.parametrize("spec", ["random", "greedy"])
+def test_demonstrations_record_the_demonstrators_own_games(spec):
+    states, actions, returns = _play_demonstrations((11, 2, "2nd", spec))
+    data = {"states": states, "actions": actions, "returns": returns}
+    assert len(states) == len(actions) == len(returns) > 20
+    assert _replay(data, 11, spec) == 2
+
+
+def test_different_demonstrators_choose_differently():
+    random_actions = _play_demonstrations((3, 1, "2nd", "random"))[1]
+    greedy_actions = _play_demonstrations((3, 1, "2nd", "greedy"))[1]
+    assert not np.array_equal(random_actions[:10], greedy_actions[:10])
+
+
+@pytest.mark.slow
+def test_the_command_collects_over_workers_into_a_file(tmp_path):
+    path = tmp_path / "demonstrations.npz"
+    main([str(path), "--games", "3", "--seed", "40", "--demonstrator", "random",
+          "--workers", "2"])
+    data = load_demonstrations(str(path))
+    assert _replay(data, 40, "random") == 3
+
+
+def test_a_bad_demonstrator_fails_before_any_game(tmp_path):
+    with pytest.raises(AgentSpecError, match="unknown agent spec 'nonsense'"):
+        collect_demonstrations(1, demonstrator="nonsense")
+    with pytest.raises(FileNotFoundError, match="no model file at .*missing.zip"):
+        collect_demonstrations(1, demonstrator=f"ppo-rollout:{tmp_path / 'missing.zip'}")
+
+
+def test_loading_a_file_that_is_not_demonstrations_names_it(tmp_path):
+    path = tmp_path / "other.npz"
+    np.savez(path, states=np.zeros((1, 3)))
+    with pytest.raises(ValueError, match="other.npz: not a demonstrations file "
+                                         r"\(missing actions, returns\)"):
+        load_demonstrations(str(path))
+
+
+def test_pretraining_fits_the_policy_to_the_demonstrated_actions():
+    states, actions, returns = _play_demonstrations((21, 2, "2nd", "greedy"))
+    data = {"states": states, "actions": actions, "returns": returns}
+    model = MaskablePPO("MlpPolicy", SB3VectorEnv(num_envs=1, players=1, mode="dale"), seed=0,
+                        device="cpu",
+                        policy_kwargs={"net_arch": [64]})
+    observations, masks = _encode_batch(states)
+
+    def agreement() -> float:
+        with torch.no_grad():
+            chosen = model.policy.get_distribution(torch.as_tensor(observations),
+                                                   action_masks=masks).mode().numpy()
+        assert all(masks[row, action] for row, action in enumerate(chosen))
+        return float(np.mean(chosen == actions))
+
+    before = agreement()
+    losses = pretrain(model, data, epochs=30, batch_size=16, learning_rate=1e-3, seed=0)
+    assert losses[-1] < 0.5 * losses[0]
+    after = agreement()
+    assert after > before + 0.3, (before, after)

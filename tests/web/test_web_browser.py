@@ -1,0 +1,312 @@
+"""The web application in a real browser: headless Chromium (Debian's /usr/bin/chromium,
+driven by playwright's Python client) against `suburbia serve` started on a free
+loopback port. A person's whole game against Dale by clicking, a 3-player game with two
+bots, a save and a reload, and a replay stepped both ways; each test checks what the
+page shows (scores, names, counts, steps) and keeps screenshots.
+
+Set SUBURBIA_SCREENSHOTS=DIR to keep the screenshots in DIR (docs/images for the README).
+"""
+
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from loopback_sockets import free_loopback_port
+from repository import REPO
+from suburbia_env import Game
+
+pytestmark = pytest.mark.slow  # a browser and a server: minutes
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-default-apps"]
+SCREENSHOTS = os.environ.get("SUBURBIA_SCREENSHOTS")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """`suburbia serve` on a free loopback port; its URL once it answers."""
+    port = free_loopback_port()
+    folder = tmp_path_factory.mktemp("serve")
+    env = dict(os.environ, OMP_NUM_THREADS="1", XDG_CONFIG_HOME=str(folder))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "suburbia_env.cli", "serve", "--port", str(port),
+         "--models", str(REPO / "models"), "--secret-file", str(folder / "secret.key")],
+        cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 300  # the engine's kernels may compile at start-up
+    while True:
+        try:
+            urllib.request.urlopen(url + "/api/options", timeout=2).read()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise AssertionError("suburbia serve did not start:\n" + process.stdout.read())
+            time.sleep(0.3)
+    yield url
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"Chromium is missing: the browser tests drive Debian's {CHROMIUM} (no "
+                    f"browser download); install it with `apt-get install chromium "
+                    f"fonts-dejavu-core` (as root, after `apt-get update`; .ci/run does this)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("playwright's Python client is missing: pip install -e '.[test]'")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, accept_downloads=True)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def shot(page, tmp_path, name):
+    path = tmp_path / f"{name}.png"
+    page.screenshot(path=str(path))
+    if SCREENSHOTS:
+        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(SCREENSHOTS) / f"{name}.png")
+    return path
+
+
+def start_game(page, server, mode="dale", players=1, agents=(), seed=None, delay="0"):
+    page.goto(server + "/")
+    page.wait_for_selector("#new-game")
+    page.check(f"input[name=mode][value={mode}]")
+    if mode == "standard":
+        page.select_option("#players", str(players))
+    for seat, agent in agents:
+        row = page.locator(f"#seats .seat-row[data-seat='{seat}']")
+        row.locator("select.kind").select_option("agent")
+        row.locator("input.agent").fill(agent)
+    if seed is not None:
+        page.fill("#seed", str(seed))
+    page.select_option("#delay", delay)
+    page.click("#start")
+    page.wait_for_function("window.suburbia.view !== null && window.suburbia.game !== null")
+
+
+def my_turn(page, timeout=60_000):
+    page.wait_for_function("window.suburbia.view && (window.suburbia.view.legal !== null"
+                           " || window.suburbia.view.over)", timeout=timeout)
+    return not page.evaluate("window.suburbia.view.over")
+
+
+def click_a_decision(page, rng, screenshot=None):
+    """One decision of the person, taken by clicking what the page lights up."""
+    version = page.evaluate("window.suburbia.version")
+    if page.locator(".goal-choice").count():
+        page.locator(".goal-choice").nth(rng.randrange(page.locator(".goal-choice").count())).click()
+    elif page.evaluate("['discard', 'remove'].includes(window.suburbia.view.decision)"):
+        slots = page.locator("#board g.slot.selectable")
+        slots.nth(rng.randrange(slots.count())).click()
+    else:
+        choices = page.locator("#board g.slot.selectable, #board g.basic.selectable")
+        if choices.count():
+            choices.nth(rng.randrange(choices.count())).click()
+        elif page.locator("#choose-invest").count():
+            page.click("#choose-invest")
+        else:
+            page.click("#decision button[data-action]")  # pass
+            page.wait_for_function(f"window.suburbia.version > {version}")
+            return
+        cells = page.locator("#board g.cell.legal")
+        cells.first.wait_for()
+        if screenshot:
+            screenshot()
+        cells.nth(rng.randrange(cells.count())).click()
+    page.wait_for_function(f"window.suburbia.version > {version}")
+
+
+def score_table(page, selector="#scores"):
+    """{seat label: {part of the score: text}} read from the page's final scoring table."""
+    rows = page.locator(f"{selector} table.scores tr")
+    cells = [[cell.inner_text().strip() for cell in rows.nth(i).locator("th, td").all()]
+             for i in range(rows.count())]
+    labels = [label.rstrip(" ★") for label in cells[0][1:]]
+    return {label: {row[0]: row[1 + index] for row in cells[1:]}
+            for index, label in enumerate(labels)}
+
+
+def test_a_whole_game_against_dale_by_clicking(page, server, tmp_path):
+    rng = random.Random(7)
+    start_game(page, server, seed=4242)
+    assert "Dale" in page.inner_text("#board")
+    # R9.2 (revised 2026-11-25): the player first keeps one of two drawn goals
+    assert my_turn(page)
+    choices = page.locator(".goal-choice")
+    assert choices.count() == 2
+    drawn = [choices.nth(i).locator("b").inner_text().removeprefix("Keep ") for i in range(2)]
+    assert "Your goal: choose one" in page.inner_text("#board")
+    assert " or ".join(drawn) in page.inner_text("#board")
+    decisions = 0
+    taken = []
+    while my_turn(page):
+        click_a_decision(page, rng, screenshot=(lambda: taken.append(shot(page, tmp_path, "web-game")))
+                         if decisions == 12 else None)
+        decisions += 1
+        assert decisions < 200
+    assert taken, "the mid-game screenshot was taken"
+    kept = page.evaluate("window.suburbia.view.private_goal.name")
+    assert kept in drawn and f"goal: {kept}" in page.inner_text("#board")
+    assert page.is_visible("#scores")
+    shot(page, tmp_path, "web-final-scores")
+    table = score_table(page)
+    assert list(table) == ["Player 0", "Dale"]
+    status = page.inner_text("#status")
+    assert status.startswith("Game over.")
+    # the page's numbers are the engine's: replay the record the page offers
+    record = json.loads(urllib.request.urlopen(
+        f"{server}/api/games/{page.evaluate('window.suburbia.game')}/record").read())
+    assert record["seed"] == 4242 and len(record["actions"]) == decisions
+    game = Game.replay(record)
+    for column, score in zip(table.values(), game.final_scores()):
+        assert int(column["final"]) == score["population"]
+        assert int(column["population"]) == score["population_before_goals"]
+        assert column["money ÷ 5"] == f"+{score['money_converted']}"
+    assert ("★ winner" in page.inner_text("#board")) and "Seed 4242" in page.inner_text("#tools")
+    timings = page.evaluate("window.suburbiaTimings")
+    assert len(timings) >= decisions
+    print(f"\nclicks against Dale: {len(timings)}, median {statistics.median(timings):.0f} ms, "
+          f"max {max(timings):.0f} ms")
+    assert statistics.median(timings) < 100
+
+
+def test_three_players_with_two_bots(page, server, tmp_path):
+    rng = random.Random(3)
+    start_game(page, server, mode="standard", players=3,
+               agents=[(1, "greedy"), (2, "random")], seed=99, delay="0")
+    board = page.inner_text("#board")
+    assert "Player 0 (you)" in board and "Player 1 · greedy" in board and "Player 2 · random" in board
+    decisions = 0
+    while my_turn(page):
+        click_a_decision(page, rng)
+        decisions += 1
+        if decisions == 8:
+            shot(page, tmp_path, "web-three-players")
+            log = page.inner_text("#log")
+            assert "Player 1 · greedy keeps a private goal keep ?" in log
+            assert "Player 2 · random keeps a private goal keep ?" in log
+    table = score_table(page)
+    assert list(table) == ["Player 0", "Player 1 · greedy", "Player 2 · random"]
+    parts = list(table["Player 0"])
+    assert len([part for part in parts if part.startswith("goal ")]) == 3  # R3.6: 3 players
+    assert {"population", "private goal", "money ÷ 5", "final"} <= set(parts)
+    log_entries = page.locator("#log > li").count()
+    assert log_entries == page.evaluate("window.suburbia.view.log_total") > 3 * decisions // 2
+    shot(page, tmp_path, "web-three-players-final")
+
+
+def test_save_and_reload(page, server, tmp_path, browser):
+    rng = random.Random(11)
+    start_game(page, server, seed=77)
+    for _ in range(4):
+        assert my_turn(page)
+        click_a_decision(page, rng)
+    before_stats = page.locator("#board g.seat[data-seat='0'] text").nth(1).text_content()
+    before_log = page.locator("#log > li").count()
+    with page.expect_download() as download:
+        page.click("#save")
+    path = tmp_path / "saved.json"
+    download.value.save_as(path)
+    envelope = json.loads(path.read_text())
+    assert envelope["format"] == "suburbia-sealed-game" and "Suburbs" not in envelope["sealed"]
+    other = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    other.goto(server + "/")
+    other.wait_for_selector("#new-game")
+    other.set_input_files("#open-file", str(path))
+    other.wait_for_function("window.suburbia.view && window.suburbia.view.kind === 'game'")
+    assert other.evaluate("window.suburbia.game") != page.evaluate("window.suburbia.game")
+    assert other.locator("#board g.seat[data-seat='0'] text").nth(1).text_content() == before_stats
+    assert other.locator("#log > li").count() == before_log
+    shot(other, tmp_path, "web-reloaded")
+    other.click("#undo")  # the reloaded game keeps its decisions: undo works
+    other.wait_for_function(f"document.querySelectorAll('#log > li').length === {before_log - 1}")
+    assert my_turn(other)
+    click_a_decision(other, rng)
+    other.context.close()
+
+
+def test_a_replay_stepped_both_ways(page, server, tmp_path):
+    game = Game(2, "standard", "2nd", 5)
+    choices = random.Random(5)
+    while not game.is_over:
+        game.apply(int(choices.choice(list(game.legal_actions()))))
+    record = game.record()
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    total = len(record["actions"])
+    page.goto(server + "/")
+    page.wait_for_selector("#new-game")
+    page.set_input_files("#open-file", str(path))
+    page.wait_for_selector("#replay:not([hidden])")
+    page.wait_for_function("document.getElementById('r-position').textContent.startsWith('Step 0')")
+    assert page.inner_text("#r-position") == f"Step 0 of {total} · round 1"
+
+    def at(step):
+        page.wait_for_function(
+            f"document.getElementById('r-position').textContent.startsWith('Step {step} of')")
+        return page.inner_text("#r-step")  # the step in words, then its notation
+
+    for step in (1, 2, 3):
+        page.click("#r-next")
+        assert record["actions"][step - 1] in at(step)
+    page.click("#r-prev")
+    assert record["actions"][1] in at(2)
+    page.keyboard.press("ArrowRight")
+    assert record["actions"][2] in at(3)
+    page.select_option("#r-round", label="3")
+    first_of_round_3 = page.evaluate("Number(document.getElementById('r-round').value)")
+    assert "round 3" in at(first_of_round_3 + 1)
+    page.click("#r-play")
+    page.wait_for_function(f"window.suburbia.step >= {first_of_round_3 + 3}")
+    page.click("#r-play")
+    shot(page, tmp_path, "web-replay")
+    page.click("#r-last")
+    at(total)
+    assert page.is_visible("#r-scores")
+    table = score_table(page, "#r-scores")
+    for column, score in zip(table.values(), game.final_scores()):
+        assert int(column["final"]) == score["population"]
+    page.click("#r-first")
+    assert "The setup" in at(0)
+    # the board fitted to the window, or at the drawing's natural size (1 unit = 1 pixel)
+    width = "document.querySelector('#replay-board svg').getBoundingClientRect().width"
+    natural = int(page.get_attribute("#replay-board svg", "width"))
+    page.set_viewport_size({"width": 1280, "height": 800})  # a laptop's screen
+    assert page.evaluate(width) < natural
+    page.click("#zoom")
+    assert page.evaluate(width) == natural and "fit the window" in page.inner_text("#zoom")
+    page.click("#zoom")
+    assert page.evaluate(width) < natural

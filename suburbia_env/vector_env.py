@@ -27,7 +27,6 @@ import numpy as np
 from gymnasium.vector.utils import batch_space
 
 from . import action_space as a
-from .env_core import Games
 from .env_options import (action_space, check_count, check_learner_seat, check_number,
                           check_reward, check_seed, observation_spaces, resolve_opponents)
 from .env_runner import EnvRunner
@@ -35,11 +34,18 @@ from .errors import ArgumentError, ConfigError, shown
 from .game import Game, GameConfig
 from .rng import seed_words
 
-# The runner's buffers (env_core.Games, Outcomes) this env shows as its own attributes.
-_GAME_BUFFERS = frozenset({
-    "states", "learners", "opponent_kinds", "rng_words", "observations", "encoded",
-    "final_observations", "final_populations", "final_winners", "masks", "rewards",
-    "terminated", "results"})
+def _runner_buffer(bundle: str, name: str) -> property:
+    """One of the runner's buffers (env_core.Games, Outcomes) as this env's attribute. A
+    replacement must be a writeable C-contiguous array of the same dtype and shape
+    (EnvRunner.replace_buffer): the compiled entry points trust its type, so anything
+    else is refused before it reaches compiled code."""
+    def get(self) -> np.ndarray:
+        return getattr(getattr(self.runner, bundle), name)
+
+    def replace(self, value) -> None:
+        self.runner.replace_buffer(name, value)
+
+    return property(get, replace)
 
 
 class SuburbiaVectorEnv(gym.vector.VectorEnv):
@@ -80,21 +86,19 @@ class SuburbiaVectorEnv(gym.vector.VectorEnv):
         self.runner.games.rng_words[:] = seed_words(0, num_envs)
         self.copy = bool(copy)
 
-    def __getattr__(self, name):
-        """The game buffers (`states`, `masks`, `rewards`, ...) are the runner's."""
-        if name in _GAME_BUFFERS and "runner" in self.__dict__:
-            runner = self.runner
-            return getattr(runner.games if name in Games._fields else runner.outcomes, name)
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-
-    def __setattr__(self, name, value):
-        """A buffer may only be replaced by a writeable C-contiguous array of the same
-        dtype and shape (EnvRunner.replace_buffer): the compiled entry points trust its
-        type; anything else is refused before it reaches compiled code."""
-        if name in _GAME_BUFFERS and "runner" in self.__dict__:
-            self.runner.replace_buffer(name, value)
-        else:
-            super().__setattr__(name, value)
+    states = _runner_buffer("games", "states")
+    learners = _runner_buffer("games", "learners")
+    opponent_kinds = _runner_buffer("games", "opponent_kinds")
+    rng_words = _runner_buffer("games", "rng_words")
+    observations = _runner_buffer("games", "observations")
+    encoded = _runner_buffer("games", "encoded")
+    masks = _runner_buffer("games", "masks")
+    rewards = _runner_buffer("outcomes", "rewards")
+    terminated = _runner_buffer("outcomes", "terminated")
+    results = _runner_buffer("outcomes", "results")
+    final_observations = _runner_buffer("outcomes", "final_observations")
+    final_populations = _runner_buffer("outcomes", "final_populations")
+    final_winners = _runner_buffer("outcomes", "final_winners")
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         seed = check_seed(seed)

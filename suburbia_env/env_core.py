@@ -174,29 +174,42 @@ def step_game(tables, settings, games, index, action, actions, log):
         return 0.0, STEP_GAME_OVER
     if not is_legal_action(state, tables.tiles, tables.basic_kinds, action):
         return 0.0, STEP_ILLEGAL
-    return step_legal_game(tables, settings, games, index, action, actions, log)
+    learner = games.learners[index]
+    games.populations_before[index] = state[player_base(learner) + s.POPULATION]
+    return step_legal_rows(tables, settings, state, action, learner, games.opponent_kinds[index],
+                           games.rng_words[index], games.observations[index],
+                           games.encoded[index], games.masks[index], actions, log)
 
 
 @njit_without_refcounts
 def step_legal_game(tables, settings, games, index, action, actions, log):
     """`step_game` for an action already known legal in a running game (a batch is
-    checked whole first). STEP_WAITING: an external seat is to act, no output written.
-    The hot path of every environment: it takes the game's rows once and calls the
-    per-game kernels with them (measured faster than handing the bundles down)."""
+    checked whole first)."""
     state = games.states[index]
     learner = games.learners[index]
+    games.populations_before[index] = state[player_base(learner) + s.POPULATION]
+    return step_legal_rows(tables, settings, state, action, learner, games.opponent_kinds[index],
+                           games.rng_words[index], games.observations[index],
+                           games.encoded[index], games.masks[index], actions, log)
+
+
+@njit_without_refcounts
+def step_legal_rows(tables, settings, state, action, learner, opponent_kinds, rng_words,
+                    observation, encoded, mask, actions, log):
+    """The learner's legal action on one game's rows, then the compiled opponents, then
+    reward and outputs; STEP_WAITING (no output written) when an external seat is to act.
+    The hot path of every environment: it takes the game's rows once and hands the
+    per-game kernels arrays, not bundles (measured faster)."""
     tiles = tables.tiles
     basic_kinds = tables.basic_kinds
     population_before = state[player_base(learner) + s.POPULATION]
-    games.populations_before[index] = population_before
     apply_legal_action(state, tiles, tables.goals, basic_kinds, action, log)
-    mask = games.masks[index]
-    play_opponents(state, tiles, tables.goals, basic_kinds, learner, games.opponent_kinds[index],
-                   games.rng_words[index], mask, actions, log)
+    play_opponents(state, tiles, tables.goals, basic_kinds, learner, opponent_kinds, rng_words,
+                   mask, actions, log)
     if state[s.GAME_OVER] == 0 and state[s.CURRENT_PLAYER] != learner:
         return 0.0, STEP_WAITING
     return finish_learner_step(state, tiles, basic_kinds, learner, settings, population_before,
-                               games.observations[index], games.encoded[index], mask, actions)
+                               observation, encoded, mask, actions)
 
 
 @njit_without_refcounts

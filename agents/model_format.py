@@ -652,7 +652,7 @@ def convert_pickled_model(source: str | Path, destination: str | Path,
     anything (module docstring); returns the weights path. The network is rebuilt from the
     zip's plain description and must take its weights exactly."""
     import torch
-    from suburbia_env.gym_env import observation_spaces
+    from suburbia_env.env_options import observation_spaces
     source = Path(source)
     if not source.is_file():
         raise ModelFileNotFoundError(f"no model file at {source}")

@@ -26,7 +26,7 @@ from suburbia_env import Game
 from suburbia_env.action_space import NUM_ACTIONS
 from suburbia_env.errors import (ConfigError, ModelFileNotFoundError,
                                  ModelFormatError)
-from suburbia_env.gym_env import observation_spaces
+from suburbia_env.env_options import observation_spaces
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 

@@ -51,12 +51,12 @@ from suburbia_env import constants as c  # noqa: E402
 from suburbia_env import event_log as ev  # noqa: E402
 from suburbia_env import state_layout as s  # noqa: E402
 from suburbia_env.dale import dale_choose_cell, dale_choose_slot  # noqa: E402
-from suburbia_env.env_core import (OPPONENT_DALE, env_reset, env_step_legal,  # noqa: E402
-                                   play_opponents)
+from suburbia_env.env_core import (OPPONENT_DALE, Settings, play_game_opponents,  # noqa: E402
+                                   reset_game, step_legal_game)
+from suburbia_env.env_runner import ENGINE_TABLES, new_games  # noqa: E402
 from suburbia_env.gym_env import SuburbiaEnv  # noqa: E402
 from suburbia_env.legal_actions import legal_action_mask  # noqa: E402
-from suburbia_env.observation import (OBSERVATION_SIZE, new_encoding_cache,  # noqa: E402
-                                      update_observation)
+from suburbia_env.observation import update_observation  # noqa: E402
 from suburbia_env.pettingzoo import env as pettingzoo_env  # noqa: E402
 from suburbia_env.random_play import play_random_games, play_random_games_parallel  # noqa: E402
 from suburbia_env.rng import random_below, seed_words  # noqa: E402
@@ -200,35 +200,32 @@ POSITION_STRIDE = 7  # positions from every stage of the games, not only their f
 
 
 @njit(cache=False)
-def step_games_in_turn(part, rounds, states, tiles, goals, basic_kinds, opponent_kinds,
-                       rng_words, game_seeds, observations, encoded, masks, actions, log,
-                       positions, stored):
+def step_games_in_turn(part, rounds, tables, settings, games, game_seeds, actions, log, positions,
+                       stored):
     """Step every game once per round with a random legal learner action, resetting
     finished games, up to `part`; store every POSITION_STRIDE-th position the learner
     decides in, up to positions.shape[0]. Returns the learner decisions made."""
     decisions = 0
     for _ in range(rounds):
-        for index in range(states.shape[0]):
-            state = states[index]
+        for index in range(games.states.shape[0]):
+            state = games.states[index]
             if state[s.GAME_OVER]:
-                env_reset(state, tiles, goals, basic_kinds, 2, c.MODE_DALE, c.EDITION_SECOND, 1,
-                          game_seeds[index], 0, opponent_kinds, rng_words[index],
-                          observations[index], encoded[index], masks[index], actions, log)
+                reset_game(tables, settings, games, index, game_seeds[index], actions, log)
             if stored[0] < positions.shape[0] and decisions % POSITION_STRIDE == 0:
                 positions[stored[0]] = state
                 stored[0] += 1
-            count = legal_action_mask(state, tiles, basic_kinds, masks[index], actions)
-            action = actions[random_below(rng_words[index], 0, count)]
+            count = legal_action_mask(state, tables.tiles, tables.basic_kinds, games.masks[index],
+                                      actions)
+            action = actions[random_below(games.rng_words[index], 0, count)]
             if part == PART_ENV_STEP:
-                env_step_legal(state, tiles, goals, basic_kinds, action, 0, opponent_kinds,
-                               rng_words[index], 0, 0.0, observations[index], encoded[index],
-                               masks[index], actions, log)
+                step_legal_game(tables, settings, games, index, action, actions, log)
             else:
-                apply_legal_action(state, tiles, goals, basic_kinds, action, log)
-                play_opponents(state, tiles, goals, basic_kinds, 0, opponent_kinds,
-                               rng_words[index], masks[index], actions, log)
+                apply_legal_action(state, tables.tiles, tables.goals, tables.basic_kinds, action,
+                                   log)
+                play_game_opponents(tables, games, index, actions, log)
                 if part == PART_OBSERVATION:
-                    update_observation(state, tiles, 0, observations[index], encoded[index])
+                    update_observation(state, tables.tiles, 0, games.observations[index],
+                                       games.encoded[index])
             decisions += 1
     return decisions
 
@@ -250,21 +247,17 @@ def choose_dale_cells(positions, tiles, log):
 def measure_breakdown(repeats: int, seed: int) -> tuple[list[float], float]:
     """Microseconds per learner step of each cumulative part, and per Dale cell choice
     (the fastest of `repeats` runs)."""
-    tiles, goals, basic_kinds = TILES.table, GOALS.table, TILES.basic_kinds
-    states = np.zeros((BREAKDOWN_GAMES, s.STATE_SIZE), dtype=np.int32)
-    states[:, s.GAME_OVER] = 1
-    rng_words = seed_words(seed + 1, BREAKDOWN_GAMES)
+    tiles = TILES.table
+    games = new_games(BREAKDOWN_GAMES, 2, 0, np.full(4, OPPONENT_DALE, dtype=np.int32))
+    games.states[:, s.GAME_OVER] = 1
+    games.rng_words[:] = seed_words(seed + 1, BREAKDOWN_GAMES)
+    settings = Settings(c.MODE_DALE, c.EDITION_SECOND, 1, False, 0, 0.0, False)
     game_seeds = seed_words(seed + 2, BREAKDOWN_GAMES)
-    observations = np.zeros((BREAKDOWN_GAMES, OBSERVATION_SIZE), dtype=np.float32)
-    encoded = np.tile(new_encoding_cache(), (BREAKDOWN_GAMES, 1))
-    masks = np.zeros((BREAKDOWN_GAMES, a.NUM_ACTIONS), dtype=np.bool_)
     actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
     log = np.zeros((1, ev.NUM_EVENT_FIELDS), dtype=np.int32)
-    opponent_kinds = np.full(4, OPPONENT_DALE, dtype=np.int32)
     positions = np.zeros((4096, s.STATE_SIZE), dtype=np.int32)
     stored = np.zeros(1, dtype=np.int64)
-    arguments = (states, tiles, goals, basic_kinds, opponent_kinds, rng_words, game_seeds,
-                 observations, encoded, masks, actions, log)
+    arguments = (ENGINE_TABLES, settings, games, game_seeds, actions, log)
     best = [float("inf")] * 3
     for part in range(3):
         step_games_in_turn(part, 2, *arguments, positions, stored)  # compile and warm up

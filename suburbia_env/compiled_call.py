@@ -1,7 +1,7 @@
 """Calling a compiled kernel without numba's per-call type dispatch.
 
 numba's dispatcher works out the type of every argument on each call: about 1.7 us for
-the fifteen arguments of `env_core.env_step`, a sixth of a Gymnasium step. An
+the fifteen arrays and numbers a Gymnasium step once passed, a sixth of a step. An
 environment's buffers keep their types for its whole life, so it resolves the compiled
 entry point once and calls that (about 0.4 us per call, most of it reading the eleven
 arrays). The entry point trusts its arguments' types: call it only with arguments of the

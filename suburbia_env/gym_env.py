@@ -38,104 +38,13 @@ import gymnasium as gym
 import numpy as np
 
 from . import action_space as a
-from . import event_log as ev
 from . import state_layout as s
-from .env_core import (OPPONENT_EXTERNAL, OPPONENT_NAMES, REWARD_NAMES, STEP_GAME_OVER,
-                       STEP_ILLEGAL, STEP_TERMINATED, env_reset, env_step, finish_learner_step,
-                       play_opponents)
-from .compiled_call import compiled_entry_point
-from .errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
-                     NotationError, shown)
+from .env_core import STEP_GAME_OVER, STEP_ILLEGAL, STEP_TERMINATED, STEP_WAITING
+from .env_options import (action_space, check_choice, check_learner_seat, check_number,
+                          check_reward, check_seed, observation_spaces, resolve_opponents)
+from .env_runner import EnvRunner
+from .errors import GameOverError, IllegalActionError, NotationError, shown
 from .game import Game, GameConfig
-from .observation import OBSERVATION_SIZE, new_encoding_cache
-from .tile_data import GOALS, TILES
-from .turn import apply_legal_action
-
-OBSERVATION_LOW = -1.0
-OBSERVATION_HIGH = 100.0
-
-
-def check_choice(option: str, value, choices, wanted: str | None = None) -> str:
-    """`value` if it is one of the names `choices`, else ConfigError naming the option and
-    what it must be (`wanted`, default "one of a, b")."""
-    if not isinstance(value, str) or value not in choices:
-        raise ConfigError(f"{option} must be {wanted or 'one of ' + ', '.join(choices)}, "
-                          f"not {shown(value)}")
-    return value
-
-
-def check_number(option: str, value) -> float:
-    """A finite real number given for `option`, as a float."""
-    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                      np.floating))
-            or not np.isfinite(float(value))):
-        raise ConfigError(f"{option} must be a finite number, not {shown(value)}")
-    return float(value)
-
-
-def check_learner_seat(learner_seat, seats: int, mode: str) -> int | str:
-    """The learner_seat option: 'random' or a seat number (always 0 with Dale, R9.2)."""
-    if isinstance(learner_seat, str) and learner_seat == "random":
-        return 0 if mode == "dale" else "random"
-    if (not isinstance(learner_seat, (int, np.integer))
-            or isinstance(learner_seat, (bool, np.bool_)) or not 0 <= learner_seat < seats):
-        raise ConfigError(f"learner_seat must be 'random' or a seat 0..{seats - 1}, "
-                          f"not {shown(learner_seat)}")
-    if mode == "dale" and learner_seat != 0:
-        raise ConfigError("with Dale the player always takes seat 0 (R9.2)")
-    return int(learner_seat)
-
-
-def check_seed(seed) -> int | None:
-    """A reset seed: None or a non-negative integer (numpy integers become ints)."""
-    if seed is None:
-        return None
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, (bool, np.bool_)) or seed < 0:
-        raise ArgumentError(f"seed must be None or a non-negative integer, not {shown(seed)}")
-    return int(seed)
-
-
-def observation_spaces(observation_format: str) -> gym.spaces.Space:
-    """The observation space shared by all three environments."""
-    box = gym.spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, (OBSERVATION_SIZE,), np.float32)
-    check_choice("observation_format", observation_format, ("dict", "flat"), "'dict' or 'flat'")
-    if observation_format == "flat":
-        return box
-    return gym.spaces.Dict({"observation": box,
-                            "action_mask": gym.spaces.Box(0, 1, (a.NUM_ACTIONS,), np.int8)})
-
-
-def resolve_opponents(opponents: Any, seats: int) -> tuple[np.ndarray, dict[int, Any]]:
-    """Per-seat compiled opponent codes and the Python policies of external seats."""
-    if isinstance(opponents, (str, bytes)) or callable(opponents) or hasattr(opponents, "act"):
-        opponents = [opponents] * seats
-    try:
-        opponents = list(opponents)
-    except TypeError:
-        raise ConfigError(f"opponents must be a name, an agent, a callable or a list of them "
-                          f"per seat, not {shown(opponents)}") from None
-    if not opponents:
-        raise ConfigError("opponents is an empty list: give a name, an agent, a callable or "
-                          "a list of them per seat")
-    if len(opponents) < seats:
-        opponents = opponents + [opponents[-1]] * (seats - len(opponents))
-    kinds = np.zeros(4, dtype=np.int32)
-    external: dict[int, Any] = {}
-    for seat, opponent in enumerate(opponents[:seats]):
-        if isinstance(opponent, str):
-            if opponent not in OPPONENT_NAMES:
-                raise ConfigError(f"unknown opponent {shown(opponent)}: use one of "
-                                  f"{', '.join(OPPONENT_NAMES)}, an agent or a callable")
-            kinds[seat] = OPPONENT_NAMES.index(opponent)
-        elif getattr(opponent, "compiled_opponent", None) in OPPONENT_NAMES:
-            kinds[seat] = OPPONENT_NAMES.index(opponent.compiled_opponent)
-        elif callable(opponent) or hasattr(opponent, "act"):
-            kinds[seat] = OPPONENT_EXTERNAL
-            external[seat] = opponent
-        else:
-            raise ConfigError(f"opponent {shown(opponent)} is neither a name, an agent nor a "
-                              f"callable")
-    return kinds, external
 
 
 class SuburbiaEnv(gym.Env):
@@ -149,68 +58,54 @@ class SuburbiaEnv(gym.Env):
                  observation_format: str = "dict", render_mode: str | None = None):
         self.config = GameConfig(players, mode, edition, bool(random_private_goals))
         self.seats = self.config.seats
-        check_choice("reward", reward, REWARD_NAMES)
+        self.reward_scheme = check_reward(reward)
         check_choice("illegal_action", illegal_action, ("raise", "lose"), "'raise' or 'lose'")
         learner_seat = check_learner_seat(learner_seat, self.seats, mode)
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
-        self.reward_scheme = REWARD_NAMES.index(reward)
         self.population_shaping = check_number("population_shaping", population_shaping)
         self.learner_seat_option = learner_seat
         self.illegal_action = illegal_action
         self.observation_format = observation_format
         self.render_mode = render_mode
-        self.opponent_kinds, self.external_opponents = resolve_opponents(opponents, self.seats)
+        opponent_kinds, self.external_opponents = resolve_opponents(opponents, self.seats)
         self.observation_space = observation_spaces(observation_format)
-        self.action_space = gym.spaces.Discrete(a.NUM_ACTIONS)
-        self._state = np.zeros(s.STATE_SIZE, dtype=np.int32)
+        self.action_space = action_space()
+        self.runner = EnvRunner(1, self.config, opponent_kinds, self.reward_scheme,
+                                self.population_shaping)
         self.learner = 0
-        self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        self._encoded = new_encoding_cache()
-        self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
-        self._mask_as_int8 = self._mask.view(np.int8)
-        self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
-        self._opponent_words = np.zeros(4, dtype=np.int32)
-        self._log = ev.new_log(0)
-        self._game_view = Game.view(self.config, self.state)
         self._episode_over = True
         self._started = False
-        # env_step's arguments around the action, built once per episode for the hot path
-        # (the learner seat is fixed by reset), and the entry points of env_step and
-        # env_reset (compiled_call.py), resolved at the first reset.
-        self._arguments_before_action = (self.state, TILES.table, GOALS.table, TILES.basic_kinds)
-        self._arguments_after_action: tuple = ()
-        self._game_arguments = (self.seats, self.config.mode_id, self.config.edition_id,
-                                int(self.config.random_private_goals))
+        self._share_views()
+
+    def _share_views(self) -> None:
+        """The rows of the runner's one game this env reads (views share its memory),
+        and the compiled step's entry point with its arguments (EnvRunner.step_call)."""
+        games = self.runner.games
+        self._state = games.states[0]
+        self._observation = games.observations[0]
+        self._mask = games.masks[0]
+        self._mask_as_int8 = self._mask.view(np.int8)
+        self._game_view = Game.view(self.config, self._state)
         self._step_kernel = None
-        self._reset_kernel = None
 
     # Gymnasium API ---------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=check_seed(seed))
         words = self.np_random.bit_generator.random_raw(4).view(np.int32)
-        self._opponent_words[:] = words[4:]
+        games = self.runner.games
+        games.rng_words[0] = words[4:]
         if self.learner_seat_option == "random":
             self.learner = int(self.np_random.integers(self.seats))
         else:
             self.learner = int(self.learner_seat_option)
-        arguments = (*self._arguments_before_action, *self._game_arguments, words[:4],
-                     self.learner, self.opponent_kinds, self._opponent_words, self._observation,
-                     self._encoded, self._mask, self._actions, self._log)
-        if self._reset_kernel is None:
-            self._reset_kernel = compiled_entry_point(env_reset, arguments)
-        self._reset_kernel(*arguments)
+        games.learners[0] = self.learner
+        self.runner.reset_game(0, words[:4])
         if self.external_opponents:
-            self._play_external_opponents(self.state[s.player_base(self.learner) + s.POPULATION])
-        self._episode_over = bool(self.state[s.GAME_OVER])
+            self.runner.play_external([0], self._choose_external)
+        self._episode_over = bool(self._state[s.GAME_OVER])
         self._started = True
-        self._arguments_after_action = (
-            self.learner, self.opponent_kinds, self._opponent_words, self.reward_scheme,
-            self.population_shaping, self._observation, self._encoded, self._mask,
-            self._actions, self._log)
-        if self._step_kernel is None:
-            self._step_kernel = self._resolve_step_kernel()
         return self._current_observation(), self._info(self._episode_over)
 
     def step(self, action):
@@ -221,19 +116,21 @@ class SuburbiaEnv(gym.Env):
             action = self._check_action_type(action)
             if type(action) is not int:
                 return self._illegal(action)
+        if self._step_kernel is None:
+            self._step_kernel, self._before_action, self._after_action = \
+                self.runner.step_call(0)
         try:
-            reward, result = self._step_kernel(*self._arguments_before_action, action,
-                                               *self._arguments_after_action)
+            reward, result = self._step_kernel(*self._before_action, action, *self._after_action)
         except OverflowError:  # beyond int64: illegal like any other action
             return self._illegal(action)
         if result == STEP_GAME_OVER:
             raise GameOverError("the game is over: call reset() before step()")
         if result == STEP_ILLEGAL:
             return self._illegal(action)
-        if self.external_opponents and not self.state[s.GAME_OVER]:
-            population = self.state[s.player_base(self.learner) + s.POPULATION]
-            extra, result = self._play_external_opponents(population)
-            reward += extra
+        if result == STEP_WAITING:
+            self.runner.play_external([0], self._choose_external)
+            reward = float(self.runner.outcomes.rewards[0])
+            result = int(self.runner.outcomes.results[0])
         terminated = result == STEP_TERMINATED
         self._episode_over = terminated
         return self._current_observation(), reward, terminated, False, self._info(terminated)
@@ -252,29 +149,34 @@ class SuburbiaEnv(gym.Env):
 
     # Helpers ----------------------------------------------------------------------------
 
-    def _resolve_step_kernel(self):
-        return compiled_entry_point(env_step, (*self._arguments_before_action, 0,
-                                               *self._arguments_after_action))
-
     def __getstate__(self):
         state = self.__dict__.copy()
-        # Machine code does not pickle, and a pickled view would no longer share memory
-        # with its array: both are made again on load.
-        del state["_step_kernel"], state["_reset_kernel"], state["_mask_as_int8"]
+        # A pickled view would no longer share memory with the runner's buffers, and
+        # machine code does not pickle: both are made again on load.
+        for name in ("_state", "_observation", "_mask", "_mask_as_int8", "_game_view",
+                     "_step_kernel", "_before_action", "_after_action"):
+            state.pop(name, None)
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._mask_as_int8 = self._mask.view(np.int8)
-        self._step_kernel = self._reset_kernel = None
-        if self._arguments_after_action:
-            self._step_kernel = self._resolve_step_kernel()
+        self._share_views()
 
     @property
     def state(self) -> np.ndarray:
         """The game's state array (state_layout.py), which the compiled step holds: write
         into it (`env.state[:] = saved`); it cannot be replaced by another array."""
         return self._state
+
+    @property
+    def opponent_kinds(self) -> np.ndarray:
+        """OPPONENT_* per seat (env_core.py); OPPONENT_EXTERNAL for a Python policy."""
+        return self.runner.games.opponent_kinds[0]
+
+    @property
+    def _opponent_words(self) -> np.ndarray:
+        """The compiled opponents' generator words, drawn at each reset."""
+        return self.runner.games.rng_words[0]
 
     @property
     def game(self) -> Game:
@@ -302,31 +204,18 @@ class SuburbiaEnv(gym.Env):
                                  else f"action {shown(action)} is outside "
                                       f"0..{a.NUM_ACTIONS - 1}")
 
-    def _play_external_opponents(self, population_before: int):
-        """Python opponents (and compiled ones between them) play up to the learner."""
-        while not self.state[s.GAME_OVER] and self.state[s.CURRENT_PLAYER] != self.learner:
-            seat = int(self.state[s.CURRENT_PLAYER])
-            policy = self.external_opponents[seat]
-            view = Game.from_state(self.config, self.state)
-            choice = policy.act(view) if hasattr(policy, "act") else policy(view)
-            try:
-                number = view.action_number(choice)
-            except NotationError as error:
-                raise IllegalActionError(f"opponent in seat {seat} chose an illegal action: "
-                                         f"{error}") from None
-            if not view.is_legal(number):
-                reason = (view._illegal_reason(number) if 0 <= number < a.NUM_ACTIONS
-                          else f"action {shown(number)} is outside 0..{a.NUM_ACTIONS - 1}")
-                raise IllegalActionError(f"opponent in seat {seat} chose an illegal action: "
-                                         f"{reason}")
-            apply_legal_action(self.state, TILES.table, GOALS.table, TILES.basic_kinds, number,
-                               self._log)
-            play_opponents(self.state, TILES.table, GOALS.table, TILES.basic_kinds, self.learner,
-                           self.opponent_kinds, self._opponent_words, self._mask, self._actions,
-                           self._log)
-        return finish_learner_step(self.state, TILES.table, TILES.basic_kinds, self.learner,
-                                   self.reward_scheme, self.population_shaping, population_before,
-                                   self._observation, self._encoded, self._mask, self._actions)
+    def _choose_external(self, waiting: list[int]) -> list:
+        """The Python policy of the seat to act decides, on a copy of the game; its
+        answer may be an action number or notation (notation.py)."""
+        seat = int(self._state[s.CURRENT_PLAYER])
+        policy = self.external_opponents[seat]
+        view = Game.from_state(self.config, self._state)
+        choice = policy.act(view) if hasattr(policy, "act") else policy(view)
+        try:
+            return [view.action_number(choice)]
+        except NotationError as error:
+            raise IllegalActionError(f"opponent in seat {seat} chose an illegal action: "
+                                     f"{error}") from None
 
     def _current_observation(self):
         if self.observation_format == "flat":

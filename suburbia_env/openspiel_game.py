@@ -56,10 +56,10 @@ from . import action_space as a
 from . import constants as c
 from . import event_log as ev
 from . import state_layout as s
-from .env_core import REWARD_NAMES, final_reward
-from .errors import ConfigError, shown
+from .env_core import REWARD_WIN_LOSS, final_reward
+from .env_options import check_reward
+from .errors import ConfigError, IllegalActionError, shown
 from .game import Game, GameConfig
-from .gym_env import check_choice
 from .hidden_information import redraw_hidden_information
 from .observation import OBSERVATION_PARTS, OBSERVATION_SIZE, encode_observation
 from .render import describe_event
@@ -118,9 +118,9 @@ class SuburbiaGame(pyspiel.Game):
         if config.mode == "solitary":
             raise ConfigError("mode must be 'standard' or 'dale': Solitary Architect (R9.1) "
                               "has no opponent to play against")
-        reward = check_choice("reward", values["reward"], REWARD_NAMES)
+        reward_scheme = check_reward(values["reward"])
         zero_sum = config.players == 2
-        bound = 1.0 if reward == "win_loss" else MARGIN_BOUND
+        bound = 1.0 if reward_scheme == REWARD_WIN_LOSS else MARGIN_BOUND
         info = pyspiel.GameInfo(
             num_distinct_actions=a.NUM_ACTIONS, max_chance_outcomes=CHANCE_OUTCOMES,
             num_players=config.players, min_utility=-bound, max_utility=bound,
@@ -128,7 +128,7 @@ class SuburbiaGame(pyspiel.Game):
             max_game_length=SEED_BYTES + _max_decisions(config))
         super().__init__(_game_type(zero_sum), info, values)
         self.config = config
-        self.reward_scheme = REWARD_NAMES.index(reward)
+        self.reward_scheme = reward_scheme
 
     def new_initial_state(self):
         return SuburbiaState(self)
@@ -138,12 +138,13 @@ class SuburbiaGame(pyspiel.Game):
         perfect recall; the views OpenSpiel can also ask for (public only, every
         player's private information) are not provided."""
         if params:
-            raise ValueError(f"python_suburbia observers take no parameters, not {params}")
+            raise ConfigError(f"python_suburbia observers take no parameters, not "
+                              f"{shown(params)}")
         if iig_obs_type is not None and (
                 not iig_obs_type.public_info
                 or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER):
-            raise ValueError(f"python_suburbia observes as one player, public information "
-                             f"and that player's own goals (R10); not {iig_obs_type}")
+            raise ConfigError(f"python_suburbia observes as one player, public information "
+                              f"and that player's own goals (R10); not {iig_obs_type}")
         perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
         return SuburbiaObserver(perfect_recall)
 
@@ -196,6 +197,9 @@ class SuburbiaState(pyspiel.State):
 
     def _apply_action(self, action):
         if self._game is None:
+            if not a.is_action_integer(action) or not 0 <= action < CHANCE_OUTCOMES:
+                raise IllegalActionError(f"a chance outcome is a seed byte "
+                                         f"0..{CHANCE_OUTCOMES - 1}, not {shown(action)}")
             self._seed_bytes.append(int(action))
             if len(self._seed_bytes) == SEED_BYTES:
                 self._deal(int.from_bytes(bytes(self._seed_bytes), "big"))

@@ -29,10 +29,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import action_space as a
-from .env_core import REWARD_NAMES, final_reward, write_outputs
+from .env_core import final_reward, write_outputs
+from .env_options import (action_space, check_choice, check_count, check_reward, check_seed,
+                          observation_spaces)
 from .errors import ArgumentError, ConfigError, GameOverError, IllegalActionError, shown
 from .game import Game, GameConfig
-from .gym_env import check_choice, check_seed, observation_spaces
 from .observation import OBSERVATION_SIZE, new_encoding_cache, update_observation
 from .tile_data import TILES
 from .versions import PETTINGZOO_NAME
@@ -85,25 +86,21 @@ class raw_env(AECEnv):
                               f"players, not {shown(players)}")
         players = int(players)
         GameConfig(players, "standard", edition)  # the edition is checked now, not at reset
-        check_choice("reward", reward, REWARD_NAMES)
+        reward_scheme = check_reward(reward)
         check_choice("illegal_action", illegal_action, ("raise", "lose"), "'raise' or 'lose'")
         if render_mode is not None:
             check_choice("render_mode", render_mode, self.metadata["render_modes"])
-        if max_cycles is not None and (not isinstance(max_cycles, (int, np.integer))
-                                       or isinstance(max_cycles, (bool, np.bool_))
-                                       or max_cycles < 1):
-            raise ConfigError(f"max_cycles must be None or a positive integer, "
-                              f"not {shown(max_cycles)}")
+        max_cycles = check_count("max_cycles", max_cycles, allow_none=True)
         self.players = players
         self.edition = edition
-        self.reward_scheme = REWARD_NAMES.index(reward)
+        self.reward_scheme = reward_scheme
         self.illegal_action = illegal_action
         self.random_private_goals = random_private_goals
         self.max_cycles = max_cycles
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         self._observation_space = observation_spaces("dict")
-        self._action_space = gym.spaces.Discrete(a.NUM_ACTIONS)
+        self._action_space = action_space()
         self._mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
         self._actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
         self._observations = np.zeros((players, OBSERVATION_SIZE), dtype=np.float32)

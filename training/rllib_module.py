@@ -22,7 +22,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
 from suburbia_env.action_space import NUM_ACTIONS
-from suburbia_env.gym_env import observation_spaces
+from suburbia_env.env_options import observation_spaces
 
 from .compact_input import COMPACT_SIZE, compact_inputs
 

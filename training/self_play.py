@@ -9,13 +9,16 @@ otherwise a uniformly chosen snapshot (greedy or Dale while the pool is empty).
 Snapshots play stochastically from their masked policy; opponents of all games that
 wait on the same snapshot are batched into one forward pass. Every seat keeps its own
 private goal (R3.6): the learner learns that decision too.
+
+The games run on the environments' shared runner (suburbia_env/env_runner.py), the
+learner's step and Dale's seats compiled; snapshot and greedy seats are its external
+seats, decided here. Misuse raises what every environment raises (errors.py).
 """
 
 from __future__ import annotations
 
 import copy
 
-import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
@@ -23,17 +26,16 @@ from stable_baselines3.common.vec_env import VecEnv
 from agents.greedy import DEFAULT_MONEY_WEIGHT, greedy_action
 from suburbia_env import action_space as a
 from suburbia_env import state_layout as s
-from suburbia_env.constants import MODE_STANDARD
+from suburbia_env.env_core import OPPONENT_DALE, OPPONENT_EXTERNAL, STEP_TERMINATED
+from suburbia_env.env_options import (action_space, check_count, check_number, check_reward,
+                                      check_seed, observation_spaces)
+from suburbia_env.env_runner import EnvRunner
+from suburbia_env.errors import ConfigError, IllegalActionError, shown
 from suburbia_env.game import GameConfig
-from suburbia_env.env_core import (OPPONENT_DALE, OPPONENT_EXTERNAL, REWARD_NAMES,
-                                   STEP_TERMINATED, env_reset, env_step, finish_learner_step,
-                                   play_opponents)
-from suburbia_env.gym_env import observation_spaces
 from suburbia_env.legal_actions import legal_action_mask
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation, new_encoding_cache
+from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.rng import seed_words
 from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.turn import apply_legal_action
 
 DALE_SEAT_POLICY = -1
 GREEDY_SEAT_POLICY = -2
@@ -45,34 +47,61 @@ class SelfPlayVecEnv(VecEnv):
                  edition: str = "2nd", reward: str = "margin", population_shaping: float = 0.0,
                  pool_size: int = 5, dale_share: float = 0.2, greedy_share: float = 0.0,
                  seed: int = 0):
+        num_envs = check_count("num_envs", num_envs)
         counts = (players,) if isinstance(players, (int, np.integer)) else tuple(players)
-        if not counts or any(count not in (2, 3, 4) for count in counts):
-            raise ValueError(f"self-play seats 2 to 4 players, not {players}")
+        if not counts or any(isinstance(count, (bool, np.bool_)) or count not in (2, 3, 4)
+                             for count in counts):
+            raise ConfigError(f"self-play seats 2 to 4 players, not {shown(players)}")
+        dale_share = check_number("dale_share", dale_share)
+        greedy_share = check_number("greedy_share", greedy_share)
         if not (0 <= dale_share and 0 <= greedy_share and dale_share + greedy_share <= 1):
-            raise ValueError(f"dale_share and greedy_share must be shares adding up to at "
-                             f"most 1, not {dale_share} and {greedy_share}")
-        super().__init__(num_envs, observation_spaces("flat"), gym.spaces.Discrete(a.NUM_ACTIONS))
+            raise ConfigError(f"dale_share and greedy_share must be shares adding up to at "
+                              f"most 1, not {dale_share} and {greedy_share}")
+        seed = check_seed(seed)
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % 2**62)
+        super().__init__(num_envs, observation_spaces("flat"), action_space())
         self.player_counts = tuple(int(count) for count in counts)
-        self.players = np.full(num_envs, self.player_counts[0], dtype=np.int32)
-        self.edition = GameConfig(self.player_counts[0], "standard", edition).edition_id
+        config = GameConfig(self.player_counts[0], "standard", edition)
+        self.edition = config.edition_id
         self.greedy_share = greedy_share
-        self.reward_scheme = REWARD_NAMES.index(reward)
-        self.population_shaping = population_shaping
-        self.pool_size = pool_size
+        self.reward_scheme = check_reward(reward)
+        self.population_shaping = check_number("population_shaping", population_shaping)
+        self.pool_size = check_count("pool_size", pool_size)
         self.dale_share = dale_share
         self.pool: list = []
         self.generator = np.random.default_rng(seed)
-        self.states = np.zeros((num_envs, s.STATE_SIZE), dtype=np.int32)
-        self.learners = np.zeros(num_envs, dtype=np.int32)
-        self.opponent_kinds = np.zeros((num_envs, 4), dtype=np.int32)
+        self.runner = EnvRunner(num_envs, config, np.zeros(4, dtype=np.int32),
+                                self.reward_scheme, self.population_shaping)
+        self.runner.games.rng_words[:] = seed_words(seed, num_envs)
         self.seat_policies = np.full((num_envs, 4), -1, dtype=np.int32)
-        self.rng_words = seed_words(seed, num_envs)
-        self.observations = np.zeros((num_envs, OBSERVATION_SIZE), dtype=np.float32)
-        self.encoded = np.tile(new_encoding_cache(), (num_envs, 1))
-        self.masks = np.zeros((num_envs, a.NUM_ACTIONS), dtype=np.bool_)
-        self._actions_buffer = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
-        self._log = np.zeros((1, 8), dtype=np.int32)
         self._step_actions = np.zeros(num_envs, dtype=np.int64)
+
+    # The runner's buffers (env_core.Games), read by training and tests.
+
+    @property
+    def players(self) -> np.ndarray:
+        return self.runner.games.players
+
+    @property
+    def states(self) -> np.ndarray:
+        return self.runner.games.states
+
+    @property
+    def learners(self) -> np.ndarray:
+        return self.runner.games.learners
+
+    @property
+    def opponent_kinds(self) -> np.ndarray:
+        return self.runner.games.opponent_kinds
+
+    @property
+    def observations(self) -> np.ndarray:
+        return self.runner.games.observations
+
+    @property
+    def masks(self) -> np.ndarray:
+        return self.runner.games.masks
 
     # Pool ---------------------------------------------------------------------------------
 
@@ -114,118 +143,92 @@ class SelfPlayVecEnv(VecEnv):
         return GREEDY_SEAT_POLICY if self.greedy_share > 0 else DALE_SEAT_POLICY
 
     def _new_game(self, index: int) -> None:
+        """Draw the table (players, the learner's seat, who plays each other seat) and
+        deal game `index`; Dale's seats play compiled up to the first external seat."""
+        games = self.runner.games
         players = int(self.generator.choice(self.player_counts))
-        self.players[index] = players
-        self.learners[index] = self.generator.integers(players)
+        games.players[index] = players
+        games.learners[index] = self.generator.integers(players)
         self.seat_policies[index] = -1
         for seat in range(players):
-            if seat == self.learners[index]:
+            if seat == games.learners[index]:
                 continue
             policy = self._seat_policy()
             self.seat_policies[index, seat] = policy
-            self.opponent_kinds[index, seat] = (OPPONENT_DALE if policy == DALE_SEAT_POLICY
-                                                else OPPONENT_EXTERNAL)
+            games.opponent_kinds[index, seat] = (OPPONENT_DALE if policy == DALE_SEAT_POLICY
+                                                 else OPPONENT_EXTERNAL)
         game_seed = seed_words(int(self.generator.integers(2**62)))[0]
-        env_reset(self.states[index], TILES.table, GOALS.table, TILES.basic_kinds, players,
-                  MODE_STANDARD, self.edition, 0, game_seed, self.learners[index],
-                  self.opponent_kinds[index], self.rng_words[index], self.observations[index],
-                  self.encoded[index], self.masks[index], self._actions_buffer, self._log)
+        self.runner.reset_game(index, game_seed)
 
-    def _play_snapshots(self, indices: list[int]) -> None:
-        """Snapshot seats decide, batched per snapshot, until every game in `indices`
-        waits on its learner or is over."""
-        waiting = list(indices)
-        while waiting:
-            groups: dict[int, list[int]] = {}
-            for index in waiting:
-                seat = self.states[index, s.CURRENT_PLAYER]
-                groups.setdefault(int(self.seat_policies[index, seat]), []).append(index)
-            for policy_index, members in groups.items():
-                actions = (self._greedy_actions(members) if policy_index == GREEDY_SEAT_POLICY
-                           else self._snapshot_actions(policy_index, members))
-                for row, index in enumerate(members):
-                    apply_legal_action(self.states[index], TILES.table, GOALS.table,
-                                       TILES.basic_kinds, int(actions[row]), self._log)
-                    play_opponents(self.states[index], TILES.table, GOALS.table,
-                                   TILES.basic_kinds, self.learners[index],
-                                   self.opponent_kinds[index], self.rng_words[index],
-                                   self.masks[index], self._actions_buffer, self._log)
-            waiting = [index for index in waiting if not self.states[index, s.GAME_OVER]
-                       and self.states[index, s.CURRENT_PLAYER] != self.learners[index]]
+    def _choose(self, waiting: list[int]) -> list[int]:
+        """The external seats' actions (EnvRunner.play_external): the games waiting on the
+        same snapshot share one forward pass; greedy seats decide compiled."""
+        groups: dict[int, list[int]] = {}
+        for row, index in enumerate(waiting):
+            seat = self.states[index, s.CURRENT_PLAYER]
+            groups.setdefault(int(self.seat_policies[index, seat]), []).append(row)
+        actions = [0] * len(waiting)
+        for policy_index, rows in groups.items():
+            members = [waiting[row] for row in rows]
+            chosen = (self._greedy_actions(members) if policy_index == GREEDY_SEAT_POLICY
+                      else self._snapshot_actions(policy_index, members))
+            for row, action in zip(rows, chosen):
+                actions[row] = int(action)
+        return actions
 
     def _snapshot_actions(self, policy_index: int, members: list[int]) -> np.ndarray:
         observations = np.zeros((len(members), OBSERVATION_SIZE), dtype=np.float32)
         masks = np.zeros((len(members), a.NUM_ACTIONS), dtype=np.bool_)
+        actions_buffer = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
         for row, index in enumerate(members):
             seat = self.states[index, s.CURRENT_PLAYER]
             encode_observation(self.states[index], TILES.table, seat, observations[row])
             legal_action_mask(self.states[index], TILES.table, TILES.basic_kinds, masks[row],
-                              self._actions_buffer)
+                              actions_buffer)
         actions, _ = self.pool[policy_index].predict(observations, action_masks=masks,
                                                      deterministic=False)
         return actions
 
     def _greedy_actions(self, members: list[int]) -> list[int]:
         mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+        actions_buffer = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
         return [int(greedy_action(self.states[index], TILES.table, GOALS.table,
                                   TILES.basic_kinds, DEFAULT_MONEY_WEIGHT, mask,
-                                  self._actions_buffer)) for index in members]
-
-    def _finish(self, index: int, population_before: int) -> tuple[float, int]:
-        return finish_learner_step(self.states[index], TILES.table, TILES.basic_kinds,
-                                   self.learners[index], self.reward_scheme,
-                                   self.population_shaping, population_before,
-                                   self.observations[index], self.encoded[index],
-                                   self.masks[index], self._actions_buffer)
+                                  actions_buffer)) for index in members]
 
     # VecEnv API ------------------------------------------------------------------------------
 
     def reset(self):
-        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
-        self._results = np.zeros(self.num_envs, dtype=np.int32)
         if self._seeds and self._seeds[0] is not None:
-            self.generator = np.random.default_rng(self._seeds[0])
-            self.rng_words = seed_words(self._seeds[0], self.num_envs)
+            seed = check_seed(self._seeds[0])
+            self.generator = np.random.default_rng(seed)
+            self.runner.games.rng_words[:] = seed_words(seed, self.num_envs)
         self._reset_seeds()
         for index in range(self.num_envs):
             self._new_game(index)
-        self._settle(list(range(self.num_envs)), None)
+        self.runner.play_external(range(self.num_envs), self._choose)
         return self.observations.copy()
 
-    def _settle(self, indices: list[int], populations_before) -> None:
-        waiting = [index for index in indices if not self.states[index, s.GAME_OVER]
-                   and self.states[index, s.CURRENT_PLAYER] != self.learners[index]]
-        self._play_snapshots(waiting)
-        for index in waiting:
-            before = (populations_before[index] if populations_before is not None
-                      else self.states[index, s.PLAYERS + self.learners[index] * s.PLAYER_STRIDE
-                                       + s.POPULATION])
-            self._rewards[index], self._results[index] = self._finish(index, before)
-
     def step_async(self, actions) -> None:
-        self._step_actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        try:
+            self._step_actions = np.asarray(actions).reshape(self.num_envs)
+        except (ValueError, TypeError, OverflowError):  # checked again by the runner
+            raise IllegalActionError(f"actions must be {self.num_envs} integers, not "
+                                     f"{shown(actions)}") from None
 
     def step_wait(self):
-        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
-        self._results = np.zeros(self.num_envs, dtype=np.int32)
-        populations_before = np.array(
-            [self.states[i, s.PLAYERS + self.learners[i] * s.PLAYER_STRIDE + s.POPULATION]
-             for i in range(self.num_envs)])
-        for index in range(self.num_envs):
-            self._rewards[index], self._results[index] = env_step(
-                self.states[index], TILES.table, GOALS.table, TILES.basic_kinds,
-                self._step_actions[index], self.learners[index], self.opponent_kinds[index],
-                self.rng_words[index], self.reward_scheme, self.population_shaping,
-                self.observations[index], self.encoded[index], self.masks[index],
-                self._actions_buffer, self._log)
-        self._settle(list(range(self.num_envs)), populations_before)
-        dones = self._results == STEP_TERMINATED
-        rewards = self._rewards.astype(np.float32)
+        """The learners' actions (the batch checked whole first, EnvRunner.step_all), then
+        the external seats up to each learner; finished games are dealt anew."""
+        outcomes = self.runner.outcomes
+        self.runner.step_all(self._step_actions)
+        self.runner.play_external(range(self.num_envs), self._choose)
+        dones = outcomes.results == STEP_TERMINATED
+        rewards = outcomes.rewards.astype(np.float32)
         infos = [{} for _ in range(self.num_envs)]
         for index in np.flatnonzero(dones):
             infos[index]["terminal_observation"] = self.observations[index].copy()
             self._new_game(index)
-            self._settle([index], None)
+            self.runner.play_external([index], self._choose)
         return self.observations.copy(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:

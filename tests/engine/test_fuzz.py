@@ -486,7 +486,7 @@ def _tiny_model() -> tuple[str, bytes, str]:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.model_format import save_safe_model
-    from suburbia_env.gym_env import observation_spaces
+    from suburbia_env.env_options import observation_spaces
     from training.features import SuburbiaFeatures
     torch.manual_seed(0)
     policy = MaskableActorCriticPolicy(

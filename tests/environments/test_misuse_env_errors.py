@@ -1,6 +1,9 @@
-"""Misuse of the three environments (Gymnasium, vector, PettingZoo) raises the project's
-own exception with a message naming the problem, and no game moves; with
-illegal_action="lose" anything that is not a legal action loses (issue 22, item 3)."""
+"""Misuse of the environments (Gymnasium, vector, PettingZoo, self-play, OpenSpiel) raises
+the project's own exception with a message naming the problem, and no game moves; with
+illegal_action="lose" anything that is not a legal action loses (issue 22, item 3). Each
+kind of misuse raises the same SuburbiaError subclass from every environment (issue 21,
+item 3): a bad option ConfigError, a bad seed ArgumentError, a step before reset or on a
+finished game GameOverError, an illegal action IllegalActionError."""
 
 from __future__ import annotations
 
@@ -13,7 +16,9 @@ from suburbia_env.gym_env import SuburbiaEnv
 from suburbia_env.pettingzoo import env as aec_env
 from suburbia_env.pettingzoo import raw_env
 from suburbia_env.vector_env import SuburbiaVectorEnv
+from suburbia_env.sb3 import SB3VectorEnv
 from test_misuse_errors import NOT_ACTION_NUMBERS, _id, _names_the_problem
+from training.self_play import SelfPlayVecEnv
 
 
 # Gymnasium environment ----------------------------------------------------------------------
@@ -201,3 +206,151 @@ def test_pettingzoo_step_refuses_or_loses(action):
     with pytest.raises(IllegalActionError, match="its only step is step"):
         losing.step(0)  # a done agent steps with None only
     losing.step(None)
+
+
+# The same exception for the same misuse, from every environment ------------------------------
+
+def _openspiel():
+    from suburbia_env import openspiel_game
+    return openspiel_game
+
+
+BAD_OPTIONS = {
+    "gymnasium": lambda: SuburbiaEnv(reward="points"),
+    "vector": lambda: SuburbiaVectorEnv(2, reward="points"),
+    "sb3": lambda: SB3VectorEnv(num_envs=2, reward="points"),
+    "pettingzoo": lambda: raw_env(reward="points"),
+    "self-play": lambda: SelfPlayVecEnv(num_envs=2, reward="points"),
+    "openspiel": lambda: _openspiel().load_game(reward="points"),
+}
+
+
+@pytest.mark.parametrize("environment", list(BAD_OPTIONS))
+def test_a_bad_option_is_a_config_error_everywhere(environment):
+    with pytest.raises(ConfigError, match="reward must be one of win_loss, margin, not 'points'"):
+        BAD_OPTIONS[environment]()
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(players=(2, 5)), "self-play seats 2 to 4 players"),
+    (dict(players=True), "self-play seats 2 to 4 players"),
+    (dict(dale_share=0.7, greedy_share=0.5), "shares adding up to at most 1"),
+    (dict(dale_share="0.1"), "dale_share must be a finite number"),
+    (dict(population_shaping=float("inf")), "population_shaping must be a finite number"),
+    (dict(pool_size=0), "pool_size must be a positive integer"),
+    (dict(num_envs=0), "num_envs must be a positive integer"),
+    (dict(edition="3rd"), "edition must be"),
+], ids=_id)
+def test_self_play_configuration_errors(options, message):
+    with pytest.raises(ConfigError, match=message):
+        SelfPlayVecEnv(**{"num_envs": 2, **options})
+
+
+def test_openspiel_observer_options_are_config_errors():
+    openspiel_game = _openspiel()
+    with pytest.raises(ConfigError, match="observers take no parameters"):
+        openspiel_game.load_game().make_py_observer(None, {"x": 1})
+
+
+def test_a_bad_seed_is_an_argument_error_everywhere():
+    self_play = SelfPlayVecEnv(num_envs=2)
+    self_play.seed(-5)
+    for reset in (lambda: SuburbiaEnv().reset(seed=-5),
+                  lambda: SuburbiaVectorEnv(2, num_threads=1).reset(seed=-5),
+                  lambda: raw_env().reset(seed=-5),
+                  self_play.reset):
+        with pytest.raises(ArgumentError, match="seed must be None or a non-negative integer, "
+                                                "not -5"):
+            reset()
+    with pytest.raises(ArgumentError, match="seed must be"):
+        SelfPlayVecEnv(num_envs=2, seed=-1)
+
+
+def test_a_step_before_reset_is_a_game_over_error_everywhere():
+    steps = {
+        "gymnasium": lambda: SuburbiaEnv().step(0),
+        "vector": lambda: SuburbiaVectorEnv(2, num_threads=1).step(np.zeros(2, np.int64)),
+        "sb3": lambda: SB3VectorEnv(num_envs=2, num_threads=1).step(np.zeros(2, np.int64)),
+        "pettingzoo": lambda: raw_env().step(0),
+        "self-play": lambda: SelfPlayVecEnv(num_envs=2).step(np.zeros(2, np.int64)),
+    }
+    for name, step in steps.items():
+        with pytest.raises(GameOverError, match=r"call reset\(\) before step\(\)"):
+            step()
+
+
+def test_a_step_on_a_finished_game_is_a_game_over_error_everywhere():
+    """The vector and self-play environments reset a finished game in the same step, so
+    only the environments with an end of their own are asked."""
+    env = SuburbiaEnv(mode="solitary", illegal_action="raise")
+    observation, _ = env.reset(seed=1)
+    done = False
+    while not done:
+        observation, _, done, _, _ = env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    with pytest.raises(GameOverError, match="call reset"):
+        env.step(0)
+    aec = raw_env()
+    aec.reset(seed=1)
+    for agent in aec.agent_iter():
+        _, _, termination, truncation, _ = aec.last()
+        aec.step(None if termination or truncation
+                 else int(np.flatnonzero(aec.observe(agent)["action_mask"])[0]))
+    with pytest.raises(GameOverError, match="call reset"):
+        aec.step(0)
+    openspiel_game = _openspiel()
+    state = openspiel_game.load_game(players=2).new_initial_state()
+    while not state.is_terminal():
+        state.apply_action(state.legal_actions()[0])
+    with pytest.raises(GameOverError):
+        state.apply_action(0)
+
+
+def test_an_illegal_action_is_an_illegal_action_error_everywhere():
+    """Action 0 (PASS) is not legal while a goal is to be kept (R3.6), the first decision
+    of every game here; no game moves."""
+    gym_env = SuburbiaEnv(mode="standard", players=2, opponents="random",
+                          illegal_action="raise")
+    gym_env.reset(seed=3)
+    vector = SuburbiaVectorEnv(2, mode="standard", players=2, opponents="random",
+                               num_threads=1)
+    vector.reset(seed=3)
+    self_play = SelfPlayVecEnv(num_envs=2, players=2, greedy_share=1.0, dale_share=0.0)
+    self_play.seed(3)
+    self_play.reset()
+    aec = raw_env()
+    aec.reset(seed=3)
+    openspiel_game = _openspiel()
+    state = openspiel_game.load_game(players=2).new_initial_state()
+    for _ in range(openspiel_game.SEED_BYTES):
+        state.apply_action(7)
+    cases = [(lambda: gym_env.step(0), lambda: gym_env.state),
+             (lambda: vector.step(np.zeros(2, np.int64)), lambda: vector.states),
+             (lambda: self_play.step(np.zeros(2, np.int64)), lambda: self_play.states),
+             (lambda: aec.step(0), lambda: aec.game.state),
+             (lambda: state.apply_action(0), lambda: state.suburbia_game().state)]
+    for step, states in cases:
+        before = states().copy()
+        with pytest.raises(IllegalActionError, match="illegal action|not legal") as raised:
+            step()
+        _names_the_problem(str(raised.value))
+        assert np.array_equal(states(), before)
+
+
+def test_self_play_refuses_actions_that_are_not_a_batch_of_integers():
+    env = SelfPlayVecEnv(num_envs=2, players=2, greedy_share=1.0, dale_share=0.0)
+    env.seed(1)
+    env.reset()
+    states = env.states.copy()
+    for actions, message in [([1, [2, 3]], "actions must be 2 integers"),
+                             ([0.0, 0.0], "dtype float64"), ([0, 0, 0], "actions must be 2")]:
+        with pytest.raises(IllegalActionError, match=message):
+            env.step(actions)
+    assert np.array_equal(env.states, states)
+
+
+def test_an_openspiel_chance_outcome_outside_the_bytes_is_illegal():
+    state = _openspiel().load_game().new_initial_state()
+    for outcome in (256, 1000):
+        with pytest.raises(IllegalActionError, match=r"seed byte 0\.\.255"):
+            state.apply_action(outcome)
+    assert str(state).startswith("dealing: 0 of")

@@ -18,7 +18,7 @@ import torch
 from suburbia_env import action_space as a
 from suburbia_env import constants as c
 from suburbia_env import state_layout as s
-from suburbia_env.errors import ConfigError, IllegalActionError
+from suburbia_env.errors import ConfigError, GameOverError, IllegalActionError
 from suburbia_env.gym_env import SuburbiaEnv
 from suburbia_env.observation import OBSERVATION_PARTS, OBSERVATION_SIZE, encode_observation
 from suburbia_env.sb3 import SB3VectorEnv
@@ -109,8 +109,8 @@ def test_same_step_autoreset_reports_the_final_observation_and_reward():
 
 def test_wrong_action_shapes_and_types_are_rejected():
     env = SuburbiaVectorEnv(3, num_threads=1)
-    with pytest.raises(IllegalActionError, match="reset"):
-        env.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(GameOverError, match=r"call reset\(\) before step\(\)"):
+        env.step(np.zeros(3, dtype=np.int64))  # as in every environment (issue 21)
     env.reset(seed=0)
     states = env.states.copy()
     for bad in (np.zeros(2, dtype=np.int64), np.zeros((3, 1), dtype=np.int64), 5,

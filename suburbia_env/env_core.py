@@ -24,7 +24,6 @@ from .dale import dale_policy_action
 from .legal_actions import is_legal_action, legal_action_mask
 from .observation import copy_observation, update_observation
 from .refcount_free import njit_without_refcounts
-from .resolution import player_base
 from .rng import avoid_zero_state, next_word, random_below
 from .setup import new_game
 from .turn import apply_legal_action
@@ -122,17 +121,17 @@ def play_game_opponents(tables, games, index, actions, log):
 @njit_without_refcounts
 def final_reward(state, learner, scheme):
     """Terminal reward of the learner under a scheme (R8.3 decides the winners)."""
-    own = player_base(learner)
     if scheme == REWARD_MARGIN:
         best_other = -1
         for other in range(state[s.NUM_PLAYERS]):
             if other != learner:
-                best_other = max(best_other, state[player_base(other) + s.SCORE_FINAL_POPULATION])
-        return (state[own + s.SCORE_FINAL_POPULATION] - best_other) / 100.0
-    if state[own + s.SCORE_WINNER] == 0:
+                best_other = max(best_other,
+                                 s.score_entry(state, other, s.SCORE_FINAL_POPULATION))
+        return (s.score_entry(state, learner, s.SCORE_FINAL_POPULATION) - best_other) / 100.0
+    if s.score_entry(state, learner, s.SCORE_WINNER) == 0:
         return -1.0
     for other in range(state[s.NUM_PLAYERS]):
-        if other != learner and state[player_base(other) + s.SCORE_WINNER]:
+        if other != learner and s.score_entry(state, other, s.SCORE_WINNER):
             return 0.0
     return 1.0
 
@@ -162,7 +161,7 @@ def reset_game(tables, settings, games, index, game_seed, actions, log):
              game_seed)
     play_game_opponents(tables, games, index, actions, log)
     learner = games.learners[index]
-    games.populations_before[index] = games.states[index, player_base(learner) + s.POPULATION]
+    games.populations_before[index] = s.population(games.states[index], learner)
     write_game_outputs(tables, games, index, actions)
 
 
@@ -175,7 +174,7 @@ def step_game(tables, settings, games, index, action, actions, log):
     if not is_legal_action(state, tables.tiles, tables.basic_kinds, action):
         return 0.0, STEP_ILLEGAL
     learner = games.learners[index]
-    games.populations_before[index] = state[player_base(learner) + s.POPULATION]
+    games.populations_before[index] = s.population(state, learner)
     return step_legal_rows(tables, settings, state, action, learner, games.opponent_kinds[index],
                            games.rng_words[index], games.observations[index],
                            games.encoded[index], games.masks[index], actions, log)
@@ -187,7 +186,7 @@ def step_legal_game(tables, settings, games, index, action, actions, log):
     checked whole first)."""
     state = games.states[index]
     learner = games.learners[index]
-    games.populations_before[index] = state[player_base(learner) + s.POPULATION]
+    games.populations_before[index] = s.population(state, learner)
     return step_legal_rows(tables, settings, state, action, learner, games.opponent_kinds[index],
                            games.rng_words[index], games.observations[index],
                            games.encoded[index], games.masks[index], actions, log)
@@ -202,7 +201,7 @@ def step_legal_rows(tables, settings, state, action, learner, opponent_kinds, rn
     per-game kernels arrays, not bundles (measured faster)."""
     tiles = tables.tiles
     basic_kinds = tables.basic_kinds
-    population_before = state[player_base(learner) + s.POPULATION]
+    population_before = s.population(state, learner)
     apply_legal_action(state, tiles, tables.goals, basic_kinds, action, log)
     play_opponents(state, tiles, tables.goals, basic_kinds, learner, opponent_kinds, rng_words,
                    mask, actions, log)
@@ -243,8 +242,7 @@ def finish_learner_step(state, tiles, basic_kinds, learner, settings, population
     Shaping pays `population_shaping` per point of population gained since the
     learner's previous decision; the terminal reward comes on top.
     """
-    reward = settings.population_shaping * (state[player_base(learner) + s.POPULATION]
-                                            - population_before)
+    reward = settings.population_shaping * (s.population(state, learner) - population_before)
     write_outputs(state, tiles, basic_kinds, learner, observation, encoded, mask, actions)
     if state[s.GAME_OVER]:
         return reward + final_reward(state, learner, settings.reward_scheme), STEP_TERMINATED
@@ -264,8 +262,8 @@ def record_final_scores(state, populations, winners):
     populations[:] = -1
     winners[:] = 0
     for seat in range(state[s.NUM_PLAYERS]):
-        populations[seat] = state[player_base(seat) + s.SCORE_FINAL_POPULATION]
-        winners[seat] = state[player_base(seat) + s.SCORE_WINNER]
+        populations[seat] = s.score_entry(state, seat, s.SCORE_FINAL_POPULATION)
+        winners[seat] = s.score_entry(state, seat, s.SCORE_WINNER)
 
 
 @njit_without_refcounts

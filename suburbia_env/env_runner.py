@@ -261,6 +261,5 @@ class EnvRunner:
 
     def population(self, index: int) -> int:
         """The learner's population in game `index` (R8.1)."""
-        return int(self.games.states[index, s.player_base(int(self.games.learners[index]))
-                                     + s.POPULATION])
+        return int(s.population(self.games.states[index], int(self.games.learners[index])))
 

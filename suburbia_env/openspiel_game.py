@@ -261,8 +261,8 @@ class SuburbiaState(pyspiel.State):
 
     def _pile_text(self) -> str:
         state = self._game.state
-        kinds = state[s.PILE + state[s.PILE_POSITION]:s.PILE + state[s.PILE_END]]
-        return ", ".join(TILES.names[kind] for kind in kinds)
+        return ", ".join(TILES.names[s.pile_tile(state, position)]
+                         for position in range(state[s.PILE_POSITION], state[s.PILE_END]))
 
     # Views of one player ------------------------------------------------------------------
 

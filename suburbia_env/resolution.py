@@ -12,7 +12,6 @@ from . import event_log as ev
 from . import state_layout as s
 from .hex_grid import NEIGHBOUR_BITS, NEIGHBOURS
 from .refcount_free import njit_without_refcounts
-from .state_layout import player_base  # noqa: F401 (env_core imports it from here)
 from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
                         COLUMN_CONDITIONAL_TARGET, COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT,

@@ -10,14 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from suburbia_env.errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
-                                 shown)
+from misuse_inputs import NOT_ACTION_NUMBERS, assert_names_the_problem, case_id
+from suburbia_env.errors import ArgumentError, ConfigError, GameOverError, IllegalActionError
 from suburbia_env.gym_env import SuburbiaEnv
 from suburbia_env.pettingzoo import env as aec_env
 from suburbia_env.pettingzoo import raw_env
 from suburbia_env.vector_env import SuburbiaVectorEnv
 from suburbia_env.sb3 import SB3VectorEnv
-from test_misuse_errors import NOT_ACTION_NUMBERS, _id, _names_the_problem
 from training.self_play import SelfPlayVecEnv
 
 
@@ -39,7 +38,7 @@ from training.self_play import SelfPlayVecEnv
     (dict(observation_format=np.array(["flat"])), "observation_format must be"),
     (dict(render_mode=3), "render_mode must be one of"),
     (dict(players=10**5000), "wrong player count"),
-], ids=_id)
+], ids=case_id)
 def test_gym_configuration_errors(options, message):
     with pytest.raises(ConfigError, match=message):
         SuburbiaEnv(**options)
@@ -66,20 +65,20 @@ ENV_BAD_ACTIONS = [action for action in NOT_ACTION_NUMBERS if not isinstance(act
                    or not np.isfinite(action) or action != int(action)] + [0, "pass", "buy 1"]
 
 
-@pytest.mark.parametrize("action", ENV_BAD_ACTIONS, ids=_id)
+@pytest.mark.parametrize("action", ENV_BAD_ACTIONS, ids=case_id)
 def test_gym_step_refuses_and_leaves_the_game_as_it_was(action):
     env = SuburbiaEnv(illegal_action="raise")
     observation, _ = env.reset(seed=1)
     state = env.state.copy()
     with pytest.raises(IllegalActionError) as raised:
         env.step(action)
-    _names_the_problem(str(raised.value))
+    assert_names_the_problem(str(raised.value))
     assert np.array_equal(env.state, state)
     legal = int(np.flatnonzero(observation["action_mask"])[0])
     env.step(legal)  # the episode goes on
 
 
-@pytest.mark.parametrize("action", ENV_BAD_ACTIONS, ids=_id)
+@pytest.mark.parametrize("action", ENV_BAD_ACTIONS, ids=case_id)
 def test_gym_lose_mode_loses_on_any_illegal_action(action):
     env = SuburbiaEnv()  # illegal_action="lose" is the default (issue 20)
     env.reset(seed=1)
@@ -113,7 +112,7 @@ def test_a_python_opponent_answering_nonsense_is_named():
     (dict(population_shaping="x"), "population_shaping"),
     (dict(reward=None), "reward must be one of"),
     (dict(opponents=3), "opponents must be"),
-], ids=_id)
+], ids=case_id)
 def test_vector_configuration_errors(options, message):
     options = {"num_envs": 2, **options}
     with pytest.raises(ConfigError, match=message):
@@ -138,12 +137,12 @@ def vector_env():
     (np.array([-1, 0, 0]), r"environment 0: action -1 is outside 0\.\.2122"),
     (np.array([2**63 - 1, 0, 0]), "environment 0: action 9223372036854775807 is outside"),
     (np.array([0, 0, 0]), r"environment 0: illegal action"),
-], ids=_id)
+], ids=case_id)
 def test_vector_step_refuses_and_no_game_moves(vector_env, actions, message):
     states = vector_env.states.copy()
     with pytest.raises(IllegalActionError, match=message) as raised:
         vector_env.step(actions)
-    _names_the_problem(str(raised.value))
+    assert_names_the_problem(str(raised.value))
     assert np.array_equal(vector_env.states, states)
 
 
@@ -168,7 +167,7 @@ def test_vector_reset_refuses_bad_seeds(seed):
     (dict(illegal_action="ignore"), "illegal_action must be"),
     (dict(max_cycles=0), "max_cycles must be None or a positive integer"),
     (dict(max_cycles="10"), "max_cycles"), (dict(render_mode="human"), "render_mode"),
-], ids=_id)
+], ids=case_id)
 def test_pettingzoo_configuration_errors(options, message):
     with pytest.raises(ConfigError, match=message):
         raw_env(**options)
@@ -189,14 +188,14 @@ def test_pettingzoo_order_and_agent_names():
             env.reset(seed=-3)
 
 
-@pytest.mark.parametrize("action", ENV_BAD_ACTIONS, ids=_id)
+@pytest.mark.parametrize("action", ENV_BAD_ACTIONS, ids=case_id)
 def test_pettingzoo_step_refuses_or_loses(action):
     env = raw_env()
     env.reset(seed=2)
     state = env.game.state.copy()
     with pytest.raises(IllegalActionError) as raised:
         env.step(action)
-    _names_the_problem(str(raised.value))
+    assert_names_the_problem(str(raised.value))
     assert np.array_equal(env.game.state, state)
     losing = raw_env(illegal_action="lose")
     losing.reset(seed=2)
@@ -240,7 +239,7 @@ def test_a_bad_option_is_a_config_error_everywhere(environment):
     (dict(pool_size=0), "pool_size must be a positive integer"),
     (dict(num_envs=0), "num_envs must be a positive integer"),
     (dict(edition="3rd"), "edition must be"),
-], ids=_id)
+], ids=case_id)
 def test_self_play_configuration_errors(options, message):
     with pytest.raises(ConfigError, match=message):
         SelfPlayVecEnv(**{"num_envs": 2, **options})
@@ -332,7 +331,7 @@ def test_an_illegal_action_is_an_illegal_action_error_everywhere():
         before = states().copy()
         with pytest.raises(IllegalActionError, match="illegal action|not legal") as raised:
             step()
-        _names_the_problem(str(raised.value))
+        assert_names_the_problem(str(raised.value))
         assert np.array_equal(states(), before)
 
 

@@ -173,11 +173,7 @@ def step_game(tables, settings, games, index, action, actions, log):
         return 0.0, STEP_GAME_OVER
     if not is_legal_action(state, tables.tiles, tables.basic_kinds, action):
         return 0.0, STEP_ILLEGAL
-    learner = games.learners[index]
-    games.populations_before[index] = s.population(state, learner)
-    return step_legal_rows(tables, settings, state, action, learner, games.opponent_kinds[index],
-                           games.rng_words[index], games.observations[index],
-                           games.encoded[index], games.masks[index], actions, log)
+    return step_legal_game(tables, settings, games, index, action, actions, log)
 
 
 @njit_without_refcounts

@@ -160,24 +160,21 @@ class EnvRunner:
     def step_game(self, index: int, action: int) -> tuple[float, int]:
         """The learner's action in game `index`: (reward, STEP_* result); STEP_ILLEGAL and
         STEP_GAME_OVER leave the game untouched, STEP_WAITING waits on `play_external`."""
-        entry_point = self._entry_points.get(step_game)
-        if entry_point is None:  # resolved for integer actions, whatever the first one is
-            entry_point = self._entry_point(step_game, (self.tables, self.settings, self.games,
-                                                        0, 0, self._actions, self._log))
-        return entry_point(self.tables, self.settings, self.games, index, action, self._actions,
-                           self._log)
+        return self._step_entry_point()(self.tables, self.settings, self.games, index, action,
+                                        self._actions, self._log)
 
     def step_call(self, index: int) -> tuple:
         """(entry point, arguments before the action, arguments after it) of
         `step_game` for game `index`, for a hot path that calls the machine code itself
         (the Gymnasium env: about 0.2 us of a 4 us step). Valid while no buffer is
         replaced (`replace_buffer`)."""
-        entry_point = self._entry_points.get(step_game)
-        if entry_point is None:
-            entry_point = self._entry_point(step_game, (self.tables, self.settings, self.games,
-                                                        0, 0, self._actions, self._log))
-        return (entry_point, (self.tables, self.settings, self.games, int(index)),
+        return (self._step_entry_point(), (self.tables, self.settings, self.games, int(index)),
                 (self._actions, self._log))
+
+    def _step_entry_point(self):
+        """`step_game`'s entry point, resolved for integer actions whatever the first is."""
+        return self._entry_point(step_game, (self.tables, self.settings, self.games, 0, 0,
+                                             self._actions, self._log))
 
     def step_all(self, actions) -> int:
         """One learner action per game, the batch checked whole first (an illegal action

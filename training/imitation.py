@@ -3,9 +3,11 @@
 Two uses: a warm start that imitates the greedy player (agents.greedy) before
 reinforcement learning, and expert iteration, which distils a search agent built on the
 policy (e.g. `ppo-rollout:models/baseline.safetensors`) back into it. Demonstrations are
-Dale-mode games played by the demonstrator (any agent spec of agents.registry),
-recorded as the engine state before each of its decisions, the action it chose and the
-game's final margin over Dale.
+games played by the demonstrator (any agent spec of agents.registry), against Dale
+(R9.2) or, given `opponents`, in standard games of 2 to 4 players with the
+demonstrator's seat rotating from game to game (R3.1). Each is recorded as the engine
+state before each of the demonstrator's decisions, the action it chose and the game's
+final margin: its population minus the best other seat's (R8.3; Dale's in his game).
 States (not observations) are stored: an observation is 8714 floats, a state 2220 ints,
 and encoding one takes microseconds. Pretraining fits the policy's masked action
 distribution to the chosen actions (cross-entropy) and its value head to the final
@@ -24,47 +26,65 @@ from agents.registry import make_agent
 from suburbia_env import Game
 from suburbia_env import state_layout as s
 from suburbia_env.action_space import NUM_ACTIONS
+from suburbia_env.errors import ConfigError
 from suburbia_env.legal_actions import legal_action_mask
 from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 
 
-def _play_demonstrations(arguments: tuple[int, int, str, str]
+def _play_demonstrations(arguments: tuple[int, int, str, str, tuple[str, ...]]
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    first_seed, games, edition, demonstrator = arguments
+    first_seed, games, edition, demonstrator, opponents = arguments
     torch.set_num_threads(1)
+    mode = "standard" if opponents else "dale"
     agent = make_agent(demonstrator, seed=first_seed)
-    agent.check_mode("dale")
+    agent.check_mode(mode)
+    others = [make_agent(spec, seed=first_seed + 1 + index)
+              for index, spec in enumerate(opponents)]
+    players = 1 + len(others)
     states, actions, returns = [], [], []
     for seed in range(first_seed, first_seed + games):
-        agent.reset(seed)
-        game = Game(players=1, mode="dale", edition=edition, seed=seed)
+        seat = seed % players if opponents else 0
+        seated = others[:seat] + [agent] + others[seat:]
+        for player in seated:
+            player.reset(seed)
+        game = Game(players=players, mode=mode, edition=edition, seed=seed)
         game_states = []
         while not game.is_over:
-            action = game.action_number(agent.act(game))
-            game_states.append(game.state.copy())
-            actions.append(action)
+            mover = game.current_player
+            action = game.action_number(seated[mover].act(game))
+            if mover == seat:
+                game_states.append(game.state.copy())
+                actions.append(action)
             game.apply(action)
-        scores = game.final_scores()
-        margin = (scores[0]["population"] - scores[1]["population"]) / 100.0
+        populations = [score["population"] for score in game.final_scores()]
+        margin = (populations[seat] - max(populations[:seat] + populations[seat + 1:])) / 100.0
         states.extend(game_states)
         returns.extend([margin] * len(game_states))
     return np.array(states, dtype=np.int32), np.array(actions), np.array(returns)
 
 
 def collect_demonstrations(games: int, seed: int = 1_000_000, workers: int = 2,
-                           edition: str = "2nd", demonstrator: str = "greedy"
-                           ) -> dict[str, np.ndarray]:
-    """Games of `demonstrator` against Dale, seeds seed..seed+games-1, over worker processes.
+                           edition: str = "2nd", demonstrator: str = "greedy",
+                           opponents: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
+    """Games of `demonstrator` against Dale, or against `opponents` (1 to 3 agent specs)
+    in standard games, seeds seed..seed+games-1, over worker processes.
 
     The demonstrator is checked before any worker starts, so a bad spec or a missing
     model file fails at once with the registry's error.
     """
-    make_agent(demonstrator).check_mode("dale")
+    opponents = tuple(opponents)
+    if len(opponents) > 3:
+        raise ConfigError(f"a standard game seats at most 3 opponents (R3.1), "
+                          f"not {len(opponents)}")
+    mode = "standard" if opponents else "dale"
+    make_agent(demonstrator).check_mode(mode)
+    for spec in opponents:
+        make_agent(spec).check_mode(mode)
     chunks = max(1, min(workers, games))
     bounds = np.linspace(0, games, chunks + 1).astype(int)
-    jobs = [(seed + int(bounds[i]), int(bounds[i + 1] - bounds[i]), edition, demonstrator)
-            for i in range(chunks) if bounds[i + 1] > bounds[i]]
+    jobs = [(seed + int(bounds[i]), int(bounds[i + 1] - bounds[i]), edition, demonstrator,
+             opponents) for i in range(chunks) if bounds[i + 1] > bounds[i]]
     started = time.time()
     context = multiprocessing.get_context("spawn")
     with context.Pool(len(jobs)) as pool:
@@ -72,8 +92,9 @@ def collect_demonstrations(games: int, seed: int = 1_000_000, workers: int = 2,
     data = {"states": np.concatenate([p[0] for p in parts]),
             "actions": np.concatenate([p[1] for p in parts]),
             "returns": np.concatenate([p[2] for p in parts])}
+    against = " ".join(opponents) if opponents else "Dale"
     print(f"collected {len(data['actions'])} decisions from {games} {demonstrator} games "
-          f"against Dale in {time.time() - started:.0f} s", flush=True)
+          f"against {against} in {time.time() - started:.0f} s", flush=True)
     return data
 
 
@@ -147,19 +168,24 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
     parser = argparse.ArgumentParser(
         prog="python -m training.imitation",
-        description="Record an agent's games against Dale as demonstrations for "
+        description="Record an agent's games against Dale, or against other agents in "
+                    "standard games, as demonstrations for "
                     "`suburbia train --demonstrations FILE`.")
     parser.add_argument("output", help="the .npz file to write")
     parser.add_argument("--games", type=int, required=True)
     parser.add_argument("--seed", type=int, default=1_000_000, help="seed of the first game")
     parser.add_argument("--demonstrator", default="greedy", help="agent spec (agents.registry)")
+    parser.add_argument("--opponents", nargs="+", default=[], metavar="SPEC",
+                        help="1 to 3 agent specs: standard games against them, the "
+                             "demonstrator's seat rotating (default: against Dale)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--edition", default="2nd")
     arguments = parser.parse_args(argv)
     if arguments.games < 1:
         parser.error("--games must be at least 1")
     data = collect_demonstrations(arguments.games, arguments.seed, arguments.workers,
-                                  arguments.edition, arguments.demonstrator)
+                                  arguments.edition, arguments.demonstrator,
+                                  tuple(arguments.opponents))
     save_demonstrations(arguments.output, data)
 
 

@@ -14,6 +14,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 
 from agents.registry import AgentSpecError, make_agent  # noqa: E402
 from suburbia_env import Game  # noqa: E402
+from suburbia_env.errors import ConfigError  # noqa: E402
 from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
 from training.imitation import (_encode_batch, _play_demonstrations,  # noqa: E402
                                 collect_demonstrations, load_demonstrations, main, pretrain)
@@ -45,16 +46,52 @@ def _replay(data: dict[str, np.ndarray], first_seed: int, spec: str) -> int:
 
 @pytest.mark.parametrize("spec", ["random", "greedy"])
 def test_demonstrations_record_the_demonstrators_own_games(spec):
-    states, actions, returns = _play_demonstrations((11, 2, "2nd", spec))
+    states, actions, returns = _play_demonstrations((11, 2, "2nd", spec, ()))
     data = {"states": states, "actions": actions, "returns": returns}
     assert len(states) == len(actions) == len(returns) > 20
     assert _replay(data, 11, spec) == 2
 
 
 def test_different_demonstrators_choose_differently():
-    random_actions = _play_demonstrations((3, 1, "2nd", "random"))[1]
-    greedy_actions = _play_demonstrations((3, 1, "2nd", "greedy"))[1]
+    random_actions = _play_demonstrations((3, 1, "2nd", "random", ()))[1]
+    greedy_actions = _play_demonstrations((3, 1, "2nd", "greedy", ()))[1]
     assert not np.array_equal(random_actions[:10], greedy_actions[:10])
+
+
+def test_standard_games_record_only_the_demonstrators_seat_as_it_rotates():
+    """Against opponents (R3.1) the demonstrator sits at seat seed % players; only its
+    decisions are kept, each with its margin over the best other seat (R8.3)."""
+    opponents = ("random", "dale")
+    states, actions, returns = _play_demonstrations((30, 3, "2nd", "greedy", opponents))
+    row = 0
+    for seed in (30, 31, 32):
+        seat = seed % 3
+        demonstrator = make_agent("greedy", seed=30)
+        others = [make_agent("random", seed=31), make_agent("dale", seed=32)]
+        seated = others[:seat] + [demonstrator] + others[seat:]
+        for player in seated:
+            player.reset(seed)
+        game = Game(players=3, mode="standard", seed=seed)
+        start = row
+        while not game.is_over:
+            mover = game.current_player
+            action = game.action_number(seated[mover].act(game))
+            if mover == seat:
+                assert np.array_equal(states[row], game.state) and actions[row] == action
+                row += 1
+            game.apply(action)
+        populations = [score["population"] for score in game.final_scores()]
+        best_other = max(p for index, p in enumerate(populations) if index != seat)
+        assert row > start + 10
+        assert np.allclose(returns[start:row], (populations[seat] - best_other) / 100.0)
+    assert row == len(actions)
+    observations, masks = _encode_batch(states)
+    assert all(masks[index, action] for index, action in enumerate(actions))
+
+
+def test_too_many_opponents_are_refused_before_any_game():
+    with pytest.raises(ConfigError, match="at most 3 opponents"):
+        collect_demonstrations(1, demonstrator="random", opponents=("random",) * 4)
 
 
 @pytest.mark.slow
@@ -82,7 +119,7 @@ def test_loading_a_file_that_is_not_demonstrations_names_it(tmp_path):
 
 
 def test_pretraining_fits_the_policy_to_the_demonstrated_actions():
-    states, actions, returns = _play_demonstrations((21, 2, "2nd", "greedy"))
+    states, actions, returns = _play_demonstrations((21, 2, "2nd", "greedy", ()))
     data = {"states": states, "actions": actions, "returns": returns}
     model = MaskablePPO("MlpPolicy", SB3VectorEnv(num_envs=1, players=1, mode="dale"), seed=0,
                         device="cpu",

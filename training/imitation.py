@@ -5,7 +5,8 @@ reinforcement learning, and expert iteration, which distils a search agent built
 policy (e.g. `ppo-rollout:models/baseline.safetensors`) back into it. Demonstrations are
 games played by the demonstrator (any agent spec of agents.registry), against Dale
 (R9.2) or, given `opponents`, in standard games of 2 to 4 players with the
-demonstrator's seat rotating from game to game (R3.1). Each is recorded as the engine
+demonstrator's seat rotating from game to game (R3.1). The demonstrator is reseeded with
+the game's seed, every opponent with its seat's seed as in a tournament (`agent_seed`). Each is recorded as the engine
 state before each of the demonstrator's decisions, the action it chose and the game's
 final margin: its population minus the best other seat's (R8.3; Dale's in his game).
 States (not observations) are stored: an observation is 8714 floats, a state 2220 ints,
@@ -23,6 +24,7 @@ import numpy as np
 import torch
 
 from agents.registry import make_agent
+from agents.tournament import agent_seed
 from suburbia_env import Game
 from suburbia_env import state_layout as s
 from suburbia_env.action_space import NUM_ACTIONS
@@ -39,15 +41,14 @@ def _play_demonstrations(arguments: tuple[int, int, str, str, tuple[str, ...]]
     mode = "standard" if opponents else "dale"
     agent = make_agent(demonstrator, seed=first_seed)
     agent.check_mode(mode)
-    others = [make_agent(spec, seed=first_seed + 1 + index)
-              for index, spec in enumerate(opponents)]
+    others = [make_agent(spec) for spec in opponents]
     players = 1 + len(others)
     states, actions, returns = [], [], []
     for seed in range(first_seed, first_seed + games):
         seat = seed % players if opponents else 0
         seated = others[:seat] + [agent] + others[seat:]
-        for player in seated:
-            player.reset(seed)
+        for index, player in enumerate(seated):
+            player.reset(seed if index == seat else agent_seed(seed, index))
         game = Game(players=players, mode=mode, edition=edition, seed=seed)
         game_states = []
         while not game.is_over:

@@ -151,8 +151,8 @@ def command_play(args, extra, stdin: TextIO, stdout: TextIO) -> int:
     game = session.game  # an undo replaces the game
     if args.save_record and game.is_over:
         try:
-            save_game(game, args.save_record)
-            print(f"Game record written to {args.save_record}", file=stdout)
+            what = save_game(game, args.save_record)  # a state after an undo's redraw
+            print(f"{what.capitalize()} written to {args.save_record}", file=stdout)
         except (OSError, ValueError) as error:  # the finished game is not lost for that
             print(f"Cannot write {shown(str(args.save_record))}: {_write_error(error)}",
                   file=stdout)

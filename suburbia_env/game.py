@@ -18,6 +18,7 @@ from . import state_layout as s
 from .errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
                      NotationError, StateFormatError, SuburbiaError, shown)
 from .hex_grid import cell_coordinates
+from .hidden_information import redraw_hidden_information
 from .invariants import validate_state
 from .legal_actions import illegal_reason, is_legal_action, legal_action_mask
 from .notation import format_action, parse_action
@@ -228,6 +229,21 @@ class Game:
         self.last_events = self._log[1:self._log[0, 0] + 1].copy()
         from .render import describe_events
         return describe_events(self.last_events, self.config.mode == "dale")
+
+    def redraw_hidden(self, viewer: int, words: np.ndarray) -> None:
+        """Deal anew, from generator `words` (int32[4]), everything `viewer` cannot see: the
+        unseen stack order, One More Round's place and the others' goals (R10.2,
+        hidden_information.py). An undo calls it, so that taking a move back never shows
+        what comes next. The game is then no deal of its seed, so it forgets the seed."""
+        self._check_seat(viewer)
+        given = np.asarray(words) if isinstance(words, (np.ndarray, list, tuple)) else None
+        if (given is None or given.shape != (4,) or given.dtype.kind not in "iu"
+                or given.min() < -2**31 or given.max() >= 2**31):
+            raise ArgumentError(f"words must be four int32 generator words "
+                                f"(rng.stream_words), not {shown(words)}")
+        words = given.astype(np.int32)
+        redraw_hidden_information(self.state, TILES.table, GOALS.table, int(viewer), words)
+        self.seed = None
 
     def _illegal_reason(self, number: int) -> str:
         """The refusal names the rule that forbids the action (legal_actions.illegal_reason)

@@ -33,7 +33,7 @@ the shared observation encoder's vector (observation.py, 8714 floats, named part
 p's seat; it summarises the information state (it is not a perfect-recall record).
 
 `state.resample_from_infostate(p, sampler)` (what OpenSpiel's IS-MCTS asks for) redraws
-the hidden facts from p's information with hidden_information.redraw_hidden_information:
+the hidden facts from p's information with `Game.redraw_hidden`:
 the stacks, One More Round's place and the other players' goals. The resampled state
 keeps the history of the original and its `seed` is None (no seed gives its deal), so it
 is a world to search in, not a history to replay; it still serializes (OpenSpiel pickles
@@ -60,12 +60,11 @@ from .env_core import REWARD_WIN_LOSS, final_reward
 from .env_options import check_reward
 from .errors import ConfigError, IllegalActionError, shown
 from .game import Game, GameConfig
-from .hidden_information import redraw_hidden_information
 from .observation import OBSERVATION_PARTS, OBSERVATION_SIZE, encode_observation
 from .render import describe_event
 from .rng import avoid_zero_state
 from .setup import stack_sizes
-from .tile_data import GOALS, TILES
+from .tile_data import TILES
 
 SHORT_NAME = "python_suburbia"
 SEED_BYTES = 4
@@ -244,9 +243,7 @@ class SuburbiaState(pyspiel.State):
             words = np.array([int(probability_sampler() * 2**32) & 0xFFFFFFFF
                               for _ in range(4)], dtype=np.uint32).view(np.int32)
             avoid_zero_state(words)
-            redraw_hidden_information(clone._game.state, TILES.table, GOALS.table,
-                                      int(player_id), words)
-            clone._game.seed = None  # no seed deals this world
+            clone._game.redraw_hidden(int(player_id), words)
         return clone
 
     def __str__(self):

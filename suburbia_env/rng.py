@@ -26,6 +26,19 @@ def seed_words(seed: int, count: int = 1) -> np.ndarray:
     return words
 
 
+def stream_words(seed: int, stream: int) -> np.ndarray:
+    """Generator words (int32[4]) of the `stream`-th side stream of a seed, apart from the
+    setup's `seed_words(seed)`: the seeded source of a later draw, such as the redraw
+    that follows an undo (Game.redraw_hidden)."""
+    if not isinstance(stream, (int, np.integer)) or isinstance(stream, bool) or stream < 0:
+        raise ConfigError(f"stream must be a non-negative integer, not {shown(stream)}")
+    seed_words(seed)  # the same check of the seed
+    words = np.random.SeedSequence(int(seed), spawn_key=(int(stream),)).generate_state(
+        4, dtype=np.uint32).view(np.int32).copy()
+    avoid_zero_state(words)
+    return words
+
+
 @njit_without_refcounts
 def avoid_zero_state(words):
     """Make a generator state (int32[4]) usable: the all-zero state is a fixed point."""

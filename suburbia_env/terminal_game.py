@@ -46,6 +46,7 @@ from .game import Game
 from .legal_actions import illegal_reason
 from .render import (INVESTED_MARK, LAKE_LABEL, TILE_LABELS, describe_event, next_red_line,
                      render_borough)
+from .rng import stream_words
 from .tile_data import GOALS, TILES
 from .tile_text import (goal_info, tile_effects_brief, tile_summary,
                         tile_type_words)
@@ -680,6 +681,8 @@ class TerminalGame:
         self.resume_hint = resume_hint
         self.seed_source = seed_source
         self.undo_points = self._undo_points_of_history()
+        self.setup_seed = game.seed  # still the setup's seed after an undo's redraw
+        self.undos = 0
         self.loaded_without_history = seed_source == "file" and not self.undo_points
         self.saved_state: np.ndarray | None = None
         self.recent: list[str] = []  # the others' moves since the person's last one
@@ -769,8 +772,9 @@ class TerminalGame:
                                        for seat, label in self.labels.items()}}
         for line in final_scores_lines(game, names):
             self.say(line)
-        if game.seed is not None:
-            self.say(f"Seed {game.seed}: the same setup again with --seed {game.seed}.")
+        if self.setup_seed is not None:
+            self.say(f"Seed {self.setup_seed}: the same setup again with --seed "
+                     f"{self.setup_seed}.")
 
     def _loop(self) -> str:
         """Decisions until the game is over ("over"), the person quits ("quit") or the
@@ -928,15 +932,19 @@ class TerminalGame:
 
     def _undo(self) -> str | None:
         """Back to the position before the person's last decision: everything after it,
-        the bots' moves included, is taken back (the engine decides nothing new)."""
+        the bots' moves included, is taken back (the engine decides nothing new). What the
+        person cannot see is then dealt anew (R10.2), so that the tiles drawn after the
+        move, now seen, tell nothing of the stacks to come."""
         if not self.undo_points:
             self.say("Nothing to undo: you have taken no decision"
                      + (" since the game was loaded." if self.loaded_without_history
                         else "."))
             return None
-        point = self.undo_points.pop()
+        point = self.undo_points.pop().copy()
         self.recent = []
         taken_back = self.game.history[len(point.history):]
+        self.undos += 1
+        point.redraw_hidden(self.human, stream_words(self.setup_seed or 0, self.undos))
         self.game = point
         others = len(taken_back) - 1
         self.say(f"Undone: your '{taken_back[0]}'" + (

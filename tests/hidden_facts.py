@@ -3,8 +3,21 @@
 import numpy as np
 
 from suburbia_env import state_layout as s
+from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.setup import stack_sizes
 from suburbia_env.tile_data import COLUMN_STACK, GOALS, TILES
+
+
+def seen_by(state, seat) -> np.ndarray:
+    """Everything `seat` may know of a position (R10.1): its observation vector."""
+    out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    encode_observation(state, TILES.table, seat, out)
+    return out
+
+
+def undrawn_stacks(state) -> np.ndarray:
+    """The stack order still to be drawn (a copy): what no player sees (R10.2)."""
+    return state[s.PILE + state[s.PILE_POSITION]:s.PILE + state[s.PILE_END]].copy()
 
 
 def with_other_hidden_facts(state, seed):

@@ -32,7 +32,10 @@ Design
   meanwhile. The page follows by long polling and shows a bot's waiting (the chosen
   pace), loading and thinking time as such. Clicks answer within 100 ms.
 - **Undo** (one person against bots) sets the game up again from its seed, or from the
-  loaded state, and replays the decisions before the person's last one.
+  loaded state, and replays the decisions before the person's last one; then what the
+  person cannot see is dealt anew (`Game.redraw_hidden`, R10.2), since the tiles drawn
+  after the move taken back have been seen. Such a game replays on the server but has
+  no seed-and-moves record.
 - **Bounds.** Unguessable ids and tokens; pydantic bodies (unknown fields refused,
   strict types); request bodies of at most 1 MiB; at most 20 games and replays per client
   address and 200 in all, and 32 open long polls per client address (429 beyond);

@@ -195,6 +195,7 @@ def warm_up() -> None:
     """Play a little of each mode once, so that the engine's compiled kernels are loaded
     (or compiled) before the first click rather than during it."""
     from ..game import Game
+    from ..rng import stream_words
     from ..serialization import game_from_json, replay_record
     from .sessions import legal_choices
     for players, mode in ((1, "dale"), (2, "standard"), (1, "solitary")):
@@ -208,6 +209,7 @@ def warm_up() -> None:
             game.apply(number)
         replay_record(game.record())
         game_from_json(game.to_json())
+        game.redraw_hidden(0, stream_words(0, 1))
     from agents.registry import make_agent  # the built-in agents' kernels too: their first
     game = Game(3, "standard", "2nd", 0)      # move is then a move, not a compilation
     for spec in ("random", "greedy", "dale"):
@@ -458,7 +460,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         session: GameSession = store.get(game_id, "game")
         plain(session)
         store.check_room(_client(request))
-        replay = ReplaySession(session.record(), _client(request), session.labels)
+        replay = ReplaySession.of_game(session, _client(request))
         store.add(replay)
         return {"kind": "replay", "id": replay.id, "total": replay.total}
 
@@ -492,7 +494,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                   edition=payload["edition"], seed=payload["seed"],
                                   seed_chosen=payload["seed_chosen"], seats=seats,
                                   base_state=payload["base_state"], actions=payload["actions"],
-                                  deciders=payload["deciders"], delay_ms=payload["delay_ms"])
+                                  deciders=payload["deciders"],
+                                  redraws=payload.get("redraws", []),
+                                  undos=payload.get("undos", 0), delay_ms=payload["delay_ms"])
             if session.game.to_json() != payload["state"]:
                 store.remove(session.id)
                 raise WebError(422, "the sealed game does not replay to its saved state")
@@ -534,7 +538,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/replays/{replay_id}/record")
     def replay_record_download(replay_id: SessionId):
-        return store.get(replay_id, "replay").record
+        record = store.get(replay_id, "replay").record
+        if record is None:
+            raise WebError(409, "this game has no seed-and-moves record (it began from a "
+                                "loaded state, or an undo dealt its hidden stacks anew): "
+                                "download its state from the game instead")
+        return record
 
     @app.delete("/api/replays/{replay_id}")
     def delete_replay(replay_id: SessionId):

@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .. import action_space as a
 from .. import constants as c
 from .. import state_layout as s
@@ -33,6 +35,7 @@ from ..errors import SuburbiaError
 from ..game import Game
 from ..hex_grid import NUM_CELLS
 from ..render import describe_action, describe_events
+from ..rng import stream_words
 from ..serialization import game_from_json, replay_record
 from ..tile_text import goal_info
 
@@ -223,13 +226,34 @@ class BotStatus:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class Redraw:
+    """An undo's redraw: before decision `at` (0-based), what seat `viewer` cannot see was
+    dealt anew from generator `words` (`Game.redraw_hidden`)."""
+
+    at: int
+    viewer: int
+    words: list[int]
+
+    def to_list(self) -> list:
+        return [self.at, self.viewer, list(self.words)]
+
+    @classmethod
+    def of(cls, entry) -> "Redraw":
+        if isinstance(entry, Redraw):
+            return entry
+        at, viewer, words = entry
+        return cls(int(at), int(viewer), [int(word) for word in words])
+
+
 class GameSession:
     """One game: seats, tokens, decisions, log, bots (see the module docstring)."""
 
     def __init__(self, *, mode: str, players: int, edition: str, seed: int,
                  seed_chosen: bool, seats: list[Seat], client: str, agent_factory,
                  base_state: str | None = None, actions: list[int] | None = None,
-                 deciders: list[int] | None = None, delay_ms: int = 700):
+                 deciders: list[int] | None = None, redraws: list | None = None,
+                 undos: int = 0, delay_ms: int = 700):
         self.id = new_id()
         self.kind = "game"
         self.client = client
@@ -251,14 +275,9 @@ class GameSession:
         self._svg_cache: dict[tuple, str] = {}
         self.board_version = 0  # changes with the game itself, not with the bots' status
         self.closed = False
-        self.game = self._base_game()
-        self.actions: list[int] = []
-        self.deciders: list[int] = []
-        self.log: list[LogEntry] = []
-        for number, decider in zip(actions or [], deciders or []):
-            if self.game.current_player != decider:
-                raise WebError(422, "the saved decisions do not replay")
-            self._apply(number)
+        self.undos = undos
+        self.redraws: list[Redraw] = [Redraw.of(entry) for entry in redraws or []]
+        self._replay(list(actions or []), list(deciders or []))
         self.version = 1
         self._worker = None
         if any(not seat.human for seat in seats):
@@ -301,6 +320,22 @@ class GameSession:
         if self.base_state is not None:
             return game_from_json(self.base_state)
         return Game(self.players, self.mode, self.edition, self.seed)
+
+    def _replay(self, actions: list[int], deciders: list[int]) -> None:
+        """Set the game up again and apply `actions`, with each undo's redraw at its place."""
+        self.game = self._base_game()
+        self.actions, self.deciders, self.log = [], [], []
+        for index, (number, decider) in enumerate(zip(actions, deciders)):
+            self._redraw_at(index)
+            if self.game.current_player != decider:
+                raise WebError(422, "the saved decisions do not replay")
+            self._apply(number)
+        self._redraw_at(len(self.actions))
+
+    def _redraw_at(self, index: int) -> None:
+        for redraw in self.redraws:
+            if redraw.at == index:
+                self.game.redraw_hidden(redraw.viewer, np.array(redraw.words, dtype=np.int32))
 
     def _apply(self, number: int) -> None:
         game = self.game
@@ -348,7 +383,9 @@ class GameSession:
 
     def undo(self, seat: int | None) -> None:
         """Take back this seat's last decision and everything after it: the game is set up
-        again and the decisions before it replayed (the engine decides nothing new)."""
+        again and the decisions before it replayed (the engine decides nothing new). Then
+        what the person cannot see is dealt anew (R10.2, `Game.redraw_hidden`): the tiles
+        drawn after the move, now seen, must tell nothing of the stacks to come."""
         with self.lock:
             if seat is None or len(self.humans) != 1:
                 raise WebError(409, "undo is for one person playing against bots")
@@ -357,11 +394,11 @@ class GameSession:
             if self.game.is_over:
                 raise WebError(409, "the game is over: no undo after the final scoring")
             last = max(index for index, decider in enumerate(self.deciders) if decider == seat)
-            actions = self.actions[:last]
-            self.game = self._base_game()
-            self.actions, self.deciders, self.log = [], [], []
-            for number in actions:
-                self._apply(number)
+            self.undos += 1
+            words = [int(word) for word in stream_words(self.seed, self.undos)]
+            self.redraws = [redraw for redraw in self.redraws if redraw.at < last]
+            self.redraws.append(Redraw(last, seat, words))
+            self._replay(self.actions[:last], self.deciders[:last])
             self.version += 1
             self.board_version += 1
             self.bots.fast_forward = False
@@ -535,6 +572,7 @@ class GameSession:
                 "can_save": viewer is not None and (len(self.humans) <= 1 or game.is_over)
                 or (viewer is None and not self.humans),
                 "can_download": reveal,
+                "has_record": self.base_state is None and not self.redraws,
             }
             if viewer is not None:
                 private = int(s.private_goal(game.state, viewer))
@@ -551,6 +589,10 @@ class GameSession:
             if self.base_state is not None:
                 raise WebError(409, "this game was loaded from a state, not set up from a seed: "
                                     "download its state instead")
+            if self.redraws:
+                raise WebError(409, "an undo dealt the hidden stacks anew (R10.2), so the seed "
+                                    "and the moves no longer replay this game: download its "
+                                    "state, or replay it here")
             return {"format": "suburbia-record", "version": _record_version(),
                     "config": self.game.config.to_dict(), "seed": int(self.seed),
                     "actions": [entry.notation for entry in self.log]}
@@ -563,6 +605,8 @@ class GameSession:
                     "mode": self.mode, "players": self.players, "edition": self.edition,
                     "seed": self.seed, "seed_chosen": self.seed_chosen,
                     "actions": list(self.actions), "deciders": list(self.deciders),
+                    "redraws": [redraw.to_list() for redraw in self.redraws],
+                    "undos": self.undos,
                     "seats": [seat.to_dict() for seat in self.seats],
                     "delay_ms": self.bots.delay_ms}
 
@@ -599,17 +643,15 @@ def final_scores_view(game: Game, labels: dict[int, str]) -> dict:
 # Replays ----------------------------------------------------------------------------------------
 
 class ReplaySession:
-    """A game record replayed once and stepped both ways. Every CHECKPOINT-th position is
-    kept and the others replayed from the one before, so that a replay holds a few dozen
-    states, not one per decision."""
+    """A game replayed once and stepped both ways: a game record, or a game played here
+    (`of_game`, undo's redraws included). Every CHECKPOINT-th position, and the one after
+    each redraw, is kept and the others replayed from the one before, so that a replay
+    holds a few dozen states, not one per decision. `record` is None when no seed-and-moves
+    record replays the game."""
 
     CHECKPOINT = 16
 
     def __init__(self, record: dict, client: str, labels: dict[int, str] | None = None):
-        self.id = new_id()
-        self.kind = "replay"
-        self.client = client
-        self.created = self.last_seen = time.monotonic()
         actions = record.get("actions") if isinstance(record, dict) else None
         if isinstance(actions, list) and len(actions) > MAX_DECISIONS:
             raise WebError(413, f"actions: {len(actions)} decisions; a record holds at most "
@@ -619,24 +661,50 @@ class ReplaySession:
         except SuburbiaError as error:
             raise WebError(422, f"not a replayable game record: {error}") from None
         config = final.config
-        self.record = record
         game = Game(config.players, config.mode, config.edition, int(record["seed"]),
                     config.random_private_goals)
-        self.config = config
-        self.seed = int(record["seed"])
-        self.labels = {seat: (labels or {}).get(seat) or seat_name(config.mode, seat)
+        self._walk(client, labels, record, game, record["actions"], [])
+
+    @classmethod
+    def of_game(cls, session: GameSession, client: str) -> "ReplaySession":
+        """The replay of a game played here, from its setup (a seed or a loaded state)."""
+        with session.lock:
+            try:
+                record = session.record()
+            except WebError:
+                record = None
+            replay = cls.__new__(cls)
+            replay._walk(client, session.labels, record, session._base_game(),
+                         list(session.actions), list(session.redraws))
+        return replay
+
+    def _walk(self, client: str, labels: dict[int, str] | None, record: dict | None,
+              game: Game, moves: list, redraws: list[Redraw]) -> None:
+        self.id = new_id()
+        self.kind = "replay"
+        self.client = client
+        self.created = self.last_seen = time.monotonic()
+        self.record = record
+        self.config = game.config
+        self.seed = game.seed
+        self.labels = {seat: (labels or {}).get(seat) or seat_name(game.config.mode, seat)
                        for seat in range(game.num_seats)}
-        self.checkpoints = [game.state.copy()]
+        self.checkpoints = {0: game.state.copy()}
         self.numbers: list[int] = []
         self.steps: list[dict] = []
-        for number, text in enumerate(record["actions"], start=1):
+        for number, move in enumerate(moves, start=1):
+            for redraw in redraws:
+                if redraw.at == number - 1:
+                    game.redraw_hidden(redraw.viewer, np.array(redraw.words, dtype=np.int32))
+                    self.checkpoints[number - 1] = game.state.copy()
             seat, round_number = game.current_player, game.round
-            action = game.action_number(text)
+            action = game.action_number(move)
             words = describe_action(action, game.state)
+            text = game.action_to_text(action)
             game.apply(action)
             self.numbers.append(action)
             if number % self.CHECKPOINT == 0:
-                self.checkpoints.append(game.state.copy())
+                self.checkpoints[number] = game.state.copy()
             self.steps.append({"n": number, "round": round_number + 1, "seat": seat,
                                "who": self.labels[seat], "action": words, "notation": text,
                                "lines": event_lines(game)})
@@ -647,9 +715,9 @@ class ReplaySession:
         return len(self.steps)
 
     def game_at(self, step: int) -> Game:
-        checkpoint = step // self.CHECKPOINT
+        checkpoint = max(kept for kept in self.checkpoints if kept <= step)
         game = Game.from_state(self.config, self.checkpoints[checkpoint], self.seed)
-        for number in self.numbers[checkpoint * self.CHECKPOINT:step]:
+        for number in self.numbers[checkpoint:step]:
             game.apply(number)
         return game
 
@@ -666,6 +734,7 @@ class ReplaySession:
         for entry in self.steps:
             rounds.setdefault(entry["round"], entry["n"] - 1)
         return {"kind": "replay", "id": self.id, "step": step, "total": self.total,
+                "has_record": self.record is not None,
                 "mode": self.config.mode, "players": self.config.players,
                 "edition": self.config.edition, "seed": self.seed, "svg": svg,
                 "round": game.round + 1, "over": game.is_over,

@@ -22,10 +22,11 @@ import pytest
 
 from agents import make_agent
 from agents.tournament import agent_seed
-from hidden_facts import with_other_hidden_facts
+from hidden_facts import seen_by, undrawn_stacks, with_other_hidden_facts
 from suburbia_env import Game
 from suburbia_env import state_layout as s
 from suburbia_env.cli import main
+from suburbia_env.rng import stream_words
 from suburbia_env.terminal_game import (SCREEN_HEIGHT, SCREEN_WIDTH, TerminalGame,
                                         decision_screen, market_lines)
 from suburbia_env.tile_data import GOALS
@@ -231,7 +232,8 @@ def test_info_says_a_tiles_effects_in_words(what, expected):
 
 def test_undo_takes_back_the_persons_move_and_the_bots_replies():
     """At a table of three (seat 1 the person): the bots of seats 2 and 0 reply to each
-    move; undo goes back to the position before the person's move, replies and all."""
+    move; undo goes back to the position before the person's move, replies and all, as
+    the person saw it, with the unseen stacks dealt anew (R10.2)."""
     specs = {0: "greedy", 2: "random"}
     game = Game(3, seed=11)
     replay_with_bots(game, [], specs)  # the bots' goals, up to the person's first decision
@@ -251,8 +253,29 @@ def test_undo_takes_back_the_persons_move_and_the_bots_replies():
     assert taken_back == [f"Undone: your '{turn}' and the 2 decisions after it.",
                           f"Undone: your '{keep}' and the 2 decisions after it."]
     assert output.count("Nothing to undo: you have taken no decision.") == 2
-    assert np.array_equal(terminal.game.state, before_goal.state)
+    assert np.array_equal(seen_by(terminal.game.state, 1), seen_by(before_goal.state, 1))
     assert terminal.game.history == before_goal.history
+    assert not np.array_equal(undrawn_stacks(terminal.game.state),
+                              undrawn_stacks(before_goal.state))
+    again, _, _ = session(Game(3, seed=11), typed, human=1, specs=specs)
+    assert np.array_equal(again.game.state, terminal.game.state)  # seeded: same redraws
+
+
+def test_undo_never_shows_the_tiles_drawn_after_the_move():
+    """A Dale game (R9.2): the tiles that entered the market after the person's move are
+    seen; after the undo the stacks to come are dealt anew from all unseen tiles, the
+    seeded stream 1 of the game's seed (rng.stream_words)."""
+    game = Game(1, "dale", seed=3)
+    terminal, _, output = session(game, ["keep Builder", "lake 2 @ -1,0", "undo"])
+    assert "Undone: your 'lake 2 @ -1,0'" in output
+    before = Game(1, "dale", seed=3)
+    before.apply("keep Builder")
+    assert np.array_equal(seen_by(terminal.game.state, 0), seen_by(before.state, 0))
+    assert not np.array_equal(undrawn_stacks(terminal.game.state), undrawn_stacks(before.state))
+    expected = before.copy()
+    expected.redraw_hidden(0, stream_words(3, 1))
+    assert np.array_equal(terminal.game.state, expected.state)
+    assert terminal.game.seed is None  # no longer the deal of seed 3
 
 
 def test_undo_then_a_new_move_continues_from_the_earlier_position():
@@ -260,8 +283,9 @@ def test_undo_then_a_new_move_continues_from_the_earlier_position():
     terminal, _, output = session(game, ["keep Builder", "lake 2 @ -1,0", "undo",
                                          "basic park @ -1,0"])
     expected = Game(1, "dale", seed=3)
-    for move in ("keep Builder", "basic park @ -1,0"):
-        expected.apply(move)
+    expected.apply("keep Builder")
+    expected.redraw_hidden(0, stream_words(3, 1))
+    expected.apply("basic park @ -1,0")
     assert terminal.game.history == expected.history
     assert np.array_equal(terminal.game.state, expected.state)
     assert "Undone: your 'lake 2 @ -1,0'." in output
@@ -285,13 +309,15 @@ def test_save_then_resume_continues_the_same_game_with_its_undo(in_tmp):
     status = main(["play", "--resume", "mine.json", "--opponents", "greedy", "--no-board"],
                   stdin=io.StringIO("undo\nsave again.json\nquit\n"), stdout=stdout)
     assert status == 0
-    again = Game.replay(json.loads((in_tmp / "again.json").read_text()))
+    again = Game.from_json((in_tmp / "again.json").read_text())  # a state: see below
     person_moves = [move for seat, move in _seats_of(played_then) if seat == 0]
     assert "Undone: your '" + person_moves[-1] + "'" in stdout.getvalue()
     expected = Game(2, seed=5)
     replay_with_bots(expected, person_moves[:-1], specs)
     assert expected.current_player == 0
-    assert again.history == expected.history
+    expected.redraw_hidden(0, stream_words(5, 1))  # the undo deals the unseen anew (R10.2)
+    assert np.array_equal(again.state, expected.state)
+    assert again.seed is None  # so the file is a state, not a seed-and-moves record
     assert "The game is saved in again.json.\nContinue it with:\n  suburbia play --resume " \
         "again.json --opponents greedy\n" in stdout.getvalue()
 

@@ -3,12 +3,13 @@
 import numpy as np
 import pytest
 
-from hidden_facts import with_other_hidden_facts
+from hidden_facts import seen_by, undrawn_stacks, with_other_hidden_facts
 from random_play import midgame
 from suburbia_env import state_layout as s
+from suburbia_env.errors import ArgumentError, ConfigError
 from suburbia_env.hidden_information import redraw_hidden_information
 from suburbia_env.invariants import check_invariants
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.rng import seed_words, stream_words
 from suburbia_env.state_layout import player_base
 from suburbia_env.setup import stack_sizes
 from suburbia_env.tile_data import GOALS, TILES
@@ -20,16 +21,6 @@ def _words(seed):
     return np.random.default_rng(seed).integers(1, 2**31, size=4).astype(np.int32)
 
 
-def _observation(state, seat):
-    out = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-    encode_observation(state, TILES.table, seat, out)
-    return out
-
-
-def _undrawn(state):
-    return state[s.PILE + state[s.PILE_POSITION]:s.PILE + state[s.PILE_END]]
-
-
 @pytest.mark.parametrize("players,mode", CONFIGURATIONS)
 @pytest.mark.parametrize("decisions", [0, 7, 25])
 def test_redraw_keeps_every_public_fact_and_the_tile_count(players, mode, decisions):
@@ -39,7 +30,7 @@ def test_redraw_keeps_every_public_fact_and_the_tile_count(players, mode, decisi
     redrawn = game.state.copy()
     redraw_hidden_information(redrawn, TILES.table, GOALS.table, viewer, _words(3))
     assert check_invariants(redrawn, TILES.table) == 0
-    np.testing.assert_array_equal(_observation(redrawn, viewer), _observation(game.state, viewer))
+    np.testing.assert_array_equal(seen_by(redrawn, viewer), seen_by(game.state, viewer))
     for field in (s.PILE_POSITION, s.PILE_A_END, s.PILE_B_END, s.PILE_END):
         assert redrawn[field] == game.state[field]
     own = player_base(viewer)
@@ -50,12 +41,12 @@ def test_stack_order_and_composition_are_redrawn_from_the_unseen_tiles():
     """R10.2: the undrawn tiles are a fresh draw from stack + box of each letter."""
     game = midgame(dict(players=1, mode="dale"), 5, 4)
     state = game.state
-    truth = _undrawn(state).copy()
+    truth = undrawn_stacks(state).copy()
     samples = []
     for seed in range(40):
         redrawn = state.copy()
         redraw_hidden_information(redrawn, TILES.table, GOALS.table, 0, _words(seed))
-        samples.append(_undrawn(redrawn).copy())
+        samples.append(undrawn_stacks(redrawn).copy())
     assert any((sample != truth).any() for sample in samples)
     one_more_round = TILES.table.shape[0] - 1
     kinds_seen = set(np.concatenate(samples).tolist())
@@ -130,3 +121,33 @@ def test_the_redraw_does_not_depend_on_the_hidden_facts(decisions):
     redraw_hidden_information(first, TILES.table, GOALS.table, 0, _words(4))
     redraw_hidden_information(second, TILES.table, GOALS.table, 0, _words(4))
     np.testing.assert_array_equal(first, second)
+
+
+def test_game_redraw_hidden_is_the_seeded_redraw_and_forgets_the_seed():
+    """`Game.redraw_hidden` (what an undo calls): the viewer's view is kept, the stacks to
+    come are dealt anew, the same stream gives the same deal, and the game no longer claims
+    to be the deal of its seed (its record would not replay it)."""
+    game = midgame(dict(players=3, mode="standard"), 6, 9)
+    viewer = game.current_player
+    redrawn = game.copy()
+    redrawn.redraw_hidden(viewer, stream_words(6, 1))
+    assert redrawn.seed is None and game.seed is not None
+    np.testing.assert_array_equal(seen_by(redrawn.state, viewer), seen_by(game.state, viewer))
+    assert not np.array_equal(undrawn_stacks(redrawn.state), undrawn_stacks(game.state))
+    by_hand = game.state.copy()
+    redraw_hidden_information(by_hand, TILES.table, GOALS.table, viewer, stream_words(6, 1))
+    np.testing.assert_array_equal(redrawn.state, by_hand)
+    with pytest.raises(ArgumentError, match="player must be a seat"):
+        game.copy().redraw_hidden(3, stream_words(6, 1))
+
+
+def test_stream_words_are_seeded_apart_from_the_setup_and_from_each_other():
+    setup = seed_words(6)[0]
+    streams = [stream_words(6, stream) for stream in range(3)]
+    assert all(not np.array_equal(words, setup) for words in streams)
+    assert not np.array_equal(streams[1], streams[2])
+    np.testing.assert_array_equal(stream_words(6, 2), streams[2])
+    with pytest.raises(ConfigError, match="stream must be a non-negative integer"):
+        stream_words(6, -1)
+    with pytest.raises(ConfigError, match="seed must be a non-negative integer"):
+        stream_words(-6, 1)

@@ -15,6 +15,7 @@ from suburbia_env import NUM_ACTIONS, Game, GameConfig, positions
 from suburbia_env.errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
                                  NotationError, StateFormatError, SuburbiaError, shown)
 from suburbia_env.notation import format_action, parse_action
+from suburbia_env.rng import stream_words
 from suburbia_env.vector_env import SuburbiaVectorEnv
 
 HUGE_DIGITS = "9" * 5000
@@ -135,10 +136,23 @@ def test_huge_seeds_are_seeds():
 def test_seat_queries_refuse_with_argument_error(seat):
     game = _turn_game()
     before = game.copy()
-    for query in (game.player_state, game.private_goal, game.goal_options):
+    for query in (game.player_state, game.private_goal, game.goal_options,
+                  lambda seat: game.redraw_hidden(seat, stream_words(3, 1))):
         with pytest.raises(ArgumentError, match=r"player must be a seat 0\.\.1") as raised:
             query(seat)
         assert_names_the_problem(str(raised.value))
+    _same(before, game)
+
+
+@pytest.mark.parametrize("words", [None, 7, [1, 2, 3], [1.0, 2.0, 3.0, 4.0], "abcd",
+                                   [2**31, 0, 0, 0], np.zeros((2, 2), dtype=np.int32),
+                                   [10**5000, 1, 1, 1]], ids=case_id)
+def test_redraw_hidden_refuses_what_are_not_generator_words(words):
+    game = _turn_game()
+    before = game.copy()
+    with pytest.raises(ArgumentError, match="words must be four int32 generator words") as raised:
+        game.redraw_hidden(0, words)
+    assert_names_the_problem(str(raised.value))
     _same(before, game)
 
 

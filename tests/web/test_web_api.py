@@ -11,6 +11,7 @@ import random
 import time
 import warnings
 
+import numpy as np
 import pytest
 
 pytest.importorskip("fastapi")
@@ -18,9 +19,11 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
+from hidden_facts import undrawn_stacks
 from repository import REPO
 from suburbia_env import Game
 from suburbia_env import state_layout as s
+from suburbia_env.rng import stream_words
 from suburbia_env.tile_data import GOALS, TILES
 from suburbia_env.web import Settings, create_app
 from suburbia_env.web.sessions import Limits
@@ -278,6 +281,57 @@ def test_undo_takes_back_the_persons_last_decision_and_the_bots_after_it(client)
     fresh = new_game(client, players=2, seats=[{"kind": "person"}, {"kind": "agent", "agent": "random"}])
     assert client.post(f"/api/games/{fresh['id']}/undo",
                        headers=headers(fresh["token"])).status_code in (409,)
+
+
+def test_undo_deals_the_unseen_anew_and_the_game_replays_here_not_from_its_seed(client):
+    """After an undo the person has seen the tiles drawn after the move taken back; what
+    he cannot see is dealt anew (R10.2) from the seed's stream 1 (rng.stream_words), so
+    the stacks to come are not the ones he saw. The game then has no seed-and-moves record,
+    but replays here to its final position, and a sealed save keeps the redraw."""
+    created = new_game(client, mode="dale", players=1, seats=[{"kind": "person"}])
+    game_id, token = created["id"], created["token"]
+    rng = random.Random(4)
+    view = client.get(f"/api/games/{game_id}", headers=headers(token)).json()
+    played = []
+    for _ in range(3):
+        played.append(any_action(view, rng))
+        view = client.post(f"/api/games/{game_id}/actions", headers=headers(token),
+                           json={"action": played[-1]}).json()
+    undone = client.post(f"/api/games/{game_id}/undo", headers=headers(token))
+    assert undone.status_code == 200
+    played.pop()
+    expected = Game(1, "dale", "2nd", SEED)
+    for number in played:
+        expected.apply(number)
+    original_order = undrawn_stacks(expected.state)
+    expected.redraw_hidden(0, stream_words(SEED, 1))
+    assert not np.array_equal(undrawn_stacks(expected.state), original_order)
+    saved = client.post(f"/api/games/{game_id}/save", headers=headers(token)).json()
+    view = undone.json()
+    while not view["over"]:
+        number = any_action(view, rng)
+        expected.apply(number)
+        view = client.post(f"/api/games/{game_id}/actions", headers=headers(token),
+                           json={"action": number}).json()
+    assert expected.is_over
+    assert client.get(f"/api/games/{game_id}/state").text == expected.to_json()
+    refused = client.get(f"/api/games/{game_id}/record")
+    assert refused.status_code == 409 and "undo" in refused.json()["error"]
+    replay = client.post(f"/api/games/{game_id}/replay")
+    assert replay.status_code == 201
+    replay_id, total = replay.json()["id"], replay.json()["total"]
+    assert total == len(expected.history)
+    last = client.get(f"/api/replays/{replay_id}?step={total}").json()
+    assert last["over"] and last["scores"] == view["scores"]
+    assert last["this_step"]["notation"] == expected.history[-1]
+    assert client.get(f"/api/replays/{replay_id}/record").status_code == 409
+    assert not view["has_record"] and not last["has_record"]  # the page hides its buttons
+    # the sealed save made after the undo continues with the same redrawn stacks
+    loaded = client.post("/api/load", json={"file": saved})
+    assert loaded.status_code == 201  # the server replays it, redraw included, to its state
+    loaded = loaded.json()
+    again = client.get(f"/api/games/{loaded['id']}", headers=headers(loaded["token"])).json()
+    assert again["svg"] == undone.json()["svg"]
 
 
 # Validation -------------------------------------------------------------------------------------

@@ -431,7 +431,7 @@ function renderTools() {
   const v = S.view;
   $("undo").hidden = !v.can_undo;
   $("save").hidden = !v.can_save || v.over;
-  $("download-record").hidden = !v.can_download;
+  $("download-record").hidden = !v.can_download || !v.has_record;
   $("download-state").hidden = !v.can_download;
   $("to-replay").hidden = !v.over;
   $("bots").hidden = !v.bots.present || v.over;
@@ -517,10 +517,11 @@ async function showStep(step) {
     }
     const current = view.rounds.filter((r) => r.step <= Math.max(0, view.step - 1)).pop();
     if (current) rounds.value = String(current.step);
+    $("r-download").hidden = !view.has_record;
     const info = view.this_step;
     $("r-step").innerHTML = info
       ? `<h2 id="r-action">Step ${info.n}: round ${info.round}, ${escapeHtml(info.who)} ${escapeHtml(info.action)}</h2><p class="notation">${escapeHtml(info.notation)}</p><ul>${info.lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul>`
-      : `<h2 id="r-action">The setup (${escapeHtml(view.mode)}, ${view.players} player(s), edition ${escapeHtml(view.edition)}, seed ${view.seed})</h2>` +
+      : `<h2 id="r-action">The setup (${escapeHtml(view.mode)}, ${view.players} player(s), edition ${escapeHtml(view.edition)}, ${view.seed === null ? "from a loaded state" : `seed ${view.seed}`})</h2>` +
         (view.next_step ? `<p class="hint">Next: ${escapeHtml(view.next_step.who)} ${escapeHtml(view.next_step.action)}</p>` : "");
     $("r-scores").hidden = !view.scores;
     if (view.scores) $("r-scores").innerHTML = scoresTable(view.scores);

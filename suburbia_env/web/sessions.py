@@ -25,8 +25,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from .. import action_space as a
 from .. import constants as c
 from .. import state_layout as s
@@ -238,6 +236,9 @@ class Redraw:
     def to_list(self) -> list:
         return [self.at, self.viewer, list(self.words)]
 
+    def apply(self, game: Game) -> None:
+        game.redraw_hidden(self.viewer, self.words)
+
     @classmethod
     def of(cls, entry) -> "Redraw":
         if isinstance(entry, Redraw):
@@ -335,7 +336,7 @@ class GameSession:
     def _redraw_at(self, index: int) -> None:
         for redraw in self.redraws:
             if redraw.at == index:
-                self.game.redraw_hidden(redraw.viewer, np.array(redraw.words, dtype=np.int32))
+                redraw.apply(self.game)
 
     def _apply(self, number: int) -> None:
         game = self.game
@@ -572,7 +573,7 @@ class GameSession:
                 "can_save": viewer is not None and (len(self.humans) <= 1 or game.is_over)
                 or (viewer is None and not self.humans),
                 "can_download": reveal,
-                "has_record": self.base_state is None and not self.redraws,
+                "has_record": self.has_record,
             }
             if viewer is not None:
                 private = int(s.private_goal(game.state, viewer))
@@ -583,13 +584,19 @@ class GameSession:
                                             s.goal_options(game.state, viewer)]
             return view
 
+    @property
+    def has_record(self) -> bool:
+        """Whether the seed and the moves replay this game: not after a loaded state or an
+        undo's redraw."""
+        return self.base_state is None and not self.redraws
+
     def record(self) -> dict:
         """The game record (seed and actions); only offered when nothing is hidden."""
         with self.lock:
             if self.base_state is not None:
                 raise WebError(409, "this game was loaded from a state, not set up from a seed: "
                                     "download its state instead")
-            if self.redraws:
+            if not self.has_record:
                 raise WebError(409, "an undo dealt the hidden stacks anew (R10.2), so the seed "
                                     "and the moves no longer replay this game: download its "
                                     "state, or replay it here")
@@ -669,10 +676,7 @@ class ReplaySession:
     def of_game(cls, session: GameSession, client: str) -> "ReplaySession":
         """The replay of a game played here, from its setup (a seed or a loaded state)."""
         with session.lock:
-            try:
-                record = session.record()
-            except WebError:
-                record = None
+            record = session.record() if session.has_record else None
             replay = cls.__new__(cls)
             replay._walk(client, session.labels, record, session._base_game(),
                          list(session.actions), list(session.redraws))
@@ -695,7 +699,7 @@ class ReplaySession:
         for number, move in enumerate(moves, start=1):
             for redraw in redraws:
                 if redraw.at == number - 1:
-                    game.redraw_hidden(redraw.viewer, np.array(redraw.words, dtype=np.int32))
+                    redraw.apply(game)
                     self.checkpoints[number - 1] = game.state.copy()
             seat, round_number = game.current_player, game.round
             action = game.action_number(move)

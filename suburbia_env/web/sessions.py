@@ -564,7 +564,8 @@ class GameSession:
                 "goal_options": None, "private_goal": None,
                 "log": [entry.for_viewer(viewer, reveal, self.labels.get(entry.seat, "?"))
                         for entry in entries],
-                "log_from": len(self.log) - len(entries), "log_total": len(self.log),
+                "log_since": log_since, "log_from": len(self.log) - len(entries),
+                "log_total": len(self.log),
                 "bots": {"delay_ms": bots.delay_ms, "paused": bots.paused,
                          "fast_forward": bots.fast_forward, "thinking": thinking,
                          "error": bots.error, "present": any(not x.human for x in self.seats)},

@@ -276,6 +276,15 @@ def test_undo_takes_back_the_persons_last_decision_and_the_bots_after_it(client)
     undone = client.post(f"/api/games/{game_id}/undo", headers=headers(token)).json()
     assert undone["log_total"] == before["log_total"]
     assert undone["legal"] == before["legal"] and undone["svg"] == before["svg"]
+    # a page that asks for the log past its shortened end is told where the answer starts
+    # (what it asked, clamped), so it can tell a late answer from one it must join
+    asked = view["log_total"]
+    late = client.get(f"/api/games/{game_id}?log_since={asked}", headers=headers(token)).json()
+    assert (late["log_since"], late["log_from"], late["log"]) == (before["log_total"],) * 2 + ([],)
+    since = before["log_total"] - 1
+    part = client.get(f"/api/games/{game_id}?log_since={since}", headers=headers(token)).json()
+    assert (part["log_since"], part["log_from"]) == (since, since)
+    assert [entry["n"] for entry in part["log"]] == [before["log_total"]]
     # a watcher cannot undo, nor can a person with nothing to undo
     assert client.post(f"/api/games/{game_id}/undo").status_code == 409
     fresh = new_game(client, players=2, seats=[{"kind": "person"}, {"kind": "agent", "agent": "random"}])

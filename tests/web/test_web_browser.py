@@ -251,6 +251,12 @@ def test_save_and_reload(page, server, tmp_path, browser):
     assert other.locator("#board g.seat[data-seat='0'] text").nth(1).text_content() == before_stats
     assert other.locator("#log > li").count() == before_log
     shot(other, tmp_path, "web-reloaded")
+    # the long poll, woken by the undo, answers before the undo's own answer (a race CI met
+    # once): hold the undo's answer back so the page must join the log from the poll's
+    other.evaluate("""() => { const fetchNow = window.fetch; window.fetch = async (url, options) => {
+        const response = await fetchNow(url, options);
+        if (String(url).endsWith('/undo')) await new Promise((r) => setTimeout(r, 1500));
+        return response; }; }""")
     other.click("#undo")  # the reloaded game keeps its decisions: undo works
     other.wait_for_function(f"document.querySelectorAll('#log > li').length === {before_log - 1}")
     assert my_turn(other)

@@ -174,7 +174,7 @@ async function openGame(id) {
 async function pollLoop(gen) {
   while (gen === S.gen) {
     try {
-      const view = await api("GET", `/api/games/${S.game}?since_version=${S.version}&log_since=${S.log.length}`);
+      const view = await api("GET", `/api/games/${S.game}?since_version=${S.version}&log_since=${logHeld()}`);
       if (gen !== S.gen) return;
       render(view);
     } catch (error) {
@@ -186,6 +186,26 @@ async function pollLoop(gen) {
   }
 }
 
+function logHeld() { return S.log.length ? S.log[S.log.length - 1].n : 0; }
+
+function mergeLog(view) {
+  // A view carries log entries log_from+1 .. log_total (an undo may have shortened the log).
+  // An answer to an older request (a long poll woken by our own undo) can start past what
+  // we hold: fetch the missing entries then. When the server sent only its last entries
+  // for the very request, the older ones are dropped from the page.
+  const held = logHeld();
+  if (view.log_from > held && view.log_since !== held) { fillLog(); return false; }
+  const kept = view.log_from > held ? [] : S.log.filter((entry) => entry.n <= view.log_from);
+  const changed = view.log.length > 0 || kept.length !== S.log.length;
+  S.log = kept.concat(view.log);
+  return changed;
+}
+
+async function fillLog() {
+  try { render(await api("GET", `/api/games/${S.game}?log_since=${logHeld()}`)); }
+  catch (error) { say(error.message, true); }
+}
+
 function tileOf(kind) { return S.tiles[Number(kind)]; }
 
 function render(view) {
@@ -193,12 +213,10 @@ function render(view) {
   const changed = view.version !== S.version;
   S.view = view; S.version = view.version; S.received = performance.now();
   if (changed) {
-    if (view.log_from < S.log.length || view.log_total < S.log.length) S.log = S.log.slice(0, view.log_from);
-    for (const entry of view.log) if (entry.n > S.log.length) S.log.push(entry);
     $("board").innerHTML = view.svg;
     if (!view.legal) S.selection = null;
-    renderLog();
   }
+  if (mergeLog(view)) renderLog();
   renderStatus();
   renderDecision();
   markBoard();
@@ -355,7 +373,7 @@ function select(selection) {
 async function play(number) {
   S.clickStart = performance.now();
   try {
-    const view = await api("POST", `/api/games/${S.game}/actions?log_since=${S.log.length}`, {action: Number(number), version: S.version});
+    const view = await api("POST", `/api/games/${S.game}/actions?log_since=${logHeld()}`, {action: Number(number), version: S.version});
     S.selection = null;
     render(view);
   } catch (error) {
@@ -453,7 +471,7 @@ async function botControl(body) {
 
 async function undo() {
   S.clickStart = performance.now();
-  try { S.selection = null; S.version = -1; S.log = []; render(await api("POST", `/api/games/${S.game}/undo`)); say("Your last move was taken back."); }
+  try { S.selection = null; S.version = -1; render(await api("POST", `/api/games/${S.game}/undo`)); say("Your last move was taken back."); }
   catch (error) { S.clickStart = null; say(error.message, true); }
 }
 

@@ -19,7 +19,8 @@ spec                           agent
                                its critic at its own next decision (every mode)
 ``ppo-rollout:PATH,K,S,W,O``   either with K candidates, S redraws, prior weight W and
 ``ppo-search:PATH,K,S,W,O``    O playing the other seats inside the search: model
-                               (default), greedy, dale or random (SEARCH_DEFAULTS below)
+                               (default), greedy, dale, random or mixed (the model
+                               in half the redraws, greedy in the others)
 ``ppo:pickle:PATH.zip`` ...    any ppo spec with ``pickle:`` before the path: a pickled
                                stable-baselines3 zip is allowed, which runs code stored
                                in the file (trusted files only; a warning is shown)
@@ -82,7 +83,7 @@ MAX_SEARCH_TRIALS = 4096
 observation and a mask, about 46 kB)."""
 
 
-ROLLOUT_OPPONENTS = ("model", "greedy", "dale", "random")
+ROLLOUT_OPPONENTS = ("model", "greedy", "dale", "random", "mixed")
 """Who plays the other seats inside a search agent's trials (value_search.py)."""
 
 

@@ -7,8 +7,9 @@ More Round, and the other players' private and returned goals. The same redraws 
 every candidate, and they depend only on public facts, the player's own goals and the
 agent's generator, never on the true hidden facts. Inside a trial every other seat is
 played by the model itself, from that seat's own observation (the observation is always
-the acting seat's view), or by a given agent (`opponent`, e.g. "greedy"); against Dale
-his turns are the engine's (R9.2). Two evaluations:
+the acting seat's view), or by a given agent (`opponent`, e.g. "greedy"), or ("mixed") by
+the model in the even redraws and the greedy player in the odd ones, for a player who
+does not know which kind it faces; against Dale his turns are the engine's (R9.2). Two evaluations:
 
 - "rollout" (the default, spec ``ppo-rollout:PATH``): every trial is played to the end,
   each move the acting seat's most probable legal action, all trials batched through
@@ -49,6 +50,8 @@ from .ppo_agent import PPOAgent
 
 EVALUATIONS = ("critic", "rollout")
 MODEL_OPPONENT = "model"
+MIXED_OPPONENT = "mixed"
+"""The model in the even redraws, the greedy player in the odd ones (module docstring)."""
 
 
 @njit(cache=True)
@@ -121,9 +124,10 @@ class ValueSearchAgent(Agent):
             raise ConfigError(f"unknown evaluation {evaluation!r}: use one of {EVALUATIONS}")
         self.policy_agent = PPOAgent(path, allow_pickle=allow_pickle)
         self.opponent = opponent
+        self.mixed = opponent == MIXED_OPPONENT
         if isinstance(opponent, str) and opponent != MODEL_OPPONENT:
             from .registry import make_agent
-            self.opponent = make_agent(opponent, seed=seed)
+            self.opponent = make_agent("greedy" if self.mixed else opponent, seed=seed)
         self.path = self.policy_agent.path
         self.candidates = int(candidates)
         self.samples = int(samples)
@@ -143,6 +147,7 @@ class ValueSearchAgent(Agent):
         self._seats = np.zeros(rows, dtype=np.int32)
         self._rewards = np.zeros(rows, dtype=np.float64)
         self._margins = np.zeros(rows, dtype=np.float64)
+        self._by_opponent = np.zeros(rows, dtype=np.bool_)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -176,6 +181,10 @@ class ValueSearchAgent(Agent):
         start_trials(state, TILES.table, GOALS.table, TILES.basic_kinds, candidates,
                      self.samples, self._rng_words(), self._trial_states)
         running = self._running[:rows]
+        if self.mixed:  # trial row = redraw x candidates + candidate
+            self._by_opponent[:rows] = np.arange(rows) // candidates.size % 2 == 1
+        else:
+            self._by_opponent[:rows] = isinstance(self.opponent, Agent)
         self._write_trial_outputs(rows)
         if self.evaluation == "critic":
             self._play_trials(rows, player, until_player=True)
@@ -207,12 +216,13 @@ class ValueSearchAgent(Agent):
                       self._observations, self._masks, self._running, self._seats)
 
     def _trial_actions(self, rows: int, moving: np.ndarray, player: int) -> np.ndarray:
-        """The move of every trial `moving` marks: the model's, or the given opponent
-        agent's for the other seats."""
+        """The move of every trial `moving` marks: the model's, or the opponent agent's
+        for the other seats in the trials it plays."""
         by_model = moving.copy()
         actions = np.zeros(rows, dtype=np.int32)
         if isinstance(self.opponent, Agent):
-            for row in np.flatnonzero(moving & (self._seats[:rows] != player)):
+            others = moving & (self._seats[:rows] != player) & self._by_opponent[:rows]
+            for row in np.flatnonzero(others):
                 view = Game.view(self._config, self._trial_states[row])
                 actions[row] = view.action_number(self.opponent.act(view))
                 by_model[row] = False
@@ -252,4 +262,9 @@ class ValueSearchAgent(Agent):
         return (f"ValueSearchAgent(path={str(self.path)!r}, candidates={self.candidates}, "
                 f"samples={self.samples}, prior_weight={self.prior_weight}, "
                 f"evaluation={self.evaluation!r}, reward={self.reward!r}, "
-                f"opponent={getattr(self.opponent, 'name', self.opponent)!r})")
+                f"opponent={self.opponent_name!r})")
+
+    @property
+    def opponent_name(self) -> str:
+        """Who plays the other seats inside the trials, as a spec's O names it."""
+        return MIXED_OPPONENT if self.mixed else getattr(self.opponent, "name", self.opponent)

@@ -181,7 +181,7 @@ def _observation(game):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("evaluation,opponent", [("rollout", "model"), ("critic", "model"),
-                                                 ("rollout", "greedy")])
+                                                 ("rollout", "greedy"), ("rollout", "mixed")])
 def test_hidden_facts_of_standard_games_do_not_change_the_search(players, evaluation,
                                                                  opponent):
     """R10.2 at 2, 3 and 4 players: with the search's own random stream fixed (reset to
@@ -212,6 +212,28 @@ def test_hidden_facts_of_standard_games_do_not_change_the_search(players, evalua
     assert any(changed["kept goals"] for changed in changes)
     assert any(changed["one more round"] for changed in changes)
     assert values_moved_by_own_seed >= 1
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_mixed_opponent_is_the_model_in_even_redraws_and_greedy_in_odd_ones(players):
+    """`mixed` values a candidate by the model playing the other seats in redraw 0 and the
+    greedy player in redraw 1: its mean over two redraws is (model's redraw 0 + greedy's
+    redraw 1) / 2, each read off searches with one and two redraws on the same stream."""
+    game = _standard_position(players, 50 + players, 2 * players + 3)
+    candidates = np.flatnonzero(game.legal_action_mask())[:3].astype(np.int32)
+
+    def values(opponent, samples):
+        agent = ValueSearchAgent(BASELINE, candidates=3, samples=samples, opponent=opponent)
+        agent.act(game)
+        agent.reset(9)
+        return agent.candidate_values(game.state, candidates)
+
+    model_0, greedy_0 = values("model", 1), values("greedy", 1)
+    greedy_1 = 2 * values("greedy", 2) - greedy_0
+    assert np.array_equal(values("mixed", 1), model_0)
+    assert np.allclose(values("mixed", 2), (model_0 + greedy_1) / 2)
+    assert not np.allclose(model_0, greedy_0)  # the two opponents play differently here
+    assert make_agent(f"ppo-rollout:{BASELINE},2,2,0,mixed").opponent_name == "mixed"
 
 
 def test_a_tournament_seats_the_search_in_a_standard_game():

@@ -9,7 +9,8 @@ agent's generator, never on the true hidden facts. Inside a trial every other se
 played by the model itself, from that seat's own observation (the observation is always
 the acting seat's view), or by a given agent (`opponent`, e.g. "greedy"), or ("mixed") by
 the model in the even redraws and the greedy player in the odd ones, for a player who
-does not know which kind it faces; against Dale his turns are the engine's (R9.2). Two evaluations:
+does not know which kind it faces; against Dale his turns are the engine's (R9.2). Two
+evaluations:
 
 - "rollout" (the default, spec ``ppo-rollout:PATH``): every trial is played to the end,
   each move the acting seat's most probable legal action, all trials batched through

@@ -37,6 +37,12 @@ class Agent(ABC):
     def act(self, game: Game) -> int:
         """A legal action number (or a line of notation) for the game's current player."""
 
+    def observe(self, game: Game, action: int, seat: int) -> None:
+        """Shown every move of the other seats before it is played: `game` before the
+        move, its `action` number, and `seat`, the observer's own seat. An agent that
+        learns from what it sees (its view only, R10.2) overrides it; the tournament
+        runner calls it, for agents that override it, on a game it must not change."""
+
     def act_on_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
         raise TypeError(f"{self.name} decides from a game, not from an observation")
 

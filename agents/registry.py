@@ -19,8 +19,10 @@ spec                           agent
                                its critic at its own next decision (every mode)
 ``ppo-rollout:PATH,K,S,W,O``   either with K candidates, S redraws, prior weight W and
 ``ppo-search:PATH,K,S,W,O``    O playing the other seats inside the search: model
-                               (default), greedy, dale, random or mixed (the model
-                               in half the redraws, greedy in the others)
+                               (default), greedy, dale, random, mixed (the model
+                               in half the redraws, greedy in the others) or
+                               inferred (greedy's share of each seat follows the
+                               moves seen in the game, value_search.py)
 ``ppo:pickle:PATH.zip`` ...    any ppo spec with ``pickle:`` before the path: a pickled
                                stable-baselines3 zip is allowed, which runs code stored
                                in the file (trusted files only; a warning is shown)
@@ -83,7 +85,7 @@ MAX_SEARCH_TRIALS = 4096
 observation and a mask, about 46 kB)."""
 
 
-ROLLOUT_OPPONENTS = ("model", "greedy", "dale", "random", "mixed")
+ROLLOUT_OPPONENTS = ("model", "greedy", "dale", "random", "mixed", "inferred")
 """Who plays the other seats inside a search agent's trials (value_search.py)."""
 
 

@@ -34,6 +34,9 @@ a move still running at the limit is interrupted (code in Python is stopped at o
 compiled code when it returns to Python); elsewhere the move is measured when it
 returns. A move that never returns cannot be stopped and holds up its worker.
 
+Before a move is played, every other seat's agent that overrides ``observe`` (agents/base.py)
+is shown it; one that raises there or changes the game forfeits in the same way.
+
 Per agent the summary gives games, win rate with its 95% Wilson interval (a shared win
 counts 1/winners, R8.3), mean and median final population, mean margin (own final
 population minus the best other seat's), OpenSkill Plackett-Luce ratings ranked by
@@ -68,6 +71,7 @@ from suburbia_env import state_layout as s
 from suburbia_env.errors import ConfigError, SuburbiaError, shown
 from suburbia_env.scoring import LADDER, ladder_rank
 
+from .base import Agent
 from .registry import AGENT_SPECS, agent_name, allow_pickle_in_spec, make_agent
 from .statistics import wilson_interval
 
@@ -336,13 +340,40 @@ def _play(task: GameTask, game: Game, agents: dict) -> tuple[int, str] | None:
         timed.add(seat)
         if problem is None:
             try:
-                game.apply(action)
-                continue
+                number = game.action_number(action)
+                if not game.is_legal(number):
+                    game.apply(number)  # raises, naming why
             except SuburbiaError as error:
                 problem = f"answered an illegal action {shown(action)}: {error}"
+        if problem is None:
+            observer, problem = _show_move(game, number, agents)
+            if observer is None:
+                game.apply(number)
+                continue
+            seat = observer
         return seat, (f"at the game's decision {len(game.history) + 1} (round "
                       f"{game.round + 1}): {problem}")
     return None
+
+
+def _show_move(game: Game, action: int, agents: dict) -> tuple[int | None, str | None]:
+    """Call `observe` of the other seats' agents that override it (agents/base.py); (seat,
+    why) for the first one that raises or changes the game, else (None, None)."""
+    mover = game.current_player
+    for seat, agent in agents.items():
+        observe = getattr(type(agent), "observe", None)
+        if seat == mover or observe is None or observe is Agent.observe:
+            continue
+        state, decisions = game.state.copy(), len(game.history)
+        try:
+            agent.observe(game, action, seat)
+        except Exception as error:
+            return seat, f"observe raised {_error_text(error)}"
+        if len(game.history) != decisions or not np.array_equal(game.state, state):
+            game.state[:] = state
+            del game.history[decisions:]
+            return seat, "changed the game it was shown in observe (use game.copy())"
+    return None, None
 
 
 def play_game(task: GameTask, cache: dict | None = None, sources: dict | None = None) -> dict:

@@ -7,10 +7,11 @@ More Round, and the other players' private and returned goals. The same redraws 
 every candidate, and they depend only on public facts, the player's own goals and the
 agent's generator, never on the true hidden facts. Inside a trial every other seat is
 played by the model itself, from that seat's own observation (the observation is always
-the acting seat's view), or by a given agent (`opponent`, e.g. "greedy"), or ("mixed") by
-the model in the even redraws and the greedy player in the odd ones, for a player who
-does not know which kind it faces; against Dale his turns are the engine's (R9.2). Two
-evaluations:
+the acting seat's view), or by a given agent (`opponent`, e.g. "greedy"), or by the model
+in some redraws and the greedy player in the others, for a player who does not know which
+kind it faces: "mixed" gives each kind half the redraws; "inferred" gives the greedy
+player a share for each seat that follows the moves seen (`observe`, below). Against
+Dale his turns are the engine's (R9.2). Two evaluations:
 
 - "rollout" (the default, spec ``ppo-rollout:PATH``): every trial is played to the end,
   each move the acting seat's most probable legal action, all trials batched through
@@ -24,6 +25,16 @@ evaluations:
 The agent plays the candidate with the best mean value over the redraws plus
 `prior_weight` times the log of its policy probability. The redraws come from the
 agent's own generator, reseeded by `reset(seed)`.
+
+Opponent inference ("inferred"). Shown another seat's turn (`observe`, called by the
+tournament runner), the agent redraws what it cannot see, from a second generator of its
+own, and asks which of greedy and the model, playing that seat, would have made the move
+seen. Where they differ, the seat's log odds of being greedy move by the log of the
+likelihood ratio, each kind taken to play its own choice with probability
+1 - GUESS_ERROR. The greedy share of a seat is the odds' probability; the greedy player
+takes round(share x redraws) of them (half rounded down), odd redraws first, so that
+before any evidence it plays as "mixed". The goal choice (R3.6) is never used: it is
+hidden. Where no runner shows the moves (the web page, a bare `act`), it stays "mixed".
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ import numpy as np
 from numba import njit
 
 from suburbia_env import Game
+from suburbia_env import constants as c
 from suburbia_env import state_layout as s
 from suburbia_env.action_space import NUM_ACTIONS
 from suburbia_env.env_core import REWARD_MARGIN, REWARD_NAMES, final_reward
@@ -53,6 +65,11 @@ EVALUATIONS = ("critic", "rollout")
 MODEL_OPPONENT = "model"
 MIXED_OPPONENT = "mixed"
 """The model in the even redraws, the greedy player in the odd ones (module docstring)."""
+INFERRED_OPPONENT = "inferred"
+"""The greedy player in a share of the redraws that each seat's moves set (module
+docstring)."""
+GUESS_ERROR = 0.25
+"""How often a greedy or model player is taken to make a move other than its own choice."""
 
 
 @njit(cache=True)
@@ -125,7 +142,8 @@ class ValueSearchAgent(Agent):
             raise ConfigError(f"unknown evaluation {evaluation!r}: use one of {EVALUATIONS}")
         self.policy_agent = PPOAgent(path, allow_pickle=allow_pickle)
         self.opponent = opponent
-        self.mixed = opponent == MIXED_OPPONENT
+        self.mixed = opponent in (MIXED_OPPONENT, INFERRED_OPPONENT)
+        self.inferred = opponent == INFERRED_OPPONENT
         if isinstance(opponent, str) and opponent != MODEL_OPPONENT:
             from .registry import make_agent
             self.opponent = make_agent("greedy" if self.mixed else opponent, seed=seed)
@@ -139,6 +157,8 @@ class ValueSearchAgent(Agent):
         self._reward_scheme = REWARD_NAMES.index(reward)
         self._gamma = float(self.policy_agent.model.gamma)
         self._generator = np.random.default_rng(seed)
+        self._observing_generator = np.random.default_rng(_observing_seed(seed))
+        self.greedy_log_odds = np.zeros(c.MAX_PLAYERS)
         rows = self.candidates * self.samples
         self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
         self._trial_states = np.zeros((rows, s.STATE_SIZE), dtype=np.int32)
@@ -148,16 +168,60 @@ class ValueSearchAgent(Agent):
         self._seats = np.zeros(rows, dtype=np.int32)
         self._rewards = np.zeros(rows, dtype=np.float64)
         self._margins = np.zeros(rows, dtype=np.float64)
-        self._by_opponent = np.zeros(rows, dtype=np.bool_)
+        self._by_opponent = np.zeros((rows, c.MAX_PLAYERS), dtype=np.bool_)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self._generator = np.random.default_rng(seed)
+            self._observing_generator = np.random.default_rng(_observing_seed(seed))
+        self.greedy_log_odds[:] = 0.0
         if isinstance(self.opponent, Agent):
             self.opponent.reset(seed)
 
-    def _rng_words(self) -> np.ndarray:
-        return self._generator.integers(1, 2**31, size=4, dtype=np.int64).astype(np.int32)
+    def _rng_words(self, generator: np.random.Generator | None = None) -> np.ndarray:
+        generator = self._generator if generator is None else generator
+        return generator.integers(1, 2**31, size=4, dtype=np.int64).astype(np.int32)
+
+    def observe(self, game: Game, action: int, seat: int) -> None:
+        """Weigh another seat's turn as evidence of who plays it ("inferred", module
+        docstring); `seat` is this agent's, whose view alone is used (R10.2)."""
+        if not self.inferred or game.pending_decision in ("keep_goal", "none"):
+            return
+        mover = game.current_player
+        view = game.copy()
+        view.redraw_hidden(seat, self._rng_words(self._observing_generator))
+        mask = view.legal_action_mask()
+        legal = int(mask.sum())
+        if legal < 2:
+            return
+        greedy_choice = view.action_number(self.opponent.act(view))
+        encode_observation(view.state, TILES.table, mover, self._observation)
+        model_choice = int(np.argmax(self.policy_agent.action_probabilities(
+            self._model_input(self._observation, mask), mask)))
+        if greedy_choice == model_choice:
+            return
+
+        def likelihood(choice: int) -> float:
+            return 1.0 - GUESS_ERROR if action == choice else GUESS_ERROR / (legal - 1)
+
+        self.greedy_log_odds[mover] += np.log(likelihood(greedy_choice) /
+                                              likelihood(model_choice))
+
+    def greedy_shares(self) -> np.ndarray:
+        """Per seat, the share of the redraws the greedy player plays it in (module
+        docstring): 0 for "model", 1 for a given agent, 1/2 for "mixed"."""
+        if self.mixed:
+            return 1.0 / (1.0 + np.exp(-self.greedy_log_odds))
+        return np.full(c.MAX_PLAYERS, float(isinstance(self.opponent, Agent)))
+
+    def _greedy_redraws(self) -> np.ndarray:
+        """bool[samples, MAX_PLAYERS]: in which redraws each seat is played by the opponent
+        agent, taking round(share x samples) redraws, odd ones first (module docstring)."""
+        order = np.concatenate([np.arange(1, self.samples, 2), np.arange(0, self.samples, 2)])
+        counts = np.ceil(self.greedy_shares() * self.samples - 0.5).astype(np.int64)
+        rank = np.empty(self.samples, dtype=np.int64)
+        rank[order] = np.arange(self.samples)
+        return rank[:, None] < counts[None, :]
 
     def act(self, game: Game) -> int:
         state = game.state
@@ -182,10 +246,8 @@ class ValueSearchAgent(Agent):
         start_trials(state, TILES.table, GOALS.table, TILES.basic_kinds, candidates,
                      self.samples, self._rng_words(), self._trial_states)
         running = self._running[:rows]
-        if self.mixed:  # trial row = redraw x candidates + candidate
-            self._by_opponent[:rows] = np.arange(rows) // candidates.size % 2 == 1
-        else:
-            self._by_opponent[:rows] = isinstance(self.opponent, Agent)
+        # trial row = redraw x candidates + candidate
+        self._by_opponent[:rows] = np.repeat(self._greedy_redraws(), candidates.size, axis=0)
         self._write_trial_outputs(rows)
         if self.evaluation == "critic":
             self._play_trials(rows, player, until_player=True)
@@ -222,7 +284,9 @@ class ValueSearchAgent(Agent):
         by_model = moving.copy()
         actions = np.zeros(rows, dtype=np.int32)
         if isinstance(self.opponent, Agent):
-            others = moving & (self._seats[:rows] != player) & self._by_opponent[:rows]
+            seats = np.maximum(self._seats[:rows], 0)
+            others = (moving & (self._seats[:rows] != player)
+                      & self._by_opponent[np.arange(rows), seats])
             for row in np.flatnonzero(others):
                 view = Game.view(self._config, self._trial_states[row])
                 actions[row] = view.action_number(self.opponent.act(view))
@@ -268,4 +332,11 @@ class ValueSearchAgent(Agent):
     @property
     def opponent_name(self) -> str:
         """Who plays the other seats inside the trials, as a spec's O names it."""
-        return MIXED_OPPONENT if self.mixed else getattr(self.opponent, "name", self.opponent)
+        if self.mixed:
+            return INFERRED_OPPONENT if self.inferred else MIXED_OPPONENT
+        return getattr(self.opponent, "name", self.opponent)
+
+
+def _observing_seed(seed: int | None):
+    """The seed of the generator `observe` redraws with, apart from the search's own."""
+    return None if seed is None else [int(seed), 1]

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from agents import Agent, AgentSpecError, make_agent
+from agents.greedy import GreedyAgent
 from agents.registry import CallableAgent
 from agents.tournament import (GameTask, format_summary, play_game, run_tournament,
                                summarise)
@@ -309,6 +310,65 @@ def test_a_forfeit_at_a_four_player_table_gives_the_others_a_third_each():
     # a forfeit ranks the seat last and the others level in the ratings (rated games)
     summary = summarise(result.rows, result.labels, "standard")
     assert summary["agents"][bot.name]["forfeits"] == 2
+
+
+class Watcher(Agent):
+    """Greedy, writing down each decision it makes or is shown (`observe`), in `seen`: a
+    class attribute, so the copies the runner plays write to the same list."""
+
+    name = "watcher"
+    seen: list = []
+    mischief = None  # "raise" or "tamper": what observe does at the fifth move it is shown
+
+    def act(self, game):
+        action = GreedyAgent().act(game)
+        self.seen.append(("act", len(game.history), game.current_player, action))
+        return action
+
+    def observe(self, game, action, seat):
+        self.seen.append(("observe", len(game.history), game.current_player, action, seat))
+        if sum(entry[0] == "observe" for entry in self.seen) == 5:
+            if self.mischief == "raise":
+                raise RuntimeError("cannot watch")
+            if self.mischief == "tamper":
+                game.apply(action)
+
+
+def test_observing_bots_are_shown_every_move_of_the_other_seats():
+    """The runner shows each other seat's move, before it is played, to an agent that
+    overrides `observe`: with its own moves, the moves it is shown replay the game to the
+    populations the tournament reports."""
+    Watcher.seen, Watcher.mischief = [], None
+    result = run_tournament([Watcher(), "greedy", "greedy"], "standard", games=1, players=3,
+                            seed=21, workers=1, progress=False)
+    seat = next(row["seat"] for row in result.rows if row["agent"] == "watcher")
+    assert [entry[1] for entry in Watcher.seen] == list(range(len(Watcher.seen)))
+    assert all(entry[2] == seat for entry in Watcher.seen if entry[0] == "act")
+    shown = [entry for entry in Watcher.seen if entry[0] == "observe"]
+    assert shown and all(entry[2] != seat and entry[4] == seat for entry in shown)
+    game = Game(3, "standard", "2nd", 21)
+    for entry in Watcher.seen:
+        game.apply(entry[3])
+    assert game.is_over
+    populations = {row["seat"]: row["population"] for row in result.rows}
+    assert [populations[p] for p in range(3)] == [row["population"]
+                                                  for row in game.final_scores()]
+
+
+@pytest.mark.parametrize("mischief,reason", [
+    ("raise", "observe raised RuntimeError: cannot watch"),
+    ("tamper", "changed the game it was shown in observe (use game.copy())")])
+def test_a_bot_that_fails_while_observing_forfeits(mischief, reason):
+    Watcher.seen, Watcher.mischief = [], mischief
+    result = run_tournament([Watcher(), "greedy"], "standard", games=1, seed=21, workers=1,
+                            progress=False)
+    own = next(row for row in result.rows if row["agent"] == "watcher")
+    other = next(row for row in result.rows if row["agent"] == "greedy")
+    fifth = [entry for entry in Watcher.seen if entry[0] == "observe"][4]
+    assert own["forfeit"].endswith(reason)
+    assert own["forfeit"].startswith(f"at the game's decision {fifth[1] + 1} ")
+    assert (own["win"], other["win"]) == (0.0, 1.0)
+    assert own["decisions"] == other["decisions"] == fifth[1]  # the move was not played
 
 
 def test_objects_reach_worker_processes_and_play_the_same_games(expected):

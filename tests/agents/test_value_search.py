@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from agents import AgentSpecError, PPOAgent, ValueSearchAgent, make_agent
-from hidden_facts import with_other_hidden_facts
+from agents.greedy import GreedyAgent
+from hidden_facts import seen_by, with_other_hidden_facts
 from repository import REPO
 from suburbia_env import Game
 from suburbia_env import state_layout as s
@@ -181,7 +182,8 @@ def _observation(game):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("evaluation,opponent", [("rollout", "model"), ("critic", "model"),
-                                                 ("rollout", "greedy"), ("rollout", "mixed")])
+                                                 ("rollout", "greedy"), ("rollout", "mixed"),
+                                                 ("rollout", "inferred")])
 def test_hidden_facts_of_standard_games_do_not_change_the_search(players, evaluation,
                                                                  opponent):
     """R10.2 at 2, 3 and 4 players: with the search's own random stream fixed (reset to
@@ -234,6 +236,86 @@ def test_the_mixed_opponent_is_the_model_in_even_redraws_and_greedy_in_odd_ones(
     assert np.allclose(values("mixed", 2), (model_0 + greedy_1) / 2)
     assert not np.allclose(model_0, greedy_0)  # the two opponents play differently here
     assert make_agent(f"ppo-rollout:{BASELINE},2,2,0,mixed").opponent_name == "mixed"
+    assert make_agent(f"ppo-rollout:{BASELINE},2,2,0,inferred").opponent_name == "inferred"
+
+
+def _observed_game(seed, observer=0):
+    """A 4-player game played by the baseline policy at seats 0 and 2 and by greedy at 1
+    and 3, every move of seats 1-3 shown to an "inferred" search agent at `observer`;
+    returns the agent and the shares it gave greedy after 6 moves and at the end."""
+    agent = ValueSearchAgent(BASELINE, candidates=2, samples=4, opponent="inferred")
+    agent.reset(seed)
+    players = {0: PPOAgent(BASELINE), 1: GreedyAgent(), 2: PPOAgent(BASELINE),
+               3: GreedyAgent()}
+    game = Game(4, "standard", "2nd", seed)
+    shares, shown = [], 0
+    while not game.is_over:
+        action = game.action_number(players[game.current_player].act(game))
+        if game.current_player != observer:
+            agent.observe(game, action, observer)
+            shown += 1
+            if shown == 6 * 3:
+                shares.append(agent.greedy_shares()[:4].copy())
+        game.apply(action)
+    shares.append(agent.greedy_shares()[:4].copy())
+    return agent, shares
+
+
+def test_inferred_opponents_are_told_apart_by_their_moves():
+    """Shown the moves of two greedy players and a copy of its own model, "inferred" gives
+    greedy the greedy seats' redraws and the model the other's, within six moves each;
+    reset() forgets the game and plays as "mixed" again."""
+    agent, (early, final) = _observed_game(seed=7)
+    for shares in (early, final):
+        assert shares[1] > 0.99 and shares[3] > 0.99 and shares[2] < 0.01
+    assert final[0] == 0.5  # its own seat: no evidence
+    assert np.array_equal(agent._greedy_redraws()[:, 1:4],
+                          np.array([[True, False, True]] * 4))
+    agent.reset(7)
+    assert np.array_equal(agent.greedy_shares(), np.full(4, 0.5))
+    mixed = ValueSearchAgent(BASELINE, candidates=2, samples=4, opponent="mixed")
+    assert np.array_equal(agent._greedy_redraws(), mixed._greedy_redraws())
+    assert np.array_equal(mixed._greedy_redraws()[:, 0], [False, True, False, True])
+
+
+def test_the_evidence_of_a_move_uses_only_what_the_observer_sees():
+    """R10.2 for observe: seat 0 shown seat 1's turn, in two positions that differ only in
+    what seat 0 cannot see (the other seats' goals, the stacks, One More Round, the game's
+    generator), moves its odds the same way for every move seat 1 could make, and some
+    of those moves are evidence."""
+    game = _standard_position(4, 61, 22)
+    assert game.current_player == 1 and game.pending_decision == "turn"
+    as_seen_by_0 = game.state.copy()
+    as_seen_by_0[s.CURRENT_PLAYER] = 0
+    other_state = with_other_hidden_facts(as_seen_by_0, 61)
+    other_state[s.CURRENT_PLAYER] = 1
+    other_state[s.RNG_STATE:s.RNG_STATE + 4] = np.random.default_rng(61).integers(
+        1, 2**31, size=4)
+    other = Game.from_state(game.config, other_state)
+    assert np.array_equal(seen_by(game.state, 0), seen_by(other.state, 0))
+    assert other.private_goal(1) != game.private_goal(1)
+    agent = ValueSearchAgent(BASELINE, candidates=2, samples=2, opponent="inferred")
+    moved = 0
+    for action in game.legal_actions():
+        odds = []
+        for position in (game, other):
+            agent.reset(5)
+            agent.observe(position, int(action), 0)
+            odds.append(agent.greedy_log_odds[1])
+        assert odds[0] == odds[1]
+        moved += odds[0] != 0.0
+    assert moved >= 2
+
+
+def test_the_goal_choice_is_no_evidence():
+    """R3.6: which goal a player keeps is hidden, so showing it moves nothing."""
+    game = Game(3, "standard", "2nd", 4)
+    game.apply(game.legal_actions()[0])
+    assert game.pending_decision == "keep_goal" and game.current_player == 1
+    agent = ValueSearchAgent(BASELINE, candidates=2, samples=2, opponent="inferred")
+    for action in game.legal_actions():
+        agent.observe(game, int(action), 0)
+    assert np.array_equal(agent.greedy_log_odds, np.zeros(4))
 
 
 def test_a_tournament_seats_the_search_in_a_standard_game():

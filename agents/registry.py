@@ -13,16 +13,17 @@ spec                           agent
                                agents/model_format.py)
 ``ppo-sample:PATH``            PPOAgent sampling from its policy (seeded)
 ``ppo-rollout:PATH``           ValueSearchAgent: the model's 4 likeliest actions, each
-                               played out to the end (every seat by the model) on 4
-                               redraws of the hidden information; every mode
+                               played out to the end on 4 redraws of the hidden
+                               information, the other seats by the model or greedy
+                               as their moves suggest ("inferred"); every mode
 ``ppo-search:PATH``            ValueSearchAgent valuing its 8 likeliest actions with
                                its critic at its own next decision (every mode)
 ``ppo-rollout:PATH,K,S,W,O``   either with K candidates, S redraws, prior weight W and
-``ppo-search:PATH,K,S,W,O``    O playing the other seats inside the search: model
-                               (default), greedy, dale, random, mixed (the model
-                               in half the redraws, greedy in the others) or
-                               inferred (greedy's share of each seat follows the
-                               moves seen in the game, value_search.py)
+``ppo-search:PATH,K,S,W,O``    O playing the other seats inside the search: inferred
+                               (default: greedy's share of each seat's redraws
+                               follows the moves seen in the game, value_search.py),
+                               model, greedy, dale, random or mixed (the model in
+                               half the redraws, greedy in the others)
 ``ppo:pickle:PATH.zip`` ...    any ppo spec with ``pickle:`` before the path: a pickled
                                stable-baselines3 zip is allowed, which runs code stored
                                in the file (trusted files only; a warning is shown)
@@ -85,7 +86,7 @@ MAX_SEARCH_TRIALS = 4096
 observation and a mask, about 46 kB)."""
 
 
-ROLLOUT_OPPONENTS = ("model", "greedy", "dale", "random", "mixed", "inferred")
+ROLLOUT_OPPONENTS = ("inferred", "model", "greedy", "dale", "random", "mixed")
 """Who plays the other seats inside a search agent's trials (value_search.py)."""
 
 
@@ -157,7 +158,7 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
     if len(values) > 4:
         raise AgentSpecError(f"agent spec {shown(spec)}: the search agents take PATH and up to "
                              f"four settings '{kind}:PATH,K,S,W,O', got {len(values)}")
-    opponent = values[3].lower() if len(values) == 4 else "model"
+    opponent = values[3].lower() if len(values) == 4 else ROLLOUT_OPPONENTS[0]
     if opponent not in ROLLOUT_OPPONENTS:
         raise AgentSpecError(f"agent spec {shown(spec)}: O (who plays the other seats inside "
                              f"the search) must be one of {', '.join(ROLLOUT_OPPONENTS)}, not "

@@ -132,7 +132,7 @@ class ValueSearchAgent(Agent):
                  prior_weight: float = 0.0, evaluation: str = "rollout",
                  reward: str = "win_loss", margin_weight: float = 0.5,
                  seed: int | None = None, allow_pickle: bool = False,
-                 opponent: str | Agent = MODEL_OPPONENT):
+                 opponent: str | Agent = INFERRED_OPPONENT):
         if candidates < 1 or samples < 1:
             raise ConfigError(f"candidates and samples must be at least 1, "
                               f"got {candidates} and {samples}")

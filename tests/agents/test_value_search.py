@@ -40,10 +40,12 @@ def rollout_agent():
 def test_specs_give_the_documented_settings():
     rollout = make_agent(f"ppo-rollout:{BASELINE}")
     assert (rollout.evaluation, rollout.candidates, rollout.samples, rollout.prior_weight,
-            rollout.reward, rollout.margin_weight) == ("rollout", 4, 4, 0.0, "win_loss", 0.5)
+            rollout.reward, rollout.margin_weight, rollout.opponent_name) == (
+        "rollout", 4, 4, 0.0, "win_loss", 0.5, "inferred")
     critic = make_agent(f"ppo-search:{BASELINE},5,2,0.1")
     assert (critic.evaluation, critic.candidates, critic.samples, critic.prior_weight,
-            critic.reward) == ("critic", 5, 2, 0.1, "margin")
+            critic.reward, critic.opponent_name) == ("critic", 5, 2, 0.1, "margin", "inferred")
+    assert ValueSearchAgent(BASELINE).opponent_name == "inferred"
 
 
 @pytest.mark.parametrize("spec,message", [
@@ -51,7 +53,7 @@ def test_specs_give_the_documented_settings():
     (f"ppo-rollout:{BASELINE},0", "at least 1"),
     (f"ppo-search:{BASELINE},two", "whole numbers"),
     (f"ppo-search:{BASELINE},1,2,3,4,5", "up to four"),
-    (f"ppo-rollout:{BASELINE},1,2,0,chess", "must be one of model, greedy, dale, random"),
+    (f"ppo-rollout:{BASELINE},1,2,0,chess", "must be one of inferred, model, greedy, dale"),
 ])
 def test_bad_search_specs_name_the_problem(spec, message):
     with pytest.raises(AgentSpecError, match=message):
@@ -118,8 +120,8 @@ def _standard_position(players, seed, decisions):
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_standard_games_are_searched_legally_and_reproducibly(players):
-    """The other seats are played by the model inside the trials (each from its own
-    view); the same agent seed gives the same choices."""
+    """The other seats are played inside the trials by the model (each from its own view)
+    or greedy; the same agent seed gives the same choices."""
     game = _standard_position(players, seed=players, decisions=players + 3)
     chosen = []
     for _ in range(2):

@@ -314,11 +314,19 @@ def _move(agent, game: Game, limit: float | None):
     seconds = time.perf_counter() - started
     if limit is not None and seconds > limit:
         return None, f"took {seconds:.3g} s (move time limit {limit:g} s)"
-    if len(game.history) != decisions or not np.array_equal(game.state, state):
-        game.state[:] = state
-        del game.history[decisions:]
+    if _put_back(game, state, decisions):
         return None, "changed the game it was shown (look ahead on game.copy())"
     return action, None
+
+
+def _put_back(game: Game, state: np.ndarray, decisions: int) -> bool:
+    """Whether an agent changed `game` from (`state`, `decisions` moves); if so it is put
+    back as it was."""
+    if len(game.history) == decisions and np.array_equal(game.state, state):
+        return False
+    game.state[:] = state
+    del game.history[decisions:]
+    return True
 
 
 def _play(task: GameTask, game: Game, agents: dict) -> tuple[int, str] | None:
@@ -369,9 +377,7 @@ def _show_move(game: Game, action: int, agents: dict) -> tuple[int | None, str |
             agent.observe(game, action, seat)
         except Exception as error:
             return seat, f"observe raised {_error_text(error)}"
-        if len(game.history) != decisions or not np.array_equal(game.state, state):
-            game.state[:] = state
-            del game.history[decisions:]
+        if _put_back(game, state, decisions):
             return seat, "changed the game it was shown in observe (use game.copy())"
     return None, None
 

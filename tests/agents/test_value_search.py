@@ -320,6 +320,22 @@ def test_the_goal_choice_is_no_evidence():
     assert np.array_equal(agent.greedy_log_odds, np.zeros(4))
 
 
+def test_against_dale_the_opponent_model_changes_nothing():
+    """R9.2: Dale's turns are the engine's, so no opponent model plays inside the trials
+    and the default search makes the choices of the `model` one, value for value."""
+    game = Game(1, "dale", "2nd", 3)
+    inferred, model = (ValueSearchAgent(BASELINE, candidates=3, samples=2, opponent=opponent)
+                       for opponent in ("inferred", "model"))
+    for _ in range(6):
+        candidates = np.flatnonzero(game.legal_action_mask())[:3].astype(np.int32)
+        values = []
+        for agent in (inferred, model):
+            agent.reset(len(game.history))
+            values.append(agent.candidate_values(game.state, candidates))
+        assert np.array_equal(values[0], values[1])
+        game.apply(model.act(game))
+
+
 def test_a_tournament_seats_the_search_in_a_standard_game():
     from agents.tournament import run_tournament
     result = run_tournament([f"ppo-rollout:{BASELINE},2,1,0,greedy", "greedy"],

@@ -104,6 +104,6 @@ def test_league_strategy_notebook_is_committed_executed_on_its_dataset():
     with gzip.open(NOTEBOOKS / "data" / "league-strong.jsonl.gz", "rt") as handle:
         games = sum(1 for line in handle if line.strip())
     text = text_of(notebook)
-    assert f"{games} games of greedy, ppo-rollout:models/baseline.safetensors, " \
-           f"ppo:models/baseline.safetensors" in text
+    assert f"{games} games of greedy, ppo-rollout:models/multiplayer.safetensors, " \
+           f"ppo:models/multiplayer.safetensors" in text
     assert "Established (" in text and "Could not be established (" in text

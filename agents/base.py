@@ -38,10 +38,10 @@ class Agent(ABC):
         """A legal action number (or a line of notation) for the game's current player."""
 
     def observe(self, game: Game, action: int, seat: int) -> None:
-        """Shown every move of the other seats before it is played: `game` before the
-        move, its `action` number, and `seat`, the observer's own seat. An agent that
-        learns from what it sees (its view only, R10.2) overrides it; the tournament
-        runner calls it, for agents that override it, on a game it must not change."""
+        """Shown every move of the other seats before it is played (`observers`): `game`
+        before the move, its `action` number, and `seat`, the observer's own seat. An
+        agent that learns from what it sees (its view only, R10.2) overrides it; it must
+        not change the game."""
 
     def act_on_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
         raise TypeError(f"{self.name} decides from a game, not from an observation")
@@ -54,6 +54,20 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def observers(agents: dict, game: Game) -> list[tuple[int, object]]:
+    """(seat, observe) of the agents (by seat) to be shown the move about to be played in
+    `game`: every seat but the mover's whose agent overrides `observe`, and none for the
+    goal choice, which is hidden (R3.6). The tournament runner and the recording of
+    demonstrations (training/imitation.py) show moves this way."""
+    if game.pending_decision == "keep_goal":
+        return []
+    mover = game.current_player
+    return [(seat, agent.observe) for seat, agent in agents.items()
+            if seat != mover
+            and getattr(getattr(agent, "observe", None), "__func__", None)
+            not in (None, Agent.observe)]
 
 
 def checked_policy_input(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -158,8 +158,8 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
     if len(values) > 4:
         raise AgentSpecError(f"agent spec {shown(spec)}: the search agents take PATH and up to "
                              f"four settings '{kind}:PATH,K,S,W,O', got {len(values)}")
-    opponent = values[3].lower() if len(values) == 4 else ROLLOUT_OPPONENTS[0]
-    if opponent not in ROLLOUT_OPPONENTS:
+    opponent = values[3].lower() if len(values) == 4 else None
+    if opponent is not None and opponent not in ROLLOUT_OPPONENTS:
         raise AgentSpecError(f"agent spec {shown(spec)}: O (who plays the other seats inside "
                              f"the search) must be one of {', '.join(ROLLOUT_OPPONENTS)}, not "
                              f"{shown(values[3])}")
@@ -180,8 +180,10 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
     settings.update(zip(("candidates", "samples"), counts))
     if prior:
         settings["prior_weight"] = prior[0]
+    if opponent is not None:
+        settings["opponent"] = opponent
     agent = ValueSearchAgent(path, evaluation=evaluation, seed=seed, allow_pickle=allow_pickle,
-                             opponent=opponent, **settings)
+                             **settings)
     agent.name = spec
     return agent
 
@@ -200,12 +202,15 @@ def _rllib(spec: str, path_text: str) -> Agent:
 
 class CallableAgent(Agent):
     """A function ``(game) -> action``, or an object's ``act``, seated as an Agent: its
-    ``reset`` (when it has one) is called before each game, with the seed if it takes one."""
+    ``reset`` (when it has one) is called before each game, with the seed if it takes one,
+    and its ``observe`` (when it has one) is shown the other seats' moves."""
 
-    def __init__(self, function, name: str, reset=None):
+    def __init__(self, function, name: str, reset=None, observe=None):
         self.function = function
         self.name = name
         self._reset = reset
+        if callable(observe):
+            self.observe = observe
 
     def act(self, game):
         return self.function(game)
@@ -259,7 +264,8 @@ def _seated(value, name: str, where: str) -> Agent | None:
         return None
     act = getattr(value, "act", None)
     if callable(act):
-        return CallableAgent(act, name, getattr(value, "reset", None))
+        return CallableAgent(act, name, getattr(value, "reset", None),
+                             getattr(value, "observe", None))
     if not callable(value):
         return None
     required = _required_arguments(value)

@@ -34,8 +34,9 @@ a move still running at the limit is interrupted (code in Python is stopped at o
 compiled code when it returns to Python); elsewhere the move is measured when it
 returns. A move that never returns cannot be stopped and holds up its worker.
 
-Before a move is played, every other seat's agent that overrides ``observe`` (agents/base.py)
-is shown it; one that raises there or changes the game forfeits in the same way.
+Before a move is played, every other seat's agent that overrides ``observe``
+(agents/base.py) is shown it, the goal choice excepted (R3.6: hidden); one that raises
+there, changes the game or runs over the time limit forfeits in the same way.
 
 Per agent the summary gives games, win rate with its 95% Wilson interval (a shared win
 counts 1/winners, R8.3), mean and median final population, mean margin (own final
@@ -71,7 +72,7 @@ from suburbia_env import state_layout as s
 from suburbia_env.errors import ConfigError, SuburbiaError, shown
 from suburbia_env.scoring import LADDER, ladder_rank
 
-from .base import Agent
+from .base import observers
 from .registry import AGENT_SPECS, agent_name, allow_pickle_in_spec, make_agent
 from .statistics import wilson_interval
 
@@ -302,21 +303,28 @@ def _stop_after(seconds: float | None):
 
 def _move(agent, game: Game, limit: float | None):
     """(action, None), or (None, why the agent forfeits)."""
+    return _guarded(agent.act, (game,), game, limit, "")
+
+
+def _guarded(call, arguments: tuple, game: Game, limit: float | None, where: str):
+    """(what `call` returned, None), or (None, why its agent forfeits): it raised, ran over
+    `limit` seconds or changed `game` (`where` names the call in the reason)."""
     state, decisions = game.state.copy(), len(game.history)
     started = time.perf_counter()
     try:
         with _stop_after(limit):
-            action = agent.act(game)
+            result = call(*arguments)
     except MoveTimeout:
-        return None, f"stopped after {limit:g} s (move time limit {limit:g} s)"
+        return None, f"{where}stopped after {limit:g} s (move time limit {limit:g} s)"
     except Exception as error:
-        return None, f"raised {_error_text(error)}"
+        return None, f"{where}raised {_error_text(error)}"
     seconds = time.perf_counter() - started
     if limit is not None and seconds > limit:
-        return None, f"took {seconds:.3g} s (move time limit {limit:g} s)"
+        return None, f"{where}took {seconds:.3g} s (move time limit {limit:g} s)"
     if _put_back(game, state, decisions):
-        return None, "changed the game it was shown (look ahead on game.copy())"
-    return action, None
+        return None, (f"changed the game it was shown{' in ' + where.strip() if where else ''}"
+                      f" (look ahead on game.copy())")
+    return result, None
 
 
 def _put_back(game: Game, state: np.ndarray, decisions: int) -> bool:
@@ -346,15 +354,16 @@ def _play(task: GameTask, game: Game, agents: dict) -> tuple[int, str] | None:
         action, problem = _move(agents[seat], game, task.move_time_limit
                                 if seat in timed else None)
         timed.add(seat)
+        number = None
         if problem is None:
             try:
                 number = game.action_number(action)
                 if not game.is_legal(number):
-                    game.apply(number)  # raises, naming why
+                    game.apply(number)  # refused, state untouched: the error names why
             except SuburbiaError as error:
                 problem = f"answered an illegal action {shown(action)}: {error}"
         if problem is None:
-            observer, problem = _show_move(game, number, agents)
+            observer, problem = _show_move(game, number, agents, task.move_time_limit, timed)
             if observer is None:
                 game.apply(number)
                 continue
@@ -364,21 +373,16 @@ def _play(task: GameTask, game: Game, agents: dict) -> tuple[int, str] | None:
     return None
 
 
-def _show_move(game: Game, action: int, agents: dict) -> tuple[int | None, str | None]:
-    """Call `observe` of the other seats' agents that override it (agents/base.py); (seat,
-    why) for the first one that raises or changes the game, else (None, None)."""
-    mover = game.current_player
-    for seat, agent in agents.items():
-        observe = getattr(type(agent), "observe", None)
-        if seat == mover or observe is None or observe is Agent.observe:
-            continue
-        state, decisions = game.state.copy(), len(game.history)
-        try:
-            agent.observe(game, action, seat)
-        except Exception as error:
-            return seat, f"observe raised {_error_text(error)}"
-        if _put_back(game, state, decisions):
-            return seat, "changed the game it was shown in observe (use game.copy())"
+def _show_move(game: Game, action: int, agents: dict, limit: float | None,
+               timed: set) -> tuple[int | None, str | None]:
+    """Show the move to the agents that observe it (agents/base.py `observers`), each under
+    the move time limit once past its first decision; (seat, why) for the first that
+    forfeits, else (None, None)."""
+    for seat, observe in observers(agents, game):
+        _, problem = _guarded(observe, (game, action, seat), game,
+                              limit if seat in timed else None, "observe ")
+        if problem is not None:
+            return seat, problem
     return None, None
 
 

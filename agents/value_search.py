@@ -5,13 +5,13 @@ is tried on `samples` copies of the game in which what the player cannot see is 
 from what it can know (suburbia_env.hidden_information, R10.2): the stack order, One
 More Round, and the other players' private and returned goals. The same redraws serve
 every candidate, and they depend only on public facts, the player's own goals and the
-agent's generator, never on the true hidden facts. Inside a trial every other seat is
-played by the model itself, from that seat's own observation (the observation is always
-the acting seat's view), or by a given agent (`opponent`, e.g. "greedy"), or by the model
-in some redraws and the greedy player in the others, for a player who does not know which
-kind it faces: "mixed" gives each kind half the redraws; "inferred" gives the greedy
-player a share for each seat that follows the moves seen (`observe`, below). Against
-Dale his turns are the engine's (R9.2). Two evaluations:
+agent's generator, never on the true hidden facts. Inside a trial the other seats are
+played by the opponent model (`opponent`): by default ("inferred") each seat by the
+greedy player in a share of the redraws that follows the moves it was seen to make
+(`observe`, below) and by the model in the others; "mixed" gives each kind half the
+redraws; "model" plays every seat by the model itself, from that seat's own observation
+(the observation is always the acting seat's view); or a given agent (e.g. "greedy")
+plays them all. Against Dale his turns are the engine's (R9.2). Two evaluations:
 
 - "rollout" (the default, spec ``ppo-rollout:PATH``): every trial is played to the end,
   each move the acting seat's most probable legal action, all trials batched through
@@ -34,7 +34,8 @@ likelihood ratio, each kind taken to play its own choice with probability
 1 - GUESS_ERROR. The greedy share of a seat is the odds' probability; the greedy player
 takes round(share x redraws) of them (half rounded down), odd redraws first, so that
 before any evidence it plays as "mixed". The goal choice (R3.6) is never used: it is
-hidden. Where no runner shows the moves (the web page, a bare `act`), it stays "mixed".
+hidden. Where nothing shows the moves (the web page, the terminal game, the OpenSpiel
+and Gym wrappers' opponents, a bare `act`), it stays "mixed".
 """
 
 from __future__ import annotations
@@ -142,11 +143,12 @@ class ValueSearchAgent(Agent):
             raise ConfigError(f"unknown evaluation {evaluation!r}: use one of {EVALUATIONS}")
         self.policy_agent = PPOAgent(path, allow_pickle=allow_pickle)
         self.opponent = opponent
-        self.mixed = opponent in (MIXED_OPPONENT, INFERRED_OPPONENT)
+        self.splits_redraws = opponent in (MIXED_OPPONENT, INFERRED_OPPONENT)
         self.inferred = opponent == INFERRED_OPPONENT
         if isinstance(opponent, str) and opponent != MODEL_OPPONENT:
             from .registry import make_agent
-            self.opponent = make_agent("greedy" if self.mixed else opponent, seed=seed)
+            self.opponent = make_agent("greedy" if self.splits_redraws else opponent,
+                                       seed=seed)
         self.path = self.policy_agent.path
         self.candidates = int(candidates)
         self.samples = int(samples)
@@ -187,6 +189,7 @@ class ValueSearchAgent(Agent):
         docstring); `seat` is this agent's, whose view alone is used (R10.2)."""
         if not self.inferred or game.pending_decision in ("keep_goal", "none"):
             return
+        action = game.action_number(action)
         mover = game.current_player
         view = game.copy()
         view.redraw_hidden(seat, self._rng_words(self._observing_generator))
@@ -207,18 +210,18 @@ class ValueSearchAgent(Agent):
         self.greedy_log_odds[mover] += np.log(likelihood(greedy_choice) /
                                               likelihood(model_choice))
 
-    def greedy_shares(self) -> np.ndarray:
-        """Per seat, the share of the redraws the greedy player plays it in (module
-        docstring): 0 for "model", 1 for a given agent, 1/2 for "mixed"."""
-        if self.mixed:
-            return 1.0 / (1.0 + np.exp(-self.greedy_log_odds))
+    def opponent_shares(self) -> np.ndarray:
+        """Per seat, the share of the redraws the opponent agent (greedy for "mixed" and
+        "inferred") plays it in: 0 for "model", 1 for a given agent, 1/2 for "mixed"."""
+        if self.splits_redraws:
+            return 1.0 / (1.0 + np.exp(-np.clip(self.greedy_log_odds, -50.0, 50.0)))
         return np.full(c.MAX_PLAYERS, float(isinstance(self.opponent, Agent)))
 
-    def _greedy_redraws(self) -> np.ndarray:
+    def _opponent_redraws(self) -> np.ndarray:
         """bool[samples, MAX_PLAYERS]: in which redraws each seat is played by the opponent
         agent, taking round(share x samples) redraws, odd ones first (module docstring)."""
         order = np.concatenate([np.arange(1, self.samples, 2), np.arange(0, self.samples, 2)])
-        counts = np.ceil(self.greedy_shares() * self.samples - 0.5).astype(np.int64)
+        counts = np.ceil(self.opponent_shares() * self.samples - 0.5).astype(np.int64)
         rank = np.empty(self.samples, dtype=np.int64)
         rank[order] = np.arange(self.samples)
         return rank[:, None] < counts[None, :]
@@ -247,7 +250,7 @@ class ValueSearchAgent(Agent):
                      self.samples, self._rng_words(), self._trial_states)
         running = self._running[:rows]
         # trial row = redraw x candidates + candidate
-        self._by_opponent[:rows] = np.repeat(self._greedy_redraws(), candidates.size, axis=0)
+        self._by_opponent[:rows] = np.repeat(self._opponent_redraws(), candidates.size, axis=0)
         self._write_trial_outputs(rows)
         if self.evaluation == "critic":
             self._play_trials(rows, player, until_player=True)
@@ -332,11 +335,11 @@ class ValueSearchAgent(Agent):
     @property
     def opponent_name(self) -> str:
         """Who plays the other seats inside the trials, as a spec's O names it."""
-        if self.mixed:
+        if self.splits_redraws:
             return INFERRED_OPPONENT if self.inferred else MIXED_OPPONENT
         return getattr(self.opponent, "name", self.opponent)
 
 
-def _observing_seed(seed: int | None):
+def _observing_seed(seed: int | None) -> list[int] | None:
     """The seed of the generator `observe` redraws with, apart from the search's own."""
     return None if seed is None else [int(seed), 1]

@@ -6,7 +6,10 @@ policy (e.g. `ppo-rollout:models/baseline.safetensors`) back into it. Demonstrat
 games played by the demonstrator (any agent spec of agents.registry), against Dale
 (R9.2) or, given `opponents`, in standard games of 2 to 4 players with the
 demonstrator's seat rotating from game to game (R3.1). The demonstrator is reseeded with
-the game's seed, every opponent with its seat's seed as in a tournament (`agent_seed`). Each is recorded as the engine
+the game's seed, every opponent with its seat's seed as in a tournament (`agent_seed`),
+and every agent that observes is shown the other seats' moves as in a tournament
+(agents.base `observers`: a search with the inferred opponent model learns who it
+faces). Each is recorded as the engine
 state before each of the demonstrator's decisions, the action it chose and the game's
 final margin: its population minus the best other seat's (R8.3; Dale's in his game).
 States (not observations) are stored: an observation is 8714 floats, a state 2220 ints,
@@ -23,6 +26,7 @@ import time
 import numpy as np
 import torch
 
+from agents.base import observers
 from agents.registry import make_agent
 from agents.tournament import agent_seed
 from suburbia_env import Game
@@ -51,12 +55,15 @@ def _play_demonstrations(arguments: tuple[int, int, str, str, tuple[str, ...]]
             player.reset(seed if index == seat else agent_seed(seed, index))
         game = Game(players=players, mode=mode, edition=edition, seed=seed)
         game_states = []
+        by_seat = dict(enumerate(seated))
         while not game.is_over:
             mover = game.current_player
             action = game.action_number(seated[mover].act(game))
             if mover == seat:
                 game_states.append(game.state.copy())
                 actions.append(action)
+            for observer, observe in observers(by_seat, game):
+                observe(game, action, observer)
             game.apply(action)
         populations = [score["population"] for score in game.final_scores()]
         margin = (populations[seat] - max(populations[:seat] + populations[seat + 1:])) / 100.0

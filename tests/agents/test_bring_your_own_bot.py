@@ -318,7 +318,7 @@ class Watcher(Agent):
 
     name = "watcher"
     seen: list = []
-    mischief = None  # "raise" or "tamper": what observe does at the fifth move it is shown
+    mischief = None  # "raise", "tamper" or "slow": what observe does at its fifth move
 
     def act(self, game):
         action = GreedyAgent().act(game)
@@ -332,36 +332,56 @@ class Watcher(Agent):
                 raise RuntimeError("cannot watch")
             if self.mischief == "tamper":
                 game.apply(action)
+            if self.mischief == "slow":
+                time.sleep(4 * LIMIT)
 
 
-def test_observing_bots_are_shown_every_move_of_the_other_seats():
-    """The runner shows each other seat's move, before it is played, to an agent that
-    overrides `observe`: with its own moves, the moves it is shown replay the game to the
-    populations the tournament reports."""
-    Watcher.seen, Watcher.mischief = [], None
-    result = run_tournament([Watcher(), "greedy", "greedy"], "standard", games=1, players=3,
-                            seed=21, workers=1, progress=False)
+class PlainWatcher:
+    """The same bot as an object that is no Agent: its observe is shown the moves too."""
+
+    name = "watcher"
+    act = Watcher.act
+    observe = Watcher.observe
+    seen = Watcher.seen
+    mischief = None
+
+
+@pytest.mark.parametrize("bot", [Watcher, PlainWatcher])
+def test_observing_bots_are_shown_every_public_move_of_the_other_seats(bot):
+    """The runner shows each other seat's move, before it is played, to a bot with an
+    `observe`: every decision of the game is either the bot's own or shown to it with the
+    action that was played, except the other seats' goal choices (R3.6: hidden)."""
+    bot.seen = []
+    bot.mischief = None
+    result = run_tournament([bot(), "greedy", "greedy"], "standard", games=1, players=3,
+                            seed=21, workers=1, progress=False, keep_records=True)
     seat = next(row["seat"] for row in result.rows if row["agent"] == "watcher")
-    assert [entry[1] for entry in Watcher.seen] == list(range(len(Watcher.seen)))
-    assert all(entry[2] == seat for entry in Watcher.seen if entry[0] == "act")
-    shown = [entry for entry in Watcher.seen if entry[0] == "observe"]
-    assert shown and all(entry[2] != seat and entry[4] == seat for entry in shown)
     game = Game(3, "standard", "2nd", 21)
-    for entry in Watcher.seen:
-        game.apply(entry[3])
-    assert game.is_over
-    populations = {row["seat"]: row["population"] for row in result.rows}
-    assert [populations[p] for p in range(3)] == [row["population"]
-                                                  for row in game.final_scores()]
+    seen = {entry[1]: entry for entry in bot.seen}
+    assert len(seen) == len(bot.seen)
+    goal_choices = 0
+    for index, action in enumerate(result.records[0]["actions"]):
+        number = game.action_number(action)
+        if game.current_player == seat:
+            assert seen[index][:3] == ("act", index, seat)
+        elif game.pending_decision == "keep_goal":
+            assert index not in seen
+            goal_choices += 1
+        else:
+            assert seen[index] == ("observe", index, game.current_player, number, seat)
+        game.apply(number)
+    assert game.is_over and goal_choices == 2
+    assert len(seen) == len(result.records[0]["actions"]) - 2
 
 
 @pytest.mark.parametrize("mischief,reason", [
     ("raise", "observe raised RuntimeError: cannot watch"),
-    ("tamper", "changed the game it was shown in observe (use game.copy())")])
+    ("tamper", "changed the game it was shown in observe (look ahead on game.copy())"),
+    ("slow", f"observe stopped after {LIMIT:g} s (move time limit {LIMIT:g} s)")])
 def test_a_bot_that_fails_while_observing_forfeits(mischief, reason):
     Watcher.seen, Watcher.mischief = [], mischief
     result = run_tournament([Watcher(), "greedy"], "standard", games=1, seed=21, workers=1,
-                            progress=False)
+                            progress=False, move_time_limit=LIMIT)
     own = next(row for row in result.rows if row["agent"] == "watcher")
     other = next(row for row in result.rows if row["agent"] == "greedy")
     fifth = [entry for entry in Watcher.seen if entry[0] == "observe"][4]

@@ -244,7 +244,8 @@ def test_the_mixed_opponent_is_the_model_in_even_redraws_and_greedy_in_odd_ones(
 def _observed_game(seed, observer=0):
     """A 4-player game played by the baseline policy at seats 0 and 2 and by greedy at 1
     and 3, every move of seats 1-3 shown to an "inferred" search agent at `observer`;
-    returns the agent and the shares it gave greedy after 6 moves and at the end."""
+    returns the agent and the shares it gave greedy after 18 moves of seats 1-3 (their
+    goal choices included, which are no evidence) and at the end."""
     agent = ValueSearchAgent(BASELINE, candidates=2, samples=4, opponent="inferred")
     agent.reset(seed)
     players = {0: PPOAgent(BASELINE), 1: GreedyAgent(), 2: PPOAgent(BASELINE),
@@ -257,45 +258,55 @@ def _observed_game(seed, observer=0):
             agent.observe(game, action, observer)
             shown += 1
             if shown == 6 * 3:
-                shares.append(agent.greedy_shares()[:4].copy())
+                shares.append(agent.opponent_shares()[:4].copy())
         game.apply(action)
-    shares.append(agent.greedy_shares()[:4].copy())
+    shares.append(agent.opponent_shares()[:4].copy())
     return agent, shares
 
 
 def test_inferred_opponents_are_told_apart_by_their_moves():
     """Shown the moves of two greedy players and a copy of its own model, "inferred" gives
-    greedy the greedy seats' redraws and the model the other's, within six moves each;
+    greedy the greedy seats' redraws and the model the other's, within five turns each;
     reset() forgets the game and plays as "mixed" again."""
     agent, (early, final) = _observed_game(seed=7)
     for shares in (early, final):
         assert shares[1] > 0.99 and shares[3] > 0.99 and shares[2] < 0.01
     assert final[0] == 0.5  # its own seat: no evidence
-    assert np.array_equal(agent._greedy_redraws()[:, 1:4],
+    assert np.array_equal(agent._opponent_redraws()[:, 1:4],
                           np.array([[True, False, True]] * 4))
     agent.reset(7)
-    assert np.array_equal(agent.greedy_shares(), np.full(4, 0.5))
+    assert np.array_equal(agent.opponent_shares(), np.full(4, 0.5))
     mixed = ValueSearchAgent(BASELINE, candidates=2, samples=4, opponent="mixed")
-    assert np.array_equal(agent._greedy_redraws(), mixed._greedy_redraws())
-    assert np.array_equal(mixed._greedy_redraws()[:, 0], [False, True, False, True])
+    assert np.array_equal(agent._opponent_redraws(), mixed._opponent_redraws())
+    assert np.array_equal(mixed._opponent_redraws()[:, 0], [False, True, False, True])
+
+
+def _twin_seen_by(game, viewer, seed):
+    """`game` with what `viewer` cannot see changed (tests/hidden_facts.py, R10.2), whoever
+    decides now; the twin looks the same to `viewer`."""
+    as_seen = game.state.copy()
+    as_seen[s.CURRENT_PLAYER] = viewer
+    other_state = with_other_hidden_facts(as_seen, seed)
+    other_state[s.CURRENT_PLAYER] = game.current_player
+    other_state[s.RNG_STATE:s.RNG_STATE + 4] = np.random.default_rng(seed).integers(
+        1, 2**31, size=4)
+    other = Game.from_state(game.config, other_state)
+    assert np.array_equal(seen_by(game.state, viewer), seen_by(other.state, viewer))
+    return other
 
 
 def test_the_evidence_of_a_move_uses_only_what_the_observer_sees():
     """R10.2 for observe: seat 0 shown seat 1's turn, in two positions that differ only in
     what seat 0 cannot see (the other seats' goals, the stacks, One More Round, the game's
     generator), moves its odds the same way for every move seat 1 could make, and some
-    of those moves are evidence."""
+    of those moves are evidence. The model, reading seat 1's true view, would choose
+    differently in the two: a search that asked it so would be caught."""
     game = _standard_position(4, 61, 22)
     assert game.current_player == 1 and game.pending_decision == "turn"
-    as_seen_by_0 = game.state.copy()
-    as_seen_by_0[s.CURRENT_PLAYER] = 0
-    other_state = with_other_hidden_facts(as_seen_by_0, 61)
-    other_state[s.CURRENT_PLAYER] = 1
-    other_state[s.RNG_STATE:s.RNG_STATE + 4] = np.random.default_rng(61).integers(
-        1, 2**31, size=4)
-    other = Game.from_state(game.config, other_state)
-    assert np.array_equal(seen_by(game.state, 0), seen_by(other.state, 0))
+    other = _twin_seen_by(game, 0, 61)
     assert other.private_goal(1) != game.private_goal(1)
+    model = PPOAgent(BASELINE)
+    assert model.act(game) != model.act(other)
     agent = ValueSearchAgent(BASELINE, candidates=2, samples=2, opponent="inferred")
     moved = 0
     for action in game.legal_actions():
@@ -309,6 +320,62 @@ def test_the_evidence_of_a_move_uses_only_what_the_observer_sees():
     assert moved >= 2
 
 
+def test_with_evidence_hidden_facts_still_do_not_change_the_search():
+    """R10.2 after observe: evidence gathered on twin positions (above), then a decision
+    of seat 0 in twin positions, gives the same value to every candidate; the evidence
+    is used (the values differ from those with none)."""
+    shown = _standard_position(4, 61, 22)
+    shown_twin = _twin_seen_by(shown, 0, 61)
+    evidence = next(int(action) for action in shown.legal_actions()
+                    if _odds_after(shown, int(action))[1] < -5)
+    deciding = _standard_position(4, 61, 27)
+    assert deciding.current_player == 0
+    twin = _twin_seen_by(deciding, 0, 62)
+    candidates = np.flatnonzero(deciding.legal_action_mask())[:3].astype(np.int32)
+    agent = ValueSearchAgent(BASELINE, candidates=3, samples=2, opponent="inferred")
+    agent.act(deciding)  # takes the game's configuration
+    values = []
+    for seen, position in ((shown, deciding), (shown_twin, twin), (None, deciding)):
+        agent.reset(8)
+        if seen is not None:
+            agent.observe(seen, evidence, 0)
+        values.append(agent.candidate_values(position.state, candidates))
+    assert np.array_equal(values[0], values[1])
+    assert not np.array_equal(values[0], values[2])
+
+
+def _odds_after(game, action):
+    agent = ValueSearchAgent(BASELINE, candidates=2, samples=2, opponent="inferred")
+    agent.reset(8)
+    agent.observe(game, action, 0)
+    return agent.greedy_log_odds
+
+
+def test_each_seat_is_played_by_the_kind_its_odds_name():
+    """Certain odds for every seat give the values of the greedy or the model opponent
+    exactly; odds that differ between seats give neither."""
+    game = _standard_position(4, 63, 4 * 3 + 4)
+    candidates = np.flatnonzero(game.legal_action_mask())[:3].astype(np.int32)
+
+    def values(opponent, odds=None):
+        agent = ValueSearchAgent(BASELINE, candidates=3, samples=2, opponent=opponent)
+        agent.act(game)  # takes the game's configuration
+        agent.reset(9)
+        if odds is not None:
+            agent.greedy_log_odds[:] = odds
+        return agent.candidate_values(game.state, candidates)
+
+    greedy, model = values("greedy"), values("model")
+    assert not np.array_equal(greedy, model)
+    assert np.array_equal(values("inferred", [60] * 4), greedy)
+    assert np.array_equal(values("inferred", [-60] * 4), model)
+    others = [seat for seat in range(4) if seat != game.current_player]
+    odds = np.zeros(4)
+    odds[others] = [60, -60, 60]
+    split = values("inferred", odds)
+    assert not np.array_equal(split, greedy) and not np.array_equal(split, model)
+
+
 def test_the_goal_choice_is_no_evidence():
     """R3.6: which goal a player keeps is hidden, so showing it moves nothing."""
     game = Game(3, "standard", "2nd", 4)
@@ -316,8 +383,9 @@ def test_the_goal_choice_is_no_evidence():
     assert game.pending_decision == "keep_goal" and game.current_player == 1
     agent = ValueSearchAgent(BASELINE, candidates=2, samples=2, opponent="inferred")
     for action in game.legal_actions():
+        agent.reset(3)
         agent.observe(game, int(action), 0)
-    assert np.array_equal(agent.greedy_log_odds, np.zeros(4))
+        assert np.array_equal(agent.greedy_log_odds, np.zeros(4))
 
 
 def test_against_dale_the_opponent_model_changes_nothing():

@@ -34,8 +34,9 @@ likelihood ratio, each kind taken to play its own choice with probability
 1 - GUESS_ERROR. The greedy share of a seat is the odds' probability; the greedy player
 takes round(share x redraws) of them (half rounded down), odd redraws first, so that
 before any evidence it plays as "mixed". The goal choice (R3.6) is never used: it is
-hidden. Where nothing shows the moves (the web page, the terminal game, the OpenSpiel
-and Gym wrappers' opponents, a bare `act`), it stays "mixed".
+hidden. The tournament runner, the recording of demonstrations and the web page show
+the moves; where nothing does (the terminal game, the OpenSpiel and Gym wrappers'
+opponents, a bare `act`), it stays "mixed".
 """
 
 from __future__ import annotations

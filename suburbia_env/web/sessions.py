@@ -10,6 +10,9 @@ for one viewer at a time, leaving out what R10.2 hides from that viewer.
 Bots move on their own thread, never on a request's: the worker copies the game, lets the
 agent think on the copy outside the lock, and applies the answer only if nothing changed
 meanwhile (an undo, say). The page learns of each change by a long poll (`Notifier`).
+Bots that watch the game (`observe`, agents/base.py) are shown every move of the other
+seats as it is played, and a bot seated later, or again after an undo, is first shown
+the moves so far, so that it knows what a player at the table would.
 
 `Store` keeps the sessions apart by id and bounds what they hold: games and replays in
 all and per client address, idle expiry, decisions per game.
@@ -333,16 +336,17 @@ class GameSession:
             self._apply(number)
         self._redraw_at(len(self.actions))
 
-    def _redraw_at(self, index: int) -> None:
+    def _redraw_at(self, index: int, game: Game | None = None) -> None:
         for redraw in self.redraws:
             if redraw.at == index:
-                redraw.apply(self.game)
+                redraw.apply(self.game if game is None else game)
 
     def _apply(self, number: int) -> None:
         game = self.game
         seat, round_number = game.current_player, game.round
         text = game.action_to_text(number)
         words = describe_action(number, game.state)
+        self._show_move(self._agents, game, number)
         game.apply(number)
         self.actions.append(number)
         self.deciders.append(seat)
@@ -350,6 +354,25 @@ class GameSession:
                                  event_lines(game)))
         self.version += 1
         self.board_version += 1
+
+    def _show_move(self, agents: dict, game: Game, number: int) -> None:
+        """Show the move about to be played to the watching bots (`observers`); a bot that
+        fails there pauses the bots, never the server."""
+        from agents.base import observers
+        for seat, observe in observers(agents, game):
+            try:
+                observe(game.copy(), number, seat)
+            except Exception as error:
+                self.bots.error = (f"{self.labels.get(seat, '?')} failed while watching: "
+                                   f"{type(error).__name__}: {error}")
+
+    def _show_history(self, agent, seat: int) -> None:
+        """Show a newly seated bot the moves played so far, as replayed here."""
+        game = self._base_game()
+        for index, number in enumerate(self.actions):
+            self._redraw_at(index, game)
+            self._show_move({seat: agent}, game, number)
+            game.apply(number)
 
     def _changed(self) -> None:
         self.changed.notify_all()
@@ -399,6 +422,7 @@ class GameSession:
             words = [int(word) for word in stream_words(self.seed, self.undos)]
             self.redraws = [redraw for redraw in self.redraws if redraw.at < last]
             self.redraws.append(Redraw(last, seat, words))
+            self._agents.clear()  # seated again, they are shown the moves that remain
             self._replay(self.actions[:last], self.deciders[:last])
             self.version += 1
             self.board_version += 1
@@ -472,6 +496,7 @@ class GameSession:
                 if agent is None:
                     agent = self._agent_factory(seat.agent, self.seed, seat.seat, self.mode)
                     with self.lock:
+                        self._show_history(agent, seat.seat)
                         self._agents[seat.seat] = agent
                         self.bots.phase, self.bots.since = "thinking", time.time()
                         self.notifier.notify()

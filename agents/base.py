@@ -64,10 +64,13 @@ def observers(agents: dict, game: Game) -> list[tuple[int, object]]:
     if game.pending_decision == "keep_goal":
         return []
     mover = game.current_player
-    return [(seat, agent.observe) for seat, agent in agents.items()
-            if seat != mover
-            and getattr(getattr(agent, "observe", None), "__func__", None)
-            not in (None, Agent.observe)]
+    shown = []
+    for seat, agent in agents.items():
+        observe = getattr(agent, "observe", None)
+        if seat != mover and callable(observe) \
+                and getattr(observe, "__func__", None) is not Agent.observe:
+            shown.append((seat, observe))
+    return shown
 
 
 def checked_policy_input(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:

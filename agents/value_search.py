@@ -125,8 +125,10 @@ def final_rewards(trial_states, rows, player, reward_scheme, out):
 
 
 class ValueSearchAgent(Agent):
-    """A PPOAgent whose candidate moves are played out before it chooses (module
-    docstring)."""
+    """A trained model that plays its likeliest moves out before it chooses (module
+    docstring). `opponent` names who plays the other seats inside the trials: "inferred"
+    (the default: greedy or the model, per seat, as the moves shown to `observe`
+    suggest), "mixed", "model", "greedy", "dale", "random", or an Agent."""
 
     name = "ppo-rollout"
 
@@ -142,6 +144,12 @@ class ValueSearchAgent(Agent):
             raise ConfigError(f"unknown reward scheme {reward!r}: use one of {REWARD_NAMES}")
         if evaluation not in EVALUATIONS:
             raise ConfigError(f"unknown evaluation {evaluation!r}: use one of {EVALUATIONS}")
+        if isinstance(opponent, str):
+            from .registry import ROLLOUT_OPPONENTS
+            opponent = opponent.lower()
+            if opponent not in ROLLOUT_OPPONENTS:
+                raise ConfigError(f"unknown opponent model {opponent!r}: use one of "
+                                  f"{', '.join(ROLLOUT_OPPONENTS)} or an Agent")
         self.policy_agent = PPOAgent(path, allow_pickle=allow_pickle)
         self.opponent = opponent
         self.splits_redraws = opponent in (MIXED_OPPONENT, INFERRED_OPPONENT)

@@ -346,7 +346,21 @@ class PlainWatcher:
     mischief = None
 
 
-@pytest.mark.parametrize("bot", [Watcher, PlainWatcher])
+class StaticWatcher:
+    """A plain class whose observe is a static method, writing to the same list."""
+
+    name = "watcher"
+    act = Watcher.act
+    seen = Watcher.seen
+    mischief = None
+
+    @staticmethod
+    def observe(game, action, seat):
+        StaticWatcher.seen.append(("observe", len(game.history), game.current_player,
+                                   action, seat))
+
+
+@pytest.mark.parametrize("bot", [Watcher, PlainWatcher, StaticWatcher])
 def test_observing_bots_are_shown_every_public_move_of_the_other_seats(bot):
     """The runner shows each other seat's move, before it is played, to a bot with an
     `observe`: every decision of the game is either the bot's own or shown to it with the

@@ -433,3 +433,7 @@ def test_bad_settings_are_refused():
         ValueSearchAgent(BASELINE, samples=0)
     with pytest.raises(ConfigError, match="unknown reward scheme"):
         ValueSearchAgent(BASELINE, reward="score")
+    with pytest.raises(ConfigError, match="unknown opponent model 'foo': use one of "
+                                          "inferred, model, greedy, dale, random, mixed"):
+        ValueSearchAgent(BASELINE, opponent="foo")
+    assert ValueSearchAgent(BASELINE, opponent="Model").opponent_name == "model"

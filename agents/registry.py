@@ -64,6 +64,7 @@ from .base import Agent
 from .dale_agent import DaleAgent
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
+from .value_search import ROLLOUT_OPPONENTS
 
 # Settings of the search agents when a spec gives none (chosen on 200 games, seeds 6000+).
 SEARCH_DEFAULTS = {
@@ -84,10 +85,6 @@ PICKLE_PREFIX = "pickle:"
 MAX_SEARCH_TRIALS = 4096
 """At most K x S trials per decision for the search agents (each trial holds a state, an
 observation and a mask, about 46 kB)."""
-
-
-ROLLOUT_OPPONENTS = ("inferred", "model", "greedy", "dale", "random", "mixed")
-"""Who plays the other seats inside a search agent's trials (value_search.py)."""
 
 
 class AgentSpecError(ConfigError):

@@ -70,6 +70,9 @@ MIXED_OPPONENT = "mixed"
 INFERRED_OPPONENT = "inferred"
 """The greedy player in a share of the redraws that each seat's moves set (module
 docstring)."""
+ROLLOUT_OPPONENTS = (INFERRED_OPPONENT, MODEL_OPPONENT, "greedy", "dale", "random",
+                     MIXED_OPPONENT)
+"""Who may play the other seats inside the trials, the default first (a spec's O)."""
 GUESS_ERROR = 0.25
 """How often a greedy or model player is taken to make a move other than its own choice."""
 
@@ -145,7 +148,6 @@ class ValueSearchAgent(Agent):
         if evaluation not in EVALUATIONS:
             raise ConfigError(f"unknown evaluation {evaluation!r}: use one of {EVALUATIONS}")
         if isinstance(opponent, str):
-            from .registry import ROLLOUT_OPPONENTS
             opponent = opponent.lower()
             if opponent not in ROLLOUT_OPPONENTS:
                 raise ConfigError(f"unknown opponent model {opponent!r}: use one of "

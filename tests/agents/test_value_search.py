@@ -151,11 +151,8 @@ def _hidden_facts_changed(game, seed):
     box, the place of One More Round in its block (tests/hidden_facts.py) and the game's
     own generator words (which could replay the setup). Returns the new game and what
     differs."""
-    other_state = with_other_hidden_facts(game.state, seed)
-    other_state[s.RNG_STATE:s.RNG_STATE + 4] = np.random.default_rng(seed).integers(
-        1, 2**31, size=4)
-    other = Game.from_state(game.config, other_state)
     viewer = game.current_player
+    other = _twin_seen_by(game, viewer, seed)
     one_more_round = TILES.table.shape[0] - 1
     drawn = int(game.state[s.PILE_POSITION])
     pile, other_pile = (state[s.PILE + drawn:s.PILE + state[s.PILE_END]]

@@ -8,6 +8,7 @@ replay game records and render saved games.
     suburbia match --agents greedy dale random --mode dale --games 100
     suburbia train --total-timesteps 100000 --output-dir runs/try
     suburbia train --backend rllib [--address HOST:PORT]  PPO with RLlib on Ray
+    suburbia train --recipe dale                       a released model's whole recipe
     suburbia bench --quick
     suburbia replay game.json [--boards]
     suburbia render state.json --png board.png [--svg board.svg] [--text]
@@ -181,7 +182,11 @@ def command_league(args, extra, stdin, stdout) -> int:
 
 def command_train(args, extra, stdin, stdout) -> int:
     """stable-baselines3 (training/train.py), or RLlib on Ray with --backend rllib
-    (training/rllib_train.py); each backend parses the other options itself."""
+    (training/rllib_train.py); each backend parses the other options itself. With
+    --recipe: a whole recipe (training/recipe_runner.py)."""
+    if any(arg == "--recipe" or arg.startswith("--recipe=") for arg in extra):
+        from training.recipe_runner import main as run_recipe
+        return run_recipe(list(extra))
     backend = argparse.ArgumentParser(prog="suburbia train", add_help=False)
     backend.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
                          help="sb3: MaskablePPO in this process (default); rllib: PPO with "

@@ -93,3 +93,39 @@ def evaluate_against_greedy(policy, games: int = 200, seed: int = 12345, players
             "median_population": float(np.median(populations_array)),
             "mean_best_other_population": float(np.mean(best_others)),
             "mean_margin": float((populations_array - np.array(best_others)).mean())}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m training.evaluation MODEL`: the evaluations of training and of the
+    recipes' gates, from the command line."""
+    import argparse
+    import json
+
+    import torch
+
+    from agents.model_format import load_safe_model
+    parser = argparse.ArgumentParser(
+        prog="python -m training.evaluation",
+        description="Seeded games of a safe-format model's policy (its most probable legal "
+                    "action) against Dale or the greedy player, with a 95% Wilson interval.")
+    parser.add_argument("model", help="a .safetensors model (agents/model_format.py)")
+    parser.add_argument("--against", choices=("dale", "greedy"), default="dale")
+    parser.add_argument("--players", type=int, choices=(2, 3, 4), default=2,
+                        help="seats against greedy (default 2)")
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=12345, help="seed of the first game")
+    arguments = parser.parse_args(argv)
+    if arguments.games < 1:
+        parser.error("--games must be at least 1")
+    torch.set_num_threads(1)
+    policy = load_safe_model(arguments.model)
+    if arguments.against == "dale":
+        result = evaluate_against_dale(policy, arguments.games, arguments.seed)
+    else:
+        result = evaluate_against_greedy(policy, arguments.games, arguments.seed,
+                                         arguments.players)
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -136,15 +136,29 @@ def _encode_batch(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pretrain(model, data: dict[str, np.ndarray], epochs: int = 5, batch_size: int = 256,
-             learning_rate: float = 1e-3, seed: int = 0) -> list[float]:
-    """Fit the MaskablePPO policy to the demonstrations; returns the mean loss per epoch."""
+             learning_rate: float = 1e-3, seed: int = 0, resume: dict | None = None,
+             on_epoch=None, on_batch=None) -> list[float]:
+    """Fit the MaskablePPO policy to the demonstrations; returns the mean loss per epoch.
+
+    After each epoch `on_epoch(checkpoint)` receives what continuing needs besides the
+    policy's weights: {"epoch", "losses", "agreements", "optimizer" (its state_dict),
+    "generator" (the shuffling generator's state)}. Given such a checkpoint as `resume`
+    (and the policy holding that epoch's weights), the fit goes on after that epoch
+    with the same optimizer and shuffling as if it had never stopped. `on_batch(rows)`
+    is told how many rows of the epoch are done.
+    """
     policy = model.policy
     policy.set_training_mode(True)
     optimiser = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     generator = np.random.default_rng(seed)
+    losses: list[float] = []
+    agreements: list[float] = []
+    if resume is not None:
+        optimiser.load_state_dict(resume["optimizer"])
+        generator.bit_generator.state = resume["generator"]
+        losses, agreements = list(resume["losses"]), list(resume["agreements"])
     count = len(data["actions"])
-    losses = []
-    for epoch in range(epochs):
+    for epoch in range(len(losses), epochs):
         order = generator.permutation(count)
         total, batches, correct = 0.0, 0, 0
         for start in range(0, count, batch_size):
@@ -164,9 +178,16 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int = 5, batch_size: in
             with torch.no_grad():
                 predicted = policy.get_distribution(observation_tensor, action_masks=masks)
                 correct += int((predicted.mode() == actions).sum())
+            if on_batch is not None:
+                on_batch(min(start + batch_size, count))
         losses.append(total / batches)
+        agreements.append(correct / count)
         print(f"pretrain epoch {epoch + 1}/{epochs}: loss {losses[-1]:.3f}, "
               f"agreement with the demonstrator {correct / count:.3f}", flush=True)
+        if on_epoch is not None:
+            on_epoch({"epoch": epoch + 1, "losses": list(losses),
+                      "agreements": list(agreements), "optimizer": optimiser.state_dict(),
+                      "generator": generator.bit_generator.state})
     policy.set_training_mode(False)
     return losses
 

@@ -113,6 +113,19 @@ def policy_options(config: TrainingConfig) -> dict:
     return options
 
 
+def new_model(config: TrainingConfig, environment, tensorboard_log: str | None = None):
+    """A fresh MaskablePPO of `config` on `environment` (seeded with config.seed), as every
+    run of `suburbia train` and the recipes' fit and PPO stages build it."""
+    environment.seed(config.seed)
+    return MaskablePPO(
+        "MlpPolicy", environment, learning_rate=config.learning_rate, n_steps=config.n_steps,
+        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
+        gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
+        policy_kwargs=policy_options(config), seed=config.seed, device="cpu",
+        tensorboard_log=tensorboard_log, verbose=0)
+
+
 def train(config: TrainingConfig) -> dict:
     """Run one training; returns the summary written to summary.json."""
     torch.set_num_threads(config.torch_threads)
@@ -120,14 +133,7 @@ def train(config: TrainingConfig) -> dict:
     (output_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     (output_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2) + "\n")
     environment = make_environment(config)
-    environment.seed(config.seed)
-    model = MaskablePPO(
-        "MlpPolicy", environment, learning_rate=config.learning_rate, n_steps=config.n_steps,
-        batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
-        gae_lambda=config.gae_lambda, clip_range=config.clip_range, ent_coef=config.ent_coef,
-        vf_coef=config.vf_coef, max_grad_norm=config.max_grad_norm,
-        policy_kwargs=policy_options(config), seed=config.seed, device="cpu",
-        tensorboard_log=str(output_dir / "tensorboard"), verbose=0)
+    model = new_model(config, environment, tensorboard_log=str(output_dir / "tensorboard"))
     if config.init_model:
         load_initial_weights(model, config.init_model)
     provenance = {"trained_by": "suburbia train", "config": config.to_dict()}

@@ -1,0 +1,435 @@
+"""Training recipes (`suburbia train --recipe`): recipes are checked with errors naming
+the problem; a run killed with SIGKILL in the middle of a stage goes on from its last
+checkpoint when started again and ends with the same demonstrations, byte for byte; a
+tampered or missing output is made again; the progress line and its ETA come first; the
+model card carries the run's own figures."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from training.progress import ProgressLine
+from training.recipe import RecipeError, load_recipe, parse_recipe, recipe_names
+from training.run_state import sha256_of
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TINY = {
+    "name": "tiny",
+    "description": "A recipe small enough for the tests.",
+    "seed": 3,
+    "torch_threads": 1,
+    "network": {"features_dim": 32, "net_arch": [16]},
+    "stages": [
+        {"name": "greedy-games", "kind": "record", "demonstrator": "greedy", "games": 40,
+         "chunk_games": 4},
+        {"name": "imitate", "kind": "fit", "demonstrations": ["greedy-games"], "epochs": 2,
+         "gate": {"against": "dale", "games": 16, "seed": 6000, "min_win_rate": 0.0}},
+        {"name": "ppo", "kind": "ppo",
+         "settings": {"total_timesteps": 4096, "num_envs": 8, "n_steps": 32,
+                      "batch_size": 128, "n_epochs": 1},
+         "checkpoint_every": 256, "eval_every": 2048, "eval_games": 16},
+        {"name": "final", "kind": "evaluate", "against": "dale", "games": 16, "seed": 0,
+         "min_win_rate": 0.0},
+    ],
+}
+
+
+def _parse(recipe: dict):
+    return parse_recipe(json.loads(json.dumps(recipe)))
+
+
+def _with_stage(index: int, **changes) -> dict:
+    recipe = json.loads(json.dumps(TINY))
+    recipe["stages"][index].update(changes)
+    return recipe
+
+
+# Parsing ---------------------------------------------------------------------------------------
+
+def test_shipped_recipes_parse():
+    assert {"dale", "multiplayer", "quickstart"} <= set(recipe_names())
+    for name in ("dale", "multiplayer", "quickstart"):
+        recipe = load_recipe(name)
+        assert recipe.stages and recipe.sha256
+    dale = load_recipe("dale")
+    assert [stage.kind for stage in dale.stages] == ["record", "fit", "ppo", "record", "fit",
+                                                     "evaluate"]
+    assert dale.stage("fit-search").gate.on_fail == "keep_input"
+    assert dale.stage("ppo-dale").gate.retry == {"settings": {"total_timesteps": 4500000}}
+
+
+@pytest.mark.parametrize("change, words", [
+    (_with_stage(1, kind="distil"), ["stage 2", "unknown stage kind 'distil'", "record, fit"]),
+    (_with_stage(1, demonstrations=["no-such-games"]),
+     ["'imitate'", "missing input", "'no-such-games'", "greedy-games"]),
+    (_with_stage(2, model="stage:nowhere"), ["'ppo'", "missing input", "stage:nowhere"]),
+    (_with_stage(1, gate={"against": "dale", "min_win_rate": 1.5}),
+     ["'imitate'", "gate", "min_win_rate", "threshold", "0..1", "1.5"]),
+    (_with_stage(1, gate={"against": "dale", "min_win_rate": "high"}),
+     ["min_win_rate", "'high'"]),
+    (_with_stage(1, gate={"against": "dale", "games": 10}), ["gate needs min_win_rate"]),
+    (_with_stage(1, gate={"against": "dale", "min_win_rate": 0.5, "on_fail": "pray"}),
+     ["on_fail", "stop, retry, keep_input", "'pray'"]),
+    (_with_stage(1, gate={"against": "dale", "min_win_rate": 0.5, "on_fail": "retry",
+                          "retry": {"games": 3}}),
+     ["retry cannot change 'games'", "epochs"]),
+    (_with_stage(1, gate={"against": "bob", "min_win_rate": 0.5}), ["'against'", "'bob'"]),
+    (_with_stage(0, games=0), ["'greedy-games'", "games", "1..", "not 0"]),
+    (_with_stage(0, colour="red"), ["unknown field 'colour'"]),
+    (_with_stage(0, opponents=["greedy"] * 4), ["opponents", "0 to 3"]),
+    (_with_stage(2, settings={"total_timesteps": 100, "learning_rate": 7}),
+     ["'ppo'", "--learning-rate", "0..1", "7"]),
+    (_with_stage(2, settings={"total_timesteps": 100, "warp": 9}), ["unknown option 'warp'"]),
+    (_with_stage(2, settings={"total_timesteps": 100, "seed": 9}),
+     ["seed belong to the recipe"]),
+    (_with_stage(2, learner="warp-drive"), ["unknown learner 'warp-drive'", "sb3"]),
+    (_with_stage(1, name="greedy-games"), ["'greedy-games' is used by an earlier stage"]),
+    ({**TINY, "stages": []}, ["'stages' must be a non-empty list"]),
+])
+def test_bad_recipes_are_refused_naming_the_problem(change, words):
+    with pytest.raises(RecipeError) as error:
+        _parse(change)
+    for word in words:
+        assert word in str(error.value), (word, str(error.value))
+
+
+def test_the_example_recipe_of_models_readme_parses():
+    text = (ROOT / "models" / "README.md").read_text()
+    section = text[text.index("## Recipes"):]
+    example = section[section.index("```json") + len("```json"):]
+    recipe = parse_recipe(json.loads(example[:example.index("```")]))
+    assert [stage.kind for stage in recipe.stages] == ["record", "fit", "ppo", "evaluate"]
+
+
+def test_unknown_recipe_through_the_command(capsys):
+    from suburbia_env.cli import main
+    status = main(["train", "--recipe", "no-such-recipe"])
+    assert status == 2
+    message = capsys.readouterr().err
+    assert "no recipe 'no-such-recipe'" in message and "dale" in message
+
+
+def test_bad_json_names_the_file(tmp_path, capsys):
+    from suburbia_env.cli import main
+    path = tmp_path / "broken.json"
+    path.write_text('{"stages": [')
+    assert main(["train", "--recipe", str(path)]) == 2
+    assert f"{path}: not valid JSON" in capsys.readouterr().err
+
+
+def test_same_seed_same_plan_other_seed_other_seeds(capsys):
+    from training.recipe_runner import main
+    outputs = []
+    for seed in (5, 5, 6):
+        assert main(["--recipe", "dale", "--seed", str(seed), "--plan"]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert outputs[0] != outputs[2]
+    assert "seed 5" in outputs[0] and "ppo-dale [ppo]" in outputs[0]
+
+
+def test_progress_line_redraws_in_place_on_a_terminal():
+    stream = io.StringIO()
+    progress = ProgressLine(stream, tty=True)
+    progress.stage("tiny 1/2 games", "games", 100, 0, 50.0, 20.0)
+    progress.update(25)
+    progress.close()
+    text = stream.getvalue()
+    assert text.count("\n") == 1 and text.endswith("\n")
+    assert "\r[tiny 1/2 games] 0/100 games (0%), stage ETA ~50s, run ETA ~1m10s" in text
+    assert "\r[tiny 1/2 games] 25/100 games (25%), stage ETA " in text
+
+
+def test_fit_resumed_after_an_epoch_equals_an_uninterrupted_fit():
+    """Per-epoch checkpoints (training/imitation.py pretrain): weights, optimizer and
+    shuffling restored give the same weights as a fit that never stopped."""
+    import torch
+    from training.config import TrainingConfig
+    from training.imitation import _play_demonstrations, pretrain
+    from training.train import make_environment, new_model
+    torch.set_num_threads(1)
+    states, actions, returns = _play_demonstrations((10, 2, "2nd", "greedy", ()))
+    data = {"states": states, "actions": actions, "returns": returns}
+    config = TrainingConfig(num_envs=2, features_dim=16, net_arch=[8], seed=4)
+
+    def fresh():
+        return new_model(config, make_environment(config))
+
+    whole = fresh()
+    pretrain(whole, data, epochs=3, batch_size=16, seed=4)
+    checkpoints = []
+    first = fresh()
+    pretrain(first, data, epochs=1, batch_size=16, seed=4, on_epoch=checkpoints.append)
+    resumed = fresh()
+    resumed.policy.load_state_dict(first.policy.state_dict())
+    saved = checkpoints[0]
+    assert saved["epoch"] == 1
+    pretrain(resumed, data, epochs=3, batch_size=16, seed=4,
+             resume={**saved, "generator": json.loads(json.dumps(saved["generator"]))})
+    for name, tensor in whole.policy.state_dict().items():
+        assert torch.equal(tensor, resumed.policy.state_dict()[name]), name
+    assert not torch.equal(first.policy.state_dict()["action_net.weight"],
+                           whole.policy.state_dict()["action_net.weight"])
+
+
+# Whole runs in a real process ---------------------------------------------------------------------
+
+def _command(recipe_path: Path, run_dir: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "suburbia_env.cli", "train", "--recipe", str(recipe_path),
+            "--run-dir", str(run_dir), *extra]
+
+
+def _environment() -> dict:
+    return {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1", "SUBURBIA_DEBUG": "1"}
+
+
+def _events(run_dir: Path) -> list[dict]:
+    path = run_dir / "log.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _run_until(command: list[str], run_dir: Path, stop, timeout: float = 300):
+    """Start the command; SIGKILL it once stop(events) holds. Returns its stdout lines."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=_environment(), text=True, cwd=run_dir.parent)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if stop(_events(run_dir)):
+                process.send_signal(signal.SIGKILL)
+                break
+            if process.poll() is not None:
+                raise AssertionError(f"the run ended before it could be killed: "
+                                     f"{process.stderr.read()[-2000:]}")
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the run never reached the point to kill it")
+        output, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == -signal.SIGKILL
+    return output.splitlines()
+
+
+def _run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(command, capture_output=True, text=True, env=_environment(),
+                          cwd=cwd, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def killed_run(tmp_path_factory):
+    """The tiny recipe killed twice with SIGKILL (in the recording, then in PPO after a
+    checkpoint) and started again each time with the same command until it completes."""
+    folder = tmp_path_factory.mktemp("recipe")
+    recipe_path = folder / "tiny.json"
+    recipe_path.write_text(json.dumps(TINY, indent=1))
+    run_dir = folder / "run"
+    command = _command(recipe_path, run_dir)
+    first_lines = _run_until(command, run_dir, lambda events: sum(
+        event["event"] == "chunk_done" for event in events) >= 3)
+    state_after_kill = json.loads((run_dir / "state.json").read_text())
+    second_lines = _run_until(command, run_dir, lambda events: any(
+        event["event"] == "checkpoint" and event["stage"] == "ppo" and event["steps"] >= 512
+        for event in events))
+    state_after_second_kill = json.loads((run_dir / "state.json").read_text())
+    finished = _run(command, folder)
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    return {"folder": folder, "run_dir": run_dir, "recipe": recipe_path, "command": command,
+            "first_lines": first_lines, "second_lines": second_lines,
+            "state_after_kill": state_after_kill,
+            "state_after_second_kill": state_after_second_kill, "finished": finished}
+
+
+def _reference_demonstrations(seed: int, index: int, games: int, chunk: int) -> str:
+    """The SHA-256 of the demonstrations an uninterrupted recording writes."""
+    from training.imitation import _play_demonstrations
+    from training.recipe_runner import record_first_seed, write_npz
+    first = record_first_seed(seed, index)
+    parts = [_play_demonstrations((first + start, min(chunk, games - start), "2nd", "greedy",
+                                   ())) for start in range(0, games, chunk)]
+    arrays = {name: np.concatenate([part[position] for part in parts])
+              for position, name in enumerate(("states", "actions", "returns"))}
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"reference-{os.getpid()}.npz"
+    write_npz(path, arrays)
+    digest = sha256_of(path)
+    path.unlink()
+    return digest
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_and_ends_with_the_same_demonstrations(killed_run):
+    run_dir = killed_run["run_dir"]
+    events = _events(run_dir)
+    sessions = [i for i, event in enumerate(events) if event["event"] == "session_started"]
+    assert len(sessions) == 3
+    # The first kill came mid-recording: some chunks were done, not all.
+    recorded = killed_run["state_after_kill"]["stages"]["greedy-games"]
+    assert recorded["status"] == "running" and 3 <= len(recorded["chunks"]) < 10
+    # The second session went on from those chunks instead of starting over.
+    second = events[sessions[1]:sessions[2]]
+    resumed = [event for event in second if event["event"] == "stage_resumed"]
+    assert resumed and resumed[0]["stage"] == "greedy-games"
+    assert resumed[0]["chunks_done"] >= len(recorded["chunks"])
+    redone = [event["chunk"] for event in second if event["event"] == "chunk_done"]
+    assert redone and min(redone) >= resumed[0]["chunks_done"]
+    # The second kill came in PPO after a checkpoint; the third session resumed there.
+    ppo_state = killed_run["state_after_second_kill"]["stages"]["ppo"]
+    assert ppo_state["status"] == "running" and ppo_state["steps"] >= 512
+    third = events[sessions[2]:]
+    skipped = {event["stage"] for event in third if event["event"] == "stage_skipped"}
+    assert {"greedy-games", "imitate"} <= skipped
+    ppo_resumed = [event for event in third
+                   if event["event"] == "stage_resumed" and event["stage"] == "ppo"]
+    assert ppo_resumed and ppo_resumed[0]["steps"] >= 512
+    checkpoints = [event["steps"] for event in third if event["event"] == "checkpoint"]
+    assert min(checkpoints) > ppo_resumed[0]["steps"] and max(checkpoints) == 4096
+    # Completed, with the demonstrations of an uninterrupted recording, byte for byte.
+    state = json.loads((run_dir / "state.json").read_text())
+    assert state["status"] == "complete" and state["env_steps"] == 4096
+    demonstrations = run_dir / state["stages"]["greedy-games"]["demonstrations"]
+    assert sha256_of(demonstrations) == _reference_demonstrations(3, 0, 40, 4)
+    assert state["final"]["sha256"] == sha256_of(run_dir / "model.safetensors")
+
+
+@pytest.mark.slow
+def test_progress_and_eta_come_first(killed_run):
+    lines = killed_run["first_lines"]
+    assert lines[0] == f"suburbia train --recipe {killed_run['recipe']}: reading the recipe"
+    assert lines[1].startswith("[tiny 1/4 greedy-games] 0/40 games (0%), stage ETA ~")
+    assert "run ETA ~" in lines[1]
+    # Each later session shows where it goes on from at once.
+    assert any(line.startswith("[tiny 1/4 greedy-games] ") and "ETA" in line
+               for line in killed_run["second_lines"][:3])
+
+
+@pytest.mark.slow
+def test_the_run_folder_and_the_model_card_hold_the_run(killed_run):
+    run_dir = killed_run["run_dir"]
+    state = json.loads((run_dir / "state.json").read_text())
+    for name in ("log.jsonl", "evaluations.jsonl", "evaluations.csv", "learning_curve.png",
+                 "MODEL_CARD.md", "model.safetensors", "model.json"):
+        assert (run_dir / name).is_file(), name
+    assert (run_dir / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = [json.loads(line) for line in (run_dir / "evaluations.jsonl").read_text()
+            .splitlines()]
+    assert [row["purpose"] for row in rows] == ["gate", "periodic", "evaluation"]
+    assert rows[1]["env_steps"] == 2048 and rows[2]["env_steps"] == 4096
+    csv_lines = (run_dir / "evaluations.csv").read_text().splitlines()
+    assert len(csv_lines) == 4 and csv_lines[0].startswith("stage,attempt,purpose,against")
+    card = (run_dir / "MODEL_CARD.md").read_text()
+    for row in rows:
+        figure = (f"{row['win_rate']:.3f} [{row['win_rate_low']:.3f}, "
+                  f"{row['win_rate_high']:.3f}]")
+        assert figure in card
+        assert f"{row['games']:,} ({row['seed']}..{row['seed'] + row['games'] - 1})" in card
+    assert state["final"]["sha256"] in card
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
+    assert f"git commit `{commit}`" in card
+    import torch
+    assert f"torch {torch.__version__}" in card
+    assert f"{os.cpu_count()} cores" in card
+    for name, seed in state["provenance"]["stage_seeds"].items():
+        assert f"`{name}`" in card
+        assert f"seed {seed}" in card
+    assert f"wall time {state['stages']['greedy-games']['wall_seconds'] / 60:.1f} min" in card
+    assert "python -m training.imitation" in card and "--pretrain-epochs 2" in card
+    assert "python -m training.evaluation" in card
+    assert "3 session(s)" in card
+    assert "bit-identical" in card
+    log = _events(run_dir)
+    assert {"session_started", "chunk_done", "epoch_done", "checkpoint", "evaluation",
+            "stage_done", "run_complete"} <= {event["event"] for event in log}
+    assert all(isinstance(event["time"], float) for event in log)
+
+
+@pytest.mark.slow
+def test_a_tampered_or_missing_output_is_made_again(killed_run):
+    run_dir, folder = killed_run["run_dir"], killed_run["folder"]
+    state = json.loads((run_dir / "state.json").read_text())
+    demonstrations = run_dir / state["stages"]["greedy-games"]["demonstrations"]
+    original = sha256_of(demonstrations)
+    data = bytearray(demonstrations.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    demonstrations.write_bytes(bytes(data))
+    (run_dir / "stages" / "04-final" / "evaluation.json").unlink()
+    before = len(_events(run_dir))
+    again = _run(killed_run["command"], folder)
+    assert again.returncode == 0, again.stderr[-3000:]
+    events = _events(run_dir)[before:]
+    redone = {event["stage"] for event in events if event["event"] == "stage_redone"}
+    skipped = {event["stage"] for event in events if event["event"] == "stage_skipped"}
+    assert redone == {"greedy-games", "final"}
+    # The same games again: the fit and PPO inputs are unchanged, so they stay done.
+    assert sha256_of(demonstrations) == original
+    assert skipped == {"imitate", "ppo"}
+    # Run again untouched: everything is skipped.
+    before = len(_events(run_dir))
+    assert _run(killed_run["command"], folder).returncode == 0
+    events = _events(run_dir)[before:]
+    assert {event["stage"] for event in events if event["event"] == "stage_skipped"} == \
+        {"greedy-games", "imitate", "ppo", "final"}
+    # Another seed in the same folder is refused, naming the difference.
+    other = _run(killed_run["command"] + ["--seed", "4"], folder)
+    assert other.returncode == 2 and "--seed differs" in other.stderr
+
+
+@pytest.mark.slow
+def test_gates_keep_the_input_retry_then_stop(tmp_path):
+    recipe = {
+        "name": "gated", "seed": 1, "torch_threads": 1,
+        "network": {"features_dim": 16, "net_arch": [8]},
+        "stages": [
+            {"name": "games", "kind": "record", "demonstrator": "greedy", "games": 6,
+             "chunk_games": 3},
+            {"name": "first-fit", "kind": "fit", "demonstrations": ["games"], "epochs": 1},
+            {"name": "hopeless", "kind": "fit", "demonstrations": ["games"], "epochs": 1,
+             "gate": {"against": "dale", "games": 24, "seed": 6000, "min_win_rate": 1.0,
+                      "on_fail": "keep_input"}},
+            {"name": "retried", "kind": "fit", "demonstrations": ["games"], "epochs": 1,
+             "gate": {"against": "dale", "games": 24, "seed": 6000, "min_win_rate": 1.0,
+                      "on_fail": "retry", "retry": {"epochs": 2}, "attempts": 2}},
+            {"name": "never", "kind": "evaluate", "against": "dale", "games": 4, "seed": 0},
+        ]}
+    recipe_path = tmp_path / "gated.json"
+    recipe_path.write_text(json.dumps(recipe))
+    run_dir = tmp_path / "run"
+    result = _run(_command(recipe_path, run_dir), tmp_path)
+    assert result.returncode == 1
+    assert "stage 'retried' after its last attempt: its model won" in result.stderr
+    assert "under the threshold 1.00" in result.stderr
+    state = json.loads((run_dir / "state.json").read_text())
+    stages = state["stages"]
+    assert stages["hopeless"]["status"] == "done"
+    assert stages["hopeless"]["model"] == stages["first-fit"]["model"]
+    assert "keep_input" in stages["hopeless"]["note"]
+    assert stages["retried"]["status"] == "failed" and stages["retried"]["attempt"] == 2
+    assert stages["retried"]["epochs_done"] == 2
+    assert (run_dir / "stages" / "04-retried-attempt2" / "model.safetensors").is_file()
+    assert "never" not in stages or stages["never"]["status"] == "pending"
+    assert state["status"] == "stopped"
+    gates = [json.loads(line) for line in (run_dir / "evaluations.jsonl").read_text()
+             .splitlines()]
+    assert [(row["stage"], row["attempt"], row["passed"]) for row in gates] == \
+        [("hopeless", 1, False), ("retried", 1, False), ("retried", 2, False)]
+    # Started again, it stops with the same message without training again.
+    before = len(_events(run_dir))
+    again = _run(_command(recipe_path, run_dir), tmp_path)
+    assert again.returncode == 1 and "after its last attempt" in again.stderr
+    assert not [event for event in _events(run_dir)[before:]
+                if event["event"] in ("stage_started", "evaluation")]

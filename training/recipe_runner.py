@@ -1,0 +1,789 @@
+"""`suburbia train --recipe NAME`: run a training recipe (training/recipe.py) from
+nothing, or from another recipe's model, to its final model, stage by stage, each gated
+by its evaluation.
+
+The run folder (--run-dir, default runs/NAME) holds state.json (what is done, with the
+SHA-256 of every output: training/run_state.py), log.jsonl, evaluations.jsonl and .csv,
+learning_curve.png, MODEL_CARD.md (training/run_record.py), one folder per stage under
+stages/, and the final model.safetensors with model.json. Killed at any moment and
+started again with the same command, it goes on from the last checkpoint: done stages
+whose outputs and inputs still have their hashes are skipped, a recording goes on from
+its last whole chunk of games, a fit from its last epoch, PPO from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import shlex
+import shutil
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from .progress import ProgressLine, duration, evaluation_seconds, prior_seconds
+from .recipe import Evaluation, Recipe, RecipeError, Stage, load_recipe, recipe_names
+from .run_record import (add_evaluation, git_commit, log_event, machine, versions,
+                         write_model_card)
+from .run_state import (RunState, outputs_intact, replace_atomically, sha256_of,
+                        write_atomically)
+
+RECORD_SEED_BASE = 2**32
+"""Recorded games take seeds from 2**32 up, apart from every evaluation's seeds (< 2**32)."""
+RECORD_SEED_STRIDE = 2**24
+
+
+class RecipeStopped(Exception):
+    """A gate failed with nothing left to try: the run stops with this message."""
+
+
+def stage_seed(run_seed: int, index: int) -> int:
+    """The seed of the recipe's stage `index` in a run seeded `run_seed` (32 bits)."""
+    return int(np.random.SeedSequence([run_seed, index]).generate_state(1)[0])
+
+
+def record_first_seed(run_seed: int, index: int) -> int:
+    return RECORD_SEED_BASE + stage_seed(run_seed, index) * RECORD_SEED_STRIDE
+
+
+def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """A .npz that np.load reads, byte for byte the same for the same arrays (fixed member
+    times, unlike np.savez), written through a temporary file."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with zipfile.ZipFile(temporary, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, array in arrays.items():
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.ascontiguousarray(array), allow_pickle=False)
+            archive.writestr(info, buffer.getvalue())
+    replace_atomically(temporary, path)
+
+
+def read_npz(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+class RecipeRun:
+    def __init__(self, recipe: Recipe, run_dir: Path, seed: int, start: str,
+                 command_line: str, stream=None, tty: bool | None = None):
+        self.recipe = recipe
+        self.run_dir = run_dir
+        self.seed = seed
+        self.start = start
+        self.command_line = command_line
+        self.state = RunState.open(run_dir, recipe.name, recipe.sha256, seed, start)
+        self.progress = ProgressLine(stream, tty)
+        self.session_started = time.monotonic()
+        self.seconds_before = float(self.state.data.get("run_seconds", 0.0))
+        self.commands: dict[str, list[str]] = {}
+        self.settings: dict[str, dict] = {}
+
+    # Bookkeeping ------------------------------------------------------------------------------
+
+    def run_seconds(self) -> float:
+        return self.seconds_before + time.monotonic() - self.session_started
+
+    def env_steps(self) -> int:
+        return sum(record.get("steps", 0) + record.get("earlier_attempt_steps", 0)
+                   for record in self.state.data["stages"].values())
+
+    def save(self) -> None:
+        self.state.data["run_seconds"] = round(self.run_seconds(), 2)
+        self.state.data["env_steps"] = self.env_steps()
+        self.state.save()
+
+    def log(self, event: str, **fields) -> None:
+        log_event(self.run_dir, event, run_seconds=round(self.run_seconds(), 2), **fields)
+
+    def relative(self, path: Path) -> str:
+        path = Path(path)
+        try:
+            return str(path.resolve().relative_to(self.run_dir.resolve()))
+        except ValueError:
+            return str(path.resolve())
+
+    def absolute(self, name: str) -> Path:
+        path = Path(name)
+        return path if path.is_absolute() else self.run_dir / path
+
+    def folder(self, stage: Stage, attempt: int) -> Path:
+        name = f"{stage.index + 1:02d}-{stage.name}" + (f"-attempt{attempt}" if attempt > 1
+                                                        else "")
+        path = self.run_dir / "stages" / name
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def write_card(self) -> None:
+        write_model_card(self.run_dir, self.recipe, self.state.data, self.commands,
+                         self.settings, self.command_line)
+
+    # Models -------------------------------------------------------------------------------------
+
+    def start_model(self) -> Path | None:
+        if self.start == "none":
+            return None
+        if self.start.startswith("recipe:"):
+            name = self.start[len("recipe:"):]
+            path = Path("runs") / name / "model.safetensors"
+            if not path.is_file():
+                raise RecipeError(f"--start {self.start}: {path} does not exist; run "
+                                  f"`suburbia train --recipe {name}` first (its run folder is "
+                                  f"runs/{name}), or give --start PATH or --start none")
+            return path
+        path = Path(self.start)
+        if not path.is_file():
+            raise RecipeError(f"--start {self.start}: no such model file")
+        return path
+
+    def resolve(self, reference: str, previous: Path | None, stage: Stage) -> Path | None:
+        if reference == "none":
+            return None
+        if reference == "previous":
+            return previous
+        if reference == "start":
+            return self.start_model()
+        if reference.startswith("stage:"):
+            record = self.state.data["stages"].get(reference[len("stage:"):], {})
+            if record.get("status") != "done" or not record.get("model"):
+                raise RecipeError(f"stage {stage.name!r}: {reference} has no model (that "
+                                  f"stage was skipped: its 'when' excludes this run)")
+            return self.absolute(record["model"])
+        if reference.startswith("recipe:"):
+            name = reference[len("recipe:"):]
+            path = Path("runs") / name / "model.safetensors"
+            if not path.is_file():
+                raise RecipeError(f"stage {stage.name!r}: {reference}: {path} does not exist; "
+                                  f"run `suburbia train --recipe {name}` first")
+            return path
+        path = Path(reference)
+        if not path.is_file():
+            raise RecipeError(f"stage {stage.name!r}: model {reference}: no such file")
+        return path
+
+    def hashed(self, paths: list[Path]) -> dict[str, str]:
+        found = {}
+        for path in paths:
+            for part in (path, path.with_suffix(".json")) if path.suffix == ".safetensors" \
+                    else (path,):
+                digest = sha256_of(part)
+                if digest is None:
+                    raise RecipeError(f"missing input: {part} does not exist")
+                found[self.relative(part)] = digest
+        return found
+
+    def demonstration_files(self, stage: Stage) -> list[Path]:
+        files = []
+        for source in stage.demonstrations:
+            if source.endswith(".npz"):
+                files.append(Path(source))
+                continue
+            record = self.state.data["stages"].get(source, {})
+            if record.get("status") != "done":
+                raise RecipeError(f"stage {stage.name!r}: missing input: the record stage "
+                                  f"{source!r} has not run (its 'when' excludes this run)")
+            files.append(self.absolute(record["demonstrations"]))
+        return files
+
+    def applies(self, stage: Stage) -> bool:
+        return (stage.when == "always" or (stage.when == "no_start") == (self.start == "none"))
+
+    # The run ------------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        data = self.state.data
+        data["status"] = "running"
+        session = {"time": time.time(), "git": git_commit(), "command": self.command_line}
+        data.setdefault("session_history", []).append(session)
+        data["provenance"] = {"git": session["git"], "machine": machine(),
+                              "versions": versions(), "run_seed": self.seed,
+                              "stage_seeds": {stage.name: stage_seed(self.seed, stage.index)
+                                              for stage in self.recipe.stages}}
+        commits = {entry["git"]["commit"] for entry in data["session_history"]}
+        if len(commits) > 1:
+            data["provenance"]["note"] = (f"sessions of this run ran {len(commits)} different "
+                                          f"commits: {', '.join(sorted(commits))}")
+        self.save()
+        self.log("session_started", session=data["sessions"], seed=self.seed,
+                 recipe=self.recipe.name, git=session["git"])
+        previous = self.start_model()
+        try:
+            for stage in self.recipe.stages:
+                previous = self.run_stage(stage, previous)
+        except RecipeStopped as stop:
+            data["status"] = "stopped"
+            self.save()
+            self.write_card()
+            self.log("run_stopped", reason=str(stop))
+            self.progress.close()
+            print(f"\nstopped: {stop}", file=sys.stderr)
+            return 1
+        finally:
+            self.progress.close()
+        self.finish(previous)
+        return 0
+
+    def later_seconds(self, stage: Stage) -> float:
+        total = 0.0
+        for later in self.recipe.stages[stage.index + 1:]:
+            record = self.state.data["stages"].get(later.name, {})
+            if self.applies(later) and record.get("status") != "done":
+                total += prior_seconds(later, self.recipe)
+        return total
+
+    def run_stage(self, stage: Stage, previous: Path | None) -> Path | None:
+        record = self.state.stage(stage.name)
+        label = f"{self.recipe.name} {stage.index + 1}/{len(self.recipe.stages)} {stage.name}"
+        if not self.applies(stage):
+            record.update(status="skipped", reason=f"when {stage.when}: this run starts from "
+                          f"{self.start}")
+            self.save()
+            return previous
+        model_in = self.resolve(stage.model, previous, stage)
+        inputs = self.hashed(([model_in] if model_in else [])
+                             + (self.demonstration_files(stage) if stage.kind == "fit" else []))
+        outputs = record.get("outputs", {})
+        if record.get("inputs") == inputs and record.get("status") in ("done", "failed") \
+                and outputs_intact(self.run_dir, outputs):
+            self.describe(stage, record, model_in)
+            if record["status"] == "failed":
+                raise RecipeStopped(record["message"])
+            self.progress.message(f"[{label}] done in an earlier session (outputs verified "
+                                  f"by SHA-256): skipped")
+            self.log("stage_skipped", stage=stage.name, reason="done, outputs verified")
+            return self.absolute(record["model"]) if record.get("model") else previous
+        if record.get("inputs") != inputs:
+            if record.get("inputs") is not None:
+                self.log("stage_reset", stage=stage.name, reason="its inputs changed")
+            record.clear()
+            record.update(status="pending", attempt=1)
+        elif record.get("status") in ("done", "failed"):
+            self.log("stage_redone", stage=stage.name,
+                     reason="an output is missing or differs from its recorded SHA-256")
+        record["inputs"] = inputs
+        record["seed"] = stage_seed(self.seed, stage.index)
+        record["status"] = "running"
+        self.save()
+        while True:
+            attempt = record.get("attempt", 1)
+            current = stage if attempt == 1 else stage.with_overrides(
+                stage.gate.retry, self.recipe.stages[:stage.index])
+            folder = self.folder(stage, attempt)
+            self.describe(current, record, model_in, folder)
+            began = time.monotonic()
+            seconds_before = record.get("wall_seconds", 0.0)
+            self.log("stage_started", stage=stage.name, attempt=attempt, kind=stage.kind)
+            self.progress.stage(label + (f" (attempt {attempt})" if attempt > 1 else ""),
+                                *self.units(current, record), prior_seconds(current, self.recipe),
+                                self.later_seconds(stage))
+
+            def tick():
+                record["wall_seconds"] = round(seconds_before + time.monotonic() - began, 2)
+
+            self.tick = tick
+            produced = self.execute(current, record, model_in, folder)
+            tick()
+            passed, message = True, ""
+            if current.gate is not None and produced is not None \
+                    and current.gate.min_win_rate is not None:
+                passed, message = self.gate(current, record, produced, attempt)
+            elif current.kind == "evaluate":
+                passed, message = record["evaluation_passed"], record.get("message", "")
+            tick()
+            if passed:
+                record["status"] = "done"
+                record["model"] = self.relative(produced) if produced and current.makes_model \
+                    else None
+                break
+            on_fail = current.gate.on_fail if current.gate else "stop"
+            if on_fail == "retry" and attempt < current.gate.attempts:
+                self.progress.message(f"[{label}] {message}; retrying with "
+                                      f"{json.dumps(stage.gate.retry)}")
+                self.log("stage_retry", stage=stage.name, attempt=attempt + 1,
+                         changes=stage.gate.retry)
+                record["earlier_attempt_steps"] = record.get("earlier_attempt_steps", 0) \
+                    + record.pop("steps", 0)
+                for key in ("chunks", "checkpoint_sha256", "epochs_done", "evaluated_at"):
+                    record.pop(key, None)
+                record["attempt"] = attempt + 1
+                self.save()
+                continue
+            if on_fail == "keep_input":
+                record["status"] = "done"
+                record["model"] = self.relative(model_in)
+                record["note"] = (f"{message}: its input model goes on instead "
+                                  f"(on_fail keep_input)")
+                self.progress.message(f"[{label}] {record['note']}")
+                break
+            record["status"] = "failed"
+            exhausted = " after its last attempt" if on_fail == "retry" else ""
+            record["message"] = (f"stage {stage.name!r}{exhausted}: {message}. The run stops "
+                                 f"here (on_fail {on_fail}); see {self.run_dir}/evaluations.csv"
+                                 f" and learning_curve.png, then change the recipe and run it "
+                                 f"in a new --run-dir")
+            self.save()
+            self.log("stage_failed", stage=stage.name, message=record["message"])
+            raise RecipeStopped(record["message"])
+        self.save()
+        self.log("stage_done", stage=stage.name, attempt=record.get("attempt", 1),
+                 wall_seconds=record.get("wall_seconds"), outputs=record.get("outputs"))
+        self.progress.message(f"[{label}] done in {duration(record.get('wall_seconds', 0))}")
+        self.write_card()
+        if record.get("model"):
+            return self.absolute(record["model"])
+        return previous
+
+    def units(self, stage: Stage, record: dict) -> tuple[str, float, float]:
+        if stage.kind == "record":
+            return "games", stage.games, record.get("games", 0)
+        if stage.kind == "fit":
+            return "epochs", stage.epochs, record.get("epochs_done", 0)
+        if stage.kind == "ppo":
+            return "steps", stage.settings["total_timesteps"], record.get("steps", 0)
+        return "games", stage.gate.games, 0
+
+    def execute(self, stage: Stage, record: dict, model_in: Path | None,
+                folder: Path) -> Path | None:
+        if stage.kind == "record":
+            self.record(stage, record, model_in, folder)
+            return None
+        if stage.kind == "fit":
+            return self.fit(stage, record, model_in, folder)
+        if stage.kind == "ppo":
+            return self.ppo(stage, record, model_in, folder)
+        self.evaluate_stage(stage, record, model_in, folder)
+        return None
+
+    # Stage kinds ----------------------------------------------------------------------------------
+
+    def record(self, stage: Stage, record: dict, model_in: Path | None, folder: Path) -> None:
+        """Games in chunks of chunk_games, each chunk's file written whole and hashed in
+        the state; then all chunks in one demonstrations.npz (the same bytes for the same
+        games)."""
+        from agents.registry import make_agent
+        from .imitation import _play_demonstrations
+        demonstrator = stage.demonstrator.replace("{model}", str(model_in))
+        mode = "standard" if stage.opponents else "dale"
+        for spec in (demonstrator, *stage.opponents):
+            make_agent(spec).check_mode(mode)
+        first_seed = record_first_seed(self.seed, stage.index)
+        record["first_game_seed"] = first_seed
+        chunks_folder = folder / "chunks"
+        chunks_folder.mkdir(exist_ok=True)
+        done = record.setdefault("chunks", {})
+        count = -(-stage.games // stage.chunk_games)
+        intact = [index for index in range(count) if done.get(str(index)) is not None
+                  and sha256_of(chunks_folder / f"chunk-{index:05d}.npz") == done[str(index)]]
+        record["games"] = sum(min(stage.chunk_games, stage.games - i * stage.chunk_games)
+                              for i in intact)
+        if intact:
+            record["resumed_from"] = f"{len(intact)} of {count} chunks recorded before"
+            self.log("stage_resumed", stage=stage.name, chunks_done=len(intact),
+                     games_done=record["games"])
+        self.progress.update(record["games"])
+        pool = None
+        if stage.workers > 1:
+            import multiprocessing
+            pool = multiprocessing.get_context("spawn").Pool(stage.workers)
+        try:
+            for index in range(count):
+                path = chunks_folder / f"chunk-{index:05d}.npz"
+                if index in intact:
+                    continue
+                first = first_seed + index * stage.chunk_games
+                games = min(stage.chunk_games, stage.games - index * stage.chunk_games)
+                parts = max(1, min(stage.workers, games))
+                bounds = np.linspace(0, games, parts + 1).astype(int)
+                jobs = [(first + int(bounds[i]), int(bounds[i + 1] - bounds[i]), "2nd",
+                         demonstrator, stage.opponents) for i in range(parts)
+                        if bounds[i + 1] > bounds[i]]
+                with contextlib.redirect_stdout(io.StringIO()):
+                    results = pool.map(_play_demonstrations, jobs) if pool \
+                        else [_play_demonstrations(job) for job in jobs]
+                write_npz(path, {"states": np.concatenate([r[0] for r in results]),
+                                 "actions": np.concatenate([r[1] for r in results]),
+                                 "returns": np.concatenate([r[2] for r in results])})
+                done[str(index)] = sha256_of(path)
+                record["games"] += games
+                self.tick()
+                self.save()
+                self.log("chunk_done", stage=stage.name, chunk=index, games=record["games"],
+                         first_seed=first)
+                self.progress.update(record["games"])
+        finally:
+            if pool is not None:
+                pool.close()
+                pool.join()
+        parts = [read_npz(chunks_folder / f"chunk-{index:05d}.npz") for index in range(count)]
+        merged = {name: np.concatenate([part[name] for part in parts])
+                  for name in ("states", "actions", "returns")}
+        output = folder / "demonstrations.npz"
+        write_npz(output, merged)
+        record["decisions"] = int(len(merged["actions"]))
+        record["demonstrations"] = self.relative(output)
+        record["outputs"] = {self.relative(output): sha256_of(output)}
+
+    def training_config(self, stage: Stage, folder: Path, **settings):
+        from .config import TrainingConfig
+        return TrainingConfig(**{**settings, **self.recipe.network},
+                              seed=stage_seed(self.seed, stage.index),
+                              torch_threads=self.recipe.torch_threads,
+                              output_dir=str(folder), progress_bar=False)
+
+    def provenance(self, stage: Stage, record: dict) -> dict:
+        return {"trained_by": f"suburbia train --recipe {self.recipe.name}",
+                "recipe": self.recipe.name, "recipe_sha256": self.recipe.sha256,
+                "stage": stage.name, "attempt": record.get("attempt", 1),
+                "run_seed": self.seed, "stage_seed": record["seed"],
+                "git": self.state.data["provenance"]["git"]}
+
+    def fit(self, stage: Stage, record: dict, model_in: Path | None, folder: Path) -> Path:
+        """`suburbia train --demonstrations ... --total-timesteps 0` epoch by epoch, the
+        weights, optimizer and shuffling saved after each epoch (fit-checkpoint.pt)."""
+        import torch
+        from agents.model_format import save_model_safely
+        from .imitation import load_demonstrations, pretrain
+        from .train import load_initial_weights, make_environment, new_model
+        torch.set_num_threads(self.recipe.torch_threads)
+        config = self.training_config(stage, folder, mode="dale", num_envs=2,
+                                      total_timesteps=0)
+        model = new_model(config, make_environment(config))
+        if model_in is not None:
+            load_initial_weights(model, model_in)
+        data = load_demonstrations(",".join(str(p) for p in self.demonstration_files(stage)))
+        rows = len(data["actions"])
+        record["decisions"] = rows
+        checkpoint_path = folder / "fit-checkpoint.pt"
+        resume = None
+        if record.get("checkpoint_sha256") and \
+                sha256_of(checkpoint_path) == record["checkpoint_sha256"]:
+            saved = torch.load(checkpoint_path, weights_only=True)
+            model.policy.load_state_dict(saved["policy"])
+            resume = {key: saved[key] for key in ("epoch", "losses", "agreements",
+                                                  "optimizer")}
+            resume["generator"] = json.loads(saved["generator"])
+            record["resumed_from"] = f"epoch {resume['epoch']} of {stage.epochs}"
+            self.log("stage_resumed", stage=stage.name, epochs_done=resume["epoch"])
+        record["epochs_done"] = resume["epoch"] if resume else 0
+        self.progress.update(record["epochs_done"])
+
+        def on_epoch(checkpoint: dict) -> None:
+            temporary = folder / ".fit-checkpoint.tmp.pt"
+            torch.save({"policy": model.policy.state_dict(), "epoch": checkpoint["epoch"],
+                        "losses": checkpoint["losses"], "agreements": checkpoint["agreements"],
+                        "optimizer": checkpoint["optimizer"],
+                        "generator": json.dumps(checkpoint["generator"])}, temporary)
+            replace_atomically(temporary, checkpoint_path)
+            record.update(checkpoint_sha256=sha256_of(checkpoint_path),
+                          epochs_done=checkpoint["epoch"], losses=checkpoint["losses"],
+                          agreements=checkpoint["agreements"])
+            self.tick()
+            self.save()
+            self.log("epoch_done", stage=stage.name, epoch=checkpoint["epoch"],
+                     loss=checkpoint["losses"][-1], agreement=checkpoint["agreements"][-1])
+            self.progress.update(checkpoint["epoch"])
+
+        def on_batch(done_rows: int) -> None:
+            self.progress.update(record["epochs_done"] + done_rows / rows)
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            pretrain(model, data, stage.epochs, stage.batch_size, stage.learning_rate,
+                     seed=config.seed, resume=resume, on_epoch=on_epoch, on_batch=on_batch)
+        output = folder / "model.safetensors"
+        save_model_safely(model, output, training={**self.provenance(stage, record),
+                                                   "fit": {"epochs": stage.epochs,
+                                                           "learning_rate": stage.learning_rate,
+                                                           "decisions": rows}})
+        record["outputs"] = self.hashed([output])
+        return output
+
+    def ppo(self, stage: Stage, record: dict, model_in: Path | None, folder: Path) -> Path:
+        """PPO through the stage's learner (training/ppo_backend.py), checkpointed every
+        checkpoint_every steps (rounded up to whole rollouts) and evaluated every
+        eval_every steps."""
+        from .ppo_backend import make_learner
+        from .train import planned_timesteps
+        config = self.training_config(stage, folder, **stage.settings)
+        learner = make_learner(stage.learner, config)
+        total = planned_timesteps(config)
+        rollout = config.n_steps * config.num_envs
+        every = -(-stage.checkpoint_every // rollout) * rollout
+        checkpoint = folder / "checkpoint.zip"
+        if record.get("checkpoint_sha256") and \
+                sha256_of(checkpoint) == record["checkpoint_sha256"]:
+            learner.resume(checkpoint)
+            record["resumed_from"] = f"checkpoint at {learner.steps:,} steps"
+            self.log("stage_resumed", stage=stage.name, steps=learner.steps)
+        else:
+            learner.start(model_in)
+        record["steps"] = learner.steps
+        self.progress.total = total
+        self.progress.update(learner.steps)
+        session_steps, began = learner.steps, time.monotonic()
+        provenance = {**self.provenance(stage, record), "learner": learner.name,
+                      "config": config.to_dict()}
+        while learner.steps < total:
+            target = min(total, (learner.steps // every + 1) * every)
+            learner.learn_until(target, on_steps=self.progress.update)
+            temporary = folder / "checkpoint-partial.zip"
+            learner.save_checkpoint(temporary)
+            replace_atomically(temporary, checkpoint)
+            record.update(checkpoint_sha256=sha256_of(checkpoint), steps=learner.steps)
+            elapsed = time.monotonic() - began
+            if elapsed > 0:
+                record["steps_per_second"] = round((learner.steps - session_steps) / elapsed, 1)
+            self.tick()
+            self.save()
+            self.log("checkpoint", stage=stage.name, steps=learner.steps,
+                     env_steps=self.env_steps())
+            if stage.eval_every and learner.steps // stage.eval_every \
+                    > record.get("evaluated_at", 0) // stage.eval_every \
+                    and learner.steps < total:
+                record["evaluated_at"] = learner.steps
+                path = folder / "evaluated.safetensors"
+                learner.export(path, provenance)
+                self.evaluate(path, Evaluation(against=stage.gate.against if stage.gate
+                                               else "dale",
+                                               players=stage.gate.players if stage.gate else 2,
+                                               games=stage.eval_games, seed=stage.eval_seed),
+                              stage, record, "periodic")
+                self.save()
+        output = folder / "model.safetensors"
+        learner.export(output, provenance)
+        record["outputs"] = self.hashed([output])
+        return output
+
+    def evaluate_stage(self, stage: Stage, record: dict, model_in: Path | None,
+                       folder: Path) -> None:
+        if model_in is None:
+            raise RecipeError(f"stage {stage.name!r}: nothing to evaluate (model is none)")
+        row = self.evaluate(model_in, stage.gate, stage, record, "evaluation")
+        output = folder / "evaluation.json"
+        write_atomically(output, json.dumps(row, indent=1, sort_keys=True) + "\n")
+        record["outputs"] = {self.relative(output): sha256_of(output)}
+        record["evaluation_passed"] = bool(row["passed"] is not False)
+        if row["passed"] is False:
+            record["message"] = self.shortfall(stage.gate, row)
+
+    def evaluate(self, model: Path, spec: Evaluation, stage: Stage, record: dict,
+                 purpose: str) -> dict:
+        """Seeded games of the model's policy; the row joins the evaluation history."""
+        import torch
+        from agents.model_format import load_safe_model
+        from .evaluation import evaluate_against_dale, evaluate_against_greedy
+        torch.set_num_threads(self.recipe.torch_threads)
+        policy = load_safe_model(model)
+        began = time.monotonic()
+        self.progress.update(self.progress.done, note=f"evaluating {spec.games} games "
+                             f"against {spec.against} (~"
+                             f"{duration(evaluation_seconds(spec.against, spec.games, spec.players))})")
+        if spec.against == "dale":
+            result = evaluate_against_dale(policy, spec.games, spec.seed)
+        else:
+            result = evaluate_against_greedy(policy, spec.games, spec.seed, spec.players)
+        threshold = spec.min_win_rate if purpose != "periodic" else None
+        row = {"stage": stage.name, "attempt": record.get("attempt", 1), "purpose": purpose,
+               "against": spec.against, "players": spec.players if spec.against == "greedy"
+               else 2, "games": result["games"], "seed": spec.seed,
+               "win_rate": result["win_rate"], "win_rate_low": result["win_rate_low"],
+               "win_rate_high": result["win_rate_high"],
+               "mean_population": result["mean_population"],
+               "mean_margin": result["mean_margin"], "env_steps": self.env_steps(),
+               "run_seconds": round(self.run_seconds(), 1), "threshold": threshold,
+               "passed": None if threshold is None else result["win_rate"] >= threshold,
+               "seconds": round(time.monotonic() - began, 1), "time": round(time.time(), 1),
+               "model": self.relative(model), "model_sha256": sha256_of(model)}
+        add_evaluation(self.run_dir, row)
+        self.log("evaluation", stage=stage.name, purpose=purpose, win_rate=row["win_rate"],
+                 win_rate_low=row["win_rate_low"], win_rate_high=row["win_rate_high"],
+                 games=row["games"], against=spec.against, env_steps=row["env_steps"])
+        self.progress.message(
+            f"[{stage.name}] {purpose}: win rate {row['win_rate']:.3f} "
+            f"[{row['win_rate_low']:.3f}, {row['win_rate_high']:.3f}] over {row['games']} "
+            f"games against {spec.against}"
+            + ("" if threshold is None else
+               f" (threshold {threshold:.2f}: {'passed' if row['passed'] else 'failed'})"))
+        self.progress.update(self.progress.done, note="")
+        return row
+
+    def shortfall(self, spec: Evaluation, row: dict) -> str:
+        return (f"its model won {row['win_rate']:.3f} [{row['win_rate_low']:.3f}, "
+                f"{row['win_rate_high']:.3f}] of {row['games']} games against {spec.against}, "
+                f"under the threshold {spec.min_win_rate:.2f}")
+
+    def gate(self, stage: Stage, record: dict, model: Path, attempt: int) -> tuple[bool, str]:
+        row = self.evaluate(model, stage.gate, stage, record, "gate")
+        record["gate"] = {key: row[key] for key in ("win_rate", "win_rate_low",
+                                                    "win_rate_high", "games", "passed")}
+        return bool(row["passed"]), "" if row["passed"] else self.shortfall(stage.gate, row)
+
+    def finish(self, model: Path | None) -> None:
+        data = self.state.data
+        if model is not None:
+            destination = self.run_dir / "model.safetensors"
+            if model.resolve() != destination.resolve():
+                shutil.copyfile(model, destination)
+                shutil.copyfile(model.with_suffix(".json"), destination.with_suffix(".json"))
+            data["final"] = {"path": str(destination), "sha256": sha256_of(destination),
+                             "description": str(destination.with_suffix(".json")),
+                             "description_sha256": sha256_of(destination.with_suffix(".json")),
+                             "from": self.relative(model)}
+        data["status"] = "complete"
+        self.save()
+        self.write_card()
+        self.log("run_complete", final=data.get("final"), env_steps=self.env_steps())
+        final = data.get("final")
+        print(f"recipe {self.recipe.name}: complete in {duration(self.run_seconds())} of wall "
+              f"time" + (f"; model {final['path']} (SHA-256 {final['sha256'][:16]}...)"
+                         if final else "") + f"; model card {self.run_dir / 'MODEL_CARD.md'}",
+              flush=True)
+
+    # What each stage is, as commands ---------------------------------------------------------
+
+    def describe(self, stage: Stage, record: dict, model_in: Path | None,
+                 folder: Path | None = None) -> None:
+        """The stage's command equivalent and settings, for the model card."""
+        folder = folder or self.folder(stage, record.get("attempt", 1))
+        self.commands[stage.name] = stage_commands(stage, self, model_in, folder)
+        self.settings[stage.name] = {key: value for key, value in stage.raw.items()
+                                     if key not in ("name", "kind")}
+
+
+def stage_commands(stage: Stage, run: RecipeRun, model_in: Path | None,
+                   folder: Path) -> list[str]:
+    seed = stage_seed(run.seed, stage.index)
+    model = shlex.quote(str(model_in)) if model_in else None
+    network = [f"--{key.replace('_', '-')} " + (" ".join(map(str, value))
+                                                   if isinstance(value, list) else str(value))
+               for key, value in run.recipe.network.items()]
+    if stage.kind == "record":
+        first = record_first_seed(run.seed, stage.index)
+        demonstrator = stage.demonstrator.replace("{model}", str(model_in))
+        opponents = (" --opponents " + " ".join(map(shlex.quote, stage.opponents))
+                     if stage.opponents else "")
+        return [f"python -m training.imitation {folder}/demonstrations.npz --games "
+                f"{stage.games} --seed {first} --demonstrator {shlex.quote(demonstrator)}"
+                f"{opponents} --workers {stage.workers}",
+                f"# the same games, recorded in chunks of {stage.chunk_games} (seeds "
+                f"{first}..{first + stage.games - 1})"]
+    if stage.kind == "fit":
+        files = ",".join(str(path) for path in _demonstration_paths(stage, run))
+        lines = [" ".join(["suburbia train", *([f"--init-model {model}"] if model else []),
+                           f"--demonstrations {files}", f"--pretrain-epochs {stage.epochs}",
+                           f"--pretrain-learning-rate {stage.learning_rate:g}",
+                           "--total-timesteps 0 --num-envs 2 --eval-games 2", *network,
+                           f"--torch-threads {run.recipe.torch_threads}",
+                           f"--seed {seed} --output-dir {folder} --no-progress-bar"])]
+        if stage.batch_size != 256:
+            lines.append(f"# with minibatches of {stage.batch_size} decisions (the command "
+                         f"uses 256)")
+        return lines
+    if stage.kind == "ppo":
+        options = []
+        for key, value in stage.settings.items():
+            flag = "--" + key.replace("_", "-")
+            if isinstance(value, bool):
+                options.append(flag if value else "--no-" + flag[2:])
+            elif isinstance(value, list):
+                options.append(f"{flag} {' '.join(map(str, value))}")
+            else:
+                options.append(f"{flag} {value}")
+        return [" ".join(["suburbia train", *options, *([f"--init-model {model}"] if model
+                                                         else []), *network,
+                          f"--torch-threads {run.recipe.torch_threads}",
+                          f"--checkpoint-every {stage.checkpoint_every}",
+                          f"--seed {seed} --output-dir {folder} --no-progress-bar"]),
+                f"# learner {stage.learner}; the recipe learns between checkpoints and "
+                f"evaluates every {stage.eval_every or 'no'} steps itself"]
+    gate = stage.gate
+    players = f" --players {gate.players}" if gate.against == "greedy" else ""
+    return [f"python -m training.evaluation {model} --against {gate.against}{players} "
+            f"--games {gate.games} --seed {gate.seed}"]
+
+
+def _demonstration_paths(stage: Stage, run: RecipeRun) -> list[Path]:
+    try:
+        return run.demonstration_files(stage)
+    except RecipeError:
+        return [Path(name) for name in stage.demonstrations]
+
+
+def plan(recipe: Recipe, seed: int, start: str) -> list[str]:
+    """The stages a run would take, with their seeds and first estimates (--plan)."""
+    lines = [f"recipe {recipe.name} (seed {seed}, start {start}): {recipe.description}"]
+    total = 0.0
+    for stage in recipe.stages:
+        applies = stage.when == "always" or (stage.when == "no_start") == (start == "none")
+        seconds = prior_seconds(stage, recipe) if applies else 0.0
+        total += seconds
+        detail = {"record": lambda: f"{stage.games} games of {stage.demonstrator} from seed "
+                                    f"{record_first_seed(seed, stage.index)}",
+                  "fit": lambda: f"{stage.epochs} epochs on {', '.join(stage.demonstrations)}",
+                  "ppo": lambda: f"{stage.settings['total_timesteps']:,} steps "
+                                 f"({stage.learner})",
+                  "evaluate": lambda: f"{stage.gate.games} games against {stage.gate.against}"
+                  }[stage.kind]()
+        gate = stage.gate
+        gated = (f"; gate {gate.min_win_rate} against {gate.against} ({gate.games} games, "
+                 f"on fail {gate.on_fail})" if gate is not None and gate.min_win_rate
+                 is not None and stage.kind != "evaluate" else "")
+        lines.append(f"  {stage.index + 1}. {stage.name} [{stage.kind}] "
+                     f"{'' if applies else '(skipped: when ' + stage.when + ') '}"
+                     f"seed {stage_seed(seed, stage.index)}: {detail}{gated}; "
+                     f"~{duration(seconds)}")
+    lines.append(f"  about {duration(total)} on the project's 2-core machine (rough)")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="suburbia train --recipe",
+        description="Run a training recipe (training/recipes/*.json) to its final model, "
+                    "every stage gated by its evaluation; started again with the same "
+                    "command, it goes on from its last checkpoint.")
+    parser.add_argument("--recipe", required=True, help=f"a recipe name ({', '.join(recipe_names())}) "
+                        f"or a .json file")
+    parser.add_argument("--run-dir", type=Path, help="the run folder (default runs/NAME)")
+    parser.add_argument("--seed", type=int, help="the run seed (default: the recipe's); "
+                        "each stage's seed derives from it")
+    parser.add_argument("--start", help="start from this model instead of the recipe's "
+                        "start: none, recipe:NAME (that recipe's run in runs/NAME) or a "
+                        ".safetensors file")
+    parser.add_argument("--plan", action="store_true", help="print the stages, their seeds "
+                        "and rough times, and run nothing")
+    parser.add_argument("--ray-address", help="a Ray cluster for the parallel stages (not "
+                        "built yet: issue 32 item 7)")
+    arguments = parser.parse_args(argv)
+    print(f"suburbia train --recipe {arguments.recipe}: reading the recipe", flush=True)
+    if arguments.ray_address:
+        raise RecipeError("--ray-address: the recipes run every stage on this machine for "
+                          "now; their stages on a Ray cluster are issue 32 item 7, not built "
+                          "yet")
+    recipe = load_recipe(arguments.recipe)
+    seed = recipe.seed if arguments.seed is None else arguments.seed
+    if not 0 <= seed <= 2**32 - 1:
+        raise RecipeError(f"--seed must be 0..2**32-1, not {seed}")
+    start = arguments.start or recipe.start
+    if arguments.start:
+        from .recipe import _reference
+        _reference(start, "--start", [], allow_previous=False, allow_start=False)
+    if arguments.plan:
+        print("\n".join(plan(recipe, seed, start)))
+        return 0
+    run_dir = arguments.run_dir or Path("runs") / recipe.name
+    command = " ".join(["suburbia train --recipe", shlex.quote(arguments.recipe),
+                        "--run-dir", shlex.quote(str(run_dir)), "--seed", str(seed),
+                        *(["--start", shlex.quote(start)] if arguments.start else [])])
+    run = RecipeRun(recipe, run_dir, seed, start, command)
+    return run.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -8,6 +8,10 @@ spec                           agent
 ``greedy``                     GreedyAgent with its default weights
 ``greedy:W1,W2,...``           GreedyAgent with these weights, in the order of its
                                constructor's parameters (`greedy_weight_names()`)
+``goals`` ``lakes``            StyleAgent, a one-ply player of that style
+``reputation`` ``hoarder``     (agents/styles.py, docs/agents.md; ties drawn, seeded)
+``STYLE:W1,...,W6``            a style with these weights, in the order of
+                               styles.WEIGHT_NAMES
 ``ppo:PATH``                   PPOAgent, a saved MaskablePPO model, deterministic;
                                PATH is NAME.safetensors (with NAME.json beside it,
                                agents/model_format.py)
@@ -64,6 +68,7 @@ from .base import Agent
 from .dale_agent import DaleAgent
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
+from .styles import STYLES, WEIGHT_NAMES, StyleAgent
 from .value_search import ROLLOUT_OPPONENTS
 
 # Settings of the search agents when a spec gives none (chosen on 200 games, seeds 6000+).
@@ -73,11 +78,12 @@ SEARCH_DEFAULTS = {
                 "margin_weight": 0.5},
 }
 
-AGENT_SPECS = ("random", "dale", "greedy", "greedy:WEIGHTS", "ppo:PATH", "ppo-sample:PATH",
+AGENT_SPECS = ("random", "dale", "greedy", "greedy:WEIGHTS", *STYLES, "STYLE:WEIGHTS",
+               "ppo:PATH", "ppo-sample:PATH",
                "ppo-search:PATH[,K,S,W,O]", "ppo-rollout:PATH[,K,S,W,O]", "rllib:PATH",
                "FILE.py:NAME", "MODULE:NAME")
 PPO_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
-BUILT_IN_KINDS = ("random", "dale", "greedy", "rllib") + PPO_KINDS
+BUILT_IN_KINDS = ("random", "dale", "greedy", "rllib") + tuple(STYLES) + PPO_KINDS
 PICKLE_PREFIX = "pickle:"
 """Before a ppo spec's path: permission to load a pickled model (which runs its code)."""
 
@@ -116,6 +122,21 @@ def _greedy(spec: str, arguments: str) -> GreedyAgent:
     if not all(math.isfinite(weight) for weight in weights):
         raise AgentSpecError(f"agent spec {shown(spec)}: the greedy weights must be finite")
     agent = GreedyAgent(*weights)
+    agent.name = spec
+    return agent
+
+
+def _style(spec: str, style: str, arguments: str, seed: int | None) -> StyleAgent:
+    parts = [part.strip() for part in arguments.split(",")]
+    try:
+        weights = [float(part) for part in parts]
+    except ValueError:
+        weights = None
+    if weights is None or len(weights) != len(WEIGHT_NAMES) \
+            or not all(math.isfinite(weight) for weight in weights):
+        raise AgentSpecError(f"agent spec {shown(spec)}: a style takes {len(WEIGHT_NAMES)} "
+                             f"finite weights '{style}:{','.join(WEIGHT_NAMES)}'")
+    agent = StyleAgent(style, weights, seed)
     agent.name = spec
     return agent
 
@@ -446,6 +467,8 @@ def make_agent(spec, seed: int | None = None, allow_pickle: bool = False,
         return DaleAgent()
     if kind == "greedy":
         return _greedy(text, arguments) if separator else GreedyAgent()
+    if kind in STYLES:
+        return _style(text, kind, arguments, seed) if separator else StyleAgent(kind, seed=seed)
     if kind in PPO_KINDS and separator and arguments.startswith(PICKLE_PREFIX):
         allow_pickle, arguments = True, arguments[len(PICKLE_PREFIX):]
     if kind in ("ppo-search", "ppo-rollout") and separator:

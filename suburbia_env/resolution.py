@@ -215,6 +215,24 @@ def _lake_payment_bonus(state, tiles, log, owner):
 
 
 @njit_without_refcounts
+def waiting_lake_payments(state, player):
+    """The $2 lake payments (R6.7) still open to a player: one per lake and empty
+    neighbouring cell of its borough, two for an invested lake; what the lakes would pay
+    if a non-lake tile went on each of those cells (Waterfront Realty left out)."""
+    payments = 0
+    for position in range(s.tile_count(state, player)):
+        cell = s.placed_cell(state, player, position)
+        if not s.is_lake(state, player, cell):
+            continue
+        open_cells = 0
+        for neighbour in NEIGHBOURS[cell]:
+            if neighbour >= 0 and s.cell_kind(state, player, neighbour) < 0:
+                open_cells += 1
+        payments += open_cells * trigger_adjustments(s.is_invested(state, player, cell))
+    return payments
+
+
+@njit_without_refcounts
 def trigger_term(state, tiles, log, owner, cell, kind, term, matches, invested, lake_bonus):
     """Apply a conditional term once per match (R6.2, R7.2).
 

@@ -92,6 +92,26 @@ def _is_better(goals, goal, first, second):
 
 
 @njit_without_refcounts
+def goal_lead(state, tiles, goals, goal, player):
+    """How far a player is in front of the best other player on a goal's criterion, in
+    the goal's direction (R8.2): above 0 it alone would score the goal now, 0 is a tie,
+    below 0 behind. 0 when there is no other player."""
+    own = goal_value(state, tiles, goals, goal, player)
+    lead = 0
+    found = False
+    for other in range(state[s.NUM_PLAYERS]):
+        if other == player:
+            continue
+        difference = own - goal_value(state, tiles, goals, goal, other)
+        if goals[goal, GOAL_COLUMN_DIRECTION] == c.GOAL_FEWEST:
+            difference = -difference
+        if not found or difference < lead:
+            lead = difference
+            found = True
+    return lead
+
+
+@njit_without_refcounts
 def public_goal_winner(state, tiles, goals, goal):
     """The one player strictly ahead on a public goal, or -1 on any tie (R8.2)."""
     num_players = state[s.NUM_PLAYERS]

@@ -11,7 +11,8 @@ from . import event_log as ev
 from . import state_layout as s
 from .dale import dale_choose_cell, dale_choose_slot
 from .hex_grid import NUM_CELLS
-from .legal_actions import any_premium_payable, investment_price, is_legal_action
+from .legal_actions import (any_premium_payable, can_pay_premium, investment_price,
+                            is_legal_action)
 from .market import (clear_market, discard_from_market, fill_dale_market, first_slot,
                      last_slot, refill_market, slot_premium, take_from_market)
 from .refcount_free import njit_without_refcounts
@@ -180,6 +181,52 @@ def _keep_goal(state, log, player, option):
 
 
 @njit_without_refcounts
+def _take_step_one(state, tiles, basic_kinds, action, log, player):
+    """Step 1 (R5.1): pass, buy, make a lake, buy a basic tile or invest. Returns whether
+    a market tile must then be discarded (a basic tile or an investment, R5.1b, d)."""
+    if action == a.ACTION_PASS:
+        ev.record(log, ev.EVENT_PASS, player, 0, 0, 0, -1, -1, -1)
+        for slot in range(last_slot(state), first_slot(state) - 1, -1):
+            if s.market_slot(state, slot) >= 0:
+                discard_from_market(state, log, player, slot, 0)
+                break
+        return False
+    if action < a.ACTION_BASIC:
+        as_lake = action >= a.ACTION_LAKE
+        slot, cell = divmod(action - (a.ACTION_LAKE if as_lake else a.ACTION_BUY), NUM_CELLS)
+        kind = take_from_market(state, slot)
+        price = slot_premium(slot) + (0 if as_lake else tiles[kind, COLUMN_COST])
+        pay(state, player, price)
+        ev.record(log, ev.EVENT_PLACE, player, 1 if as_lake else 0, price, 0, player, cell, kind)
+        resolve_placement(state, tiles, log, player, cell, kind, as_lake, ALL_BOROUGHS)
+        return False
+    if action < a.ACTION_INVEST:
+        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
+        kind = basic_kinds[basic]
+        s.set_supply(state, basic, s.supply(state, basic) - 1)
+        pay(state, player, tiles[kind, COLUMN_COST])
+        ev.record(log, ev.EVENT_PLACE, player, 0, tiles[kind, COLUMN_COST], 0, player, cell, kind)
+        resolve_placement(state, tiles, log, player, cell, kind, FACE_UP, ALL_BOROUGHS)
+        return True
+    cell = action - a.ACTION_INVEST
+    price = investment_price(state, tiles, player, cell)
+    pay(state, player, price)
+    ev.record(log, ev.EVENT_INVEST, player, 0, price, 0, player, cell,
+              s.cell_kind(state, player, cell))
+    resolve_investment(state, tiles, log, player, cell)
+    return True
+
+
+@njit_without_refcounts
+def _pay_and_discard(state, log, player, action, decision):
+    """A discard (R5.1b, d) or Solitary Architect's removal (R9.1): the slot's premium."""
+    slot = action - (a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE)
+    premium = slot_premium(slot)
+    pay(state, player, premium)
+    discard_from_market(state, log, player, slot, premium)
+
+
+@njit_without_refcounts
 def apply_legal_action(state, tiles, goals, basic_kinds, action, log):
     """Apply an action already known to be legal, up to the next decision."""
     decision = state[s.PENDING_DECISION]
@@ -188,47 +235,55 @@ def apply_legal_action(state, tiles, goals, basic_kinds, action, log):
         _keep_goal(state, log, player, action - a.ACTION_KEEP_GOAL)
         return
     if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
-        slot = action - (a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE)
-        premium = slot_premium(slot)
-        pay(state, player, premium)
-        discard_from_market(state, log, player, slot, premium)
+        _pay_and_discard(state, log, player, action, decision)
         if decision == c.DECISION_DISCARD:
             finish_turn(state, tiles, goals, log, player)
         else:
             end_turn(state, tiles, goals, log)
         return
-    if action == a.ACTION_PASS:
-        ev.record(log, ev.EVENT_PASS, player, 0, 0, 0, -1, -1, -1)
-        for slot in range(last_slot(state), first_slot(state) - 1, -1):
-            if s.market_slot(state, slot) >= 0:
-                discard_from_market(state, log, player, slot, 0)
-                break
-        finish_turn(state, tiles, goals, log, player)
-    elif action < a.ACTION_BASIC:
-        as_lake = action >= a.ACTION_LAKE
-        slot, cell = divmod(action - (a.ACTION_LAKE if as_lake else a.ACTION_BUY), NUM_CELLS)
-        kind = take_from_market(state, slot)
-        price = slot_premium(slot) + (0 if as_lake else tiles[kind, COLUMN_COST])
-        pay(state, player, price)
-        ev.record(log, ev.EVENT_PLACE, player, 1 if as_lake else 0, price, 0, player, cell, kind)
-        resolve_placement(state, tiles, log, player, cell, kind, as_lake, ALL_BOROUGHS)
-        finish_turn(state, tiles, goals, log, player)
-    elif action < a.ACTION_INVEST:
-        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
-        kind = basic_kinds[basic]
-        s.set_supply(state, basic, s.supply(state, basic) - 1)
-        pay(state, player, tiles[kind, COLUMN_COST])
-        ev.record(log, ev.EVENT_PLACE, player, 0, tiles[kind, COLUMN_COST], 0, player, cell, kind)
-        resolve_placement(state, tiles, log, player, cell, kind, FACE_UP, ALL_BOROUGHS)
+    if _take_step_one(state, tiles, basic_kinds, action, log, player):
         _discard_or_finish(state, tiles, goals, log, player)
     else:
-        cell = action - a.ACTION_INVEST
-        price = investment_price(state, tiles, player, cell)
-        pay(state, player, price)
-        ev.record(log, ev.EVENT_INVEST, player, 0, price, 0, player, cell,
-                  s.cell_kind(state, player, cell))
-        resolve_investment(state, tiles, log, player, cell)
-        _discard_or_finish(state, tiles, goals, log, player)
+        finish_turn(state, tiles, goals, log, player)
+
+
+@njit_without_refcounts
+def cheapest_discard_slot(state, player):
+    """The affordable slot with the lowest premium, the rightmost first (R4.1, R5.1b),
+    or -1 when none is."""
+    for slot in range(last_slot(state), first_slot(state) - 1, -1):
+        if can_pay_premium(state, player, slot):
+            return slot
+    return -1
+
+
+@njit_without_refcounts
+def own_turn_trial(state, tiles, goals, basic_kinds, action, log):
+    """Play a legal `action` of the current player and the rest of that player's own turn
+    on `state` (a scratch copy), then stop: for players that judge a move by its outcome.
+
+    After step 1 (R5.1) a discard that must follow (R5.1b, d) takes the cheapest
+    affordable slot (`cheapest_discard_slot`), then steps 2 and 3 are played (R5.2,
+    R5.3). Nothing after them is: no removal (R9.1), no refill (R5.4), no other seat,
+    Dale included (R9.2), so no hidden tile is drawn (R10.2) and the game does not end.
+    A discard or removal decision is played alone (the removal ends the turn), as is the
+    goal choice (R3.6), which leaves the state with the next chooser."""
+    decision = state[s.PENDING_DECISION]
+    player = state[s.CURRENT_PLAYER]
+    if decision == c.DECISION_KEEP_GOAL:
+        _keep_goal(state, log, player, action - a.ACTION_KEEP_GOAL)
+        return
+    if decision == c.DECISION_REMOVE:
+        _pay_and_discard(state, log, player, action, decision)
+        return
+    if decision == c.DECISION_DISCARD:
+        _pay_and_discard(state, log, player, action, decision)
+    elif _take_step_one(state, tiles, basic_kinds, action, log, player):
+        slot = cheapest_discard_slot(state, player)
+        if slot >= 0:
+            _pay_and_discard(state, log, player, a.ACTION_DISCARD + slot, c.DECISION_DISCARD)
+    income_step(state, tiles, log, player)
+    population_step(state, tiles, log, player)
 
 
 @njit_without_refcounts

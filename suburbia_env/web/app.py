@@ -348,8 +348,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/api/options")
     def options():
+        from agents.styles import STYLES
         found = models()
-        specs = ["greedy", "dale", "random"] + [f"ppo:{m}" for m in found] + \
+        specs = ["greedy", *STYLES, "dale", "random"] + [f"ppo:{m}" for m in found] + \
             [f"ppo-sample:{m}" for m in found] + [f"ppo-rollout:{m}" for m in found] + \
             [f"ppo-search:{m}" for m in found]
         return {"modes": {"dale": {"players": [1]}, "solitary": {"players": [1]},

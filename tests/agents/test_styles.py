@@ -196,3 +196,12 @@ def test_the_goals_player_keeps_the_goal_it_leads():
     assert GreedyAgent().act(game) == a.ACTION_KEEP_GOAL  # greedy does not value goals
     for seed in range(5):
         assert StyleAgent("goals", seed=seed).act(game) == a.ACTION_KEEP_GOAL + 1
+
+
+def test_the_reputation_player_invests_in_its_park_where_greedy_makes_a_lake():
+    """The first turn of seed 1: investing in the starting Community Park (0,1) applies
+    its effects again (R7.3): income -1, reputation +1 for each of the adjacent Suburbs
+    and Heavy Factory (R2.3). The reputation player takes it; greedy makes a lake."""
+    game = Game(2, "standard", seed=1, random_private_goals=True)
+    assert game.action_to_text(StyleAgent("reputation", seed=0).act(game)) == "invest 0,1"
+    assert game.action_to_text(GreedyAgent().act(game)).startswith("lake ")

@@ -87,6 +87,7 @@ class ProgressLine:
         self.note = ""
         self.last_plain = 0.0
         self.last_decile = -1
+        self.last_drawn = 0.0
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._tick, daemon=True)
         self.thread.start()
@@ -134,15 +135,18 @@ class ProgressLine:
             return text + (f", {self.note}" if self.note else "")
 
     def draw(self, force: bool = False) -> None:
-        text = self.text()
+        """Redraw the line on a terminal (at most 5 times a second); in a log, print it at
+        a new stage, a new tenth of it, or after `plain_every` seconds."""
         now = time.monotonic()
         if self.tty:
-            self.stream.write("\r" + text + "\x1b[K")
-            self.stream.flush()
+            if force or now - self.last_drawn >= 0.2:
+                self.stream.write("\r" + self.text() + "\x1b[K")
+                self.stream.flush()
+                self.last_drawn = now
             return
         decile = int(10 * self.done / self.total)
         if force or now - self.last_plain >= self.plain_every or decile != self.last_decile:
-            self.stream.write(text + "\n")
+            self.stream.write(self.text() + "\n")
             self.stream.flush()
             self.last_plain, self.last_decile = now, decile
 

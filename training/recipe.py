@@ -101,6 +101,7 @@ class Stage:
 class Recipe:
     name: str
     description: str
+    next: str
     seed: int
     start: str
     torch_threads: int
@@ -125,10 +126,11 @@ STAGE_FIELDS = {
 }
 GATE_FIELDS = {"against", "players", "games", "seed", "min_win_rate", "on_fail", "retry",
                "attempts"}
-RECIPE_FIELDS = {"name", "description", "seed", "start", "torch_threads", "network", "stages"}
+RECIPE_FIELDS = {"name", "description", "next", "seed", "start", "torch_threads", "network",
+                 "stages"}
 NETWORK_FIELDS = {"features", "features_dim", "net_arch"}
 # Settings a ppo stage may not set: the recipe runner owns them.
-RUNNER_SETTINGS = {"total_timesteps_per_call", "output_dir", "init_model", "seed",
+RUNNER_SETTINGS = {"learner", "output_dir", "init_model", "seed",
                    "progress_bar", "demonstrations", "pretrain_games", "eval_every",
                    "checkpoint_every", "torch_threads", "features", "features_dim", "net_arch"}
 
@@ -183,6 +185,7 @@ def parse_recipe(content, path: Path = Path("<recipe>"), sha256: str = "") -> Re
     _reference(start, f"{where}: start", [], allow_previous=False, allow_start=False)
     return Recipe(name=name, description=_text(content.get("description", ""),
                                                f"{where}: description", empty=True),
+                  next=_text(content.get("next", ""), f"{where}: next", empty=True),
                   seed=_whole(content.get("seed", 0), f"{where}: seed", 0, 2**32 - 1),
                   start=start,
                   torch_threads=_whole(content.get("torch_threads", 1),

@@ -83,6 +83,7 @@ class RecipeRun:
         self.progress = ProgressLine(stream, tty)
         self.session_started = time.monotonic()
         self.seconds_before = float(self.state.data.get("run_seconds", 0.0))
+        self.measured_against_prior = (0.0, 0.0)  # wall and rough seconds of stages run
         self.commands: dict[str, list[str]] = {}
         self.settings: dict[str, dict] = {}
 
@@ -231,12 +232,16 @@ class RecipeRun:
         return 0
 
     def later_seconds(self, stage: Stage) -> float:
+        """The rough time of the stages after `stage`, scaled by how the stages run so far
+        compared with their rough times (a busy or a faster machine)."""
         total = 0.0
         for later in self.recipe.stages[stage.index + 1:]:
             record = self.state.data["stages"].get(later.name, {})
             if self.applies(later) and record.get("status") != "done":
                 total += prior_seconds(later, self.recipe)
-        return total
+        actual, prior = self.measured_against_prior
+        scale = min(max(actual / prior, 0.25), 20.0) if prior > 0 and actual > 0 else 1.0
+        return total * scale
 
     def run_stage(self, stage: Stage, previous: Path | None) -> Path | None:
         record = self.state.stage(stage.name)
@@ -332,6 +337,10 @@ class RecipeRun:
             self.log("stage_failed", stage=stage.name, message=record["message"])
             raise RecipeStopped(record["message"])
         self.save()
+        if record.get("wall_seconds") and not record.get("resumed_from"):
+            actual, prior = self.measured_against_prior
+            self.measured_against_prior = (actual + record["wall_seconds"],
+                                           prior + prior_seconds(stage, self.recipe))
         self.log("stage_done", stage=stage.name, attempt=record.get("attempt", 1),
                  wall_seconds=record.get("wall_seconds"), outputs=record.get("outputs"))
         self.progress.message(f"[{label}] done in {duration(record.get('wall_seconds', 0))}")
@@ -644,6 +653,8 @@ class RecipeRun:
               f"time" + (f"; model {final['path']} (SHA-256 {final['sha256'][:16]}...)"
                          if final else "") + f"; model card {self.run_dir / 'MODEL_CARD.md'}",
               flush=True)
+        if self.recipe.next:
+            print(f"Next: {self.recipe.next}", flush=True)
 
     # What each stage is, as commands ---------------------------------------------------------
 

@@ -96,6 +96,7 @@ def draw_learning_curve(run_dir: Path, rows: list[dict]) -> None:
         axis.set_xlabel(title)
         axis.set_ylabel("win rate [95% Wilson]")
         axis.set_ylim(0, 1)
+        axis.set_xlim(left=0)
         axis.grid(alpha=0.3)
         if series:
             axis.legend(loc="lower right")
@@ -189,6 +190,8 @@ def write_model_card(run_dir: Path, recipe, state: dict, commands: dict[str, lis
                   f"description `{final['description']}` (SHA-256 "
                   f"`{final['description_sha256']}`). Play it with "
                   f"`suburbia match --agents ppo:{final['path']} ...`.", ""]
+    if recipe.next:
+        lines += [f"Next: {recipe.next}", ""]
     lines += ["Rerun it (a killed run goes on from its last checkpoint with the same command):",
               "", "```bash", command_line, "```", "",
               "## Reproducibility", "",

@@ -143,6 +143,7 @@ def test_progress_line_redraws_in_place_on_a_terminal():
     stream = io.StringIO()
     progress = ProgressLine(stream, tty=True)
     progress.stage("tiny 1/2 games", "games", 100, 0, 50.0, 20.0)
+    time.sleep(0.25)  # the line is redrawn at most 5 times a second
     progress.update(25)
     progress.close()
     text = stream.getvalue()

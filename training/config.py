@@ -147,7 +147,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="suburbia train",
         description="Train a MaskablePPO agent for Suburbia (against Dale or by self-play).",
         epilog="--backend rllib: train PPO with RLlib on Ray instead (a local instance or a "
-               "cluster); its options: suburbia train --backend rllib --help")
+               "cluster); its options: suburbia train --backend rllib --help. --recipe NAME: "
+               "a whole recipe of stages (training/recipes/); its options: suburbia train "
+               "--recipe NAME --help")
     parser.add_argument("--config", type=Path, help="JSON file with any of the options below "
                         "(the command line wins)")
     for item in fields(TrainingConfig):

@@ -129,7 +129,7 @@ class ProgressLine:
             share = 100.0 * self.done / self.total
             mark = "" if measured else "~"
             run_left = left + self.later_seconds
-            text = (f"[{self.label}] {self.done:,.0f}/{self.total:,.0f} {self.unit} "
+            text = (f"[{self.label}] {int(self.done):,}/{int(self.total):,} {self.unit} "
                     f"({share:.0f}%), stage ETA {mark}{duration(left)}, run ETA "
                     f"~{duration(run_left)}")
             return text + (f", {self.note}" if self.note else "")

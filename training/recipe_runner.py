@@ -497,7 +497,8 @@ class RecipeRun:
             self.save()
             self.log("epoch_done", stage=stage.name, epoch=checkpoint["epoch"],
                      loss=checkpoint["losses"][-1], agreement=checkpoint["agreements"][-1])
-            self.progress.update(checkpoint["epoch"])
+            self.progress.update(checkpoint["epoch"], note=f"agreement with the "
+                                 f"demonstrations {checkpoint['agreements'][-1]:.3f}")
 
         def on_batch(done_rows: int) -> None:
             self.progress.update(record["epochs_done"] + done_rows / rows)
@@ -552,6 +553,9 @@ class RecipeRun:
             self.save()
             self.log("checkpoint", stage=stage.name, steps=learner.steps,
                      env_steps=self.env_steps())
+            if "steps_per_second" in record:
+                self.progress.update(learner.steps, note=f"{record['steps_per_second']:,.0f} "
+                                     f"steps/s")
             if stage.eval_every and learner.steps // stage.eval_every \
                     > record.get("evaluated_at", 0) // stage.eval_every \
                     and learner.steps < total:
@@ -600,7 +604,7 @@ class RecipeRun:
         threshold = spec.min_win_rate if purpose != "periodic" else None
         row = {"stage": stage.name, "attempt": record.get("attempt", 1), "purpose": purpose,
                "against": spec.against, "players": spec.players if spec.against == "greedy"
-               else 2, "games": result["games"], "seed": spec.seed,
+               else 1, "games": result["games"], "seed": spec.seed,
                "win_rate": result["win_rate"], "win_rate_low": result["win_rate_low"],
                "win_rate_high": result["win_rate_high"],
                "mean_population": result["mean_population"],
@@ -755,7 +759,7 @@ def plan(recipe: Recipe, seed: int, start: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="suburbia train --recipe",
+        prog="suburbia train",
         description="Run a training recipe (training/recipes/*.json) to its final model, "
                     "every stage gated by its evaluation; started again with the same "
                     "command, it goes on from its last checkpoint.")

@@ -63,6 +63,9 @@ def test_readme_command_parses(command, monkeypatch):
     elif "--backend" in extra and extra[extra.index("--backend") + 1] == "rllib":
         from training.rllib_train import parse_options
         parse_options([word for word in extra if word not in ("--backend", "rllib")])
+    elif "--recipe" in extra:
+        from training.recipe import load_recipe
+        load_recipe(extra[extra.index("--recipe") + 1])
     else:
         from training.config import parse_config
         parse_config(extra)

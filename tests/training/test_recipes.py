@@ -152,6 +152,7 @@ def test_progress_line_redraws_in_place_on_a_terminal():
     assert "\r[tiny 1/2 games] 25/100 games (25%), stage ETA " in text
 
 
+@pytest.mark.slow
 def test_fit_resumed_after_an_epoch_equals_an_uninterrupted_fit():
     """Per-epoch checkpoints (training/imitation.py pretrain): weights, optimizer and
     shuffling restored give the same weights as a fit that never stopped."""

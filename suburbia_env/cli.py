@@ -435,14 +435,28 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--models", type=Path, action="append", metavar="DIR",
                        help="folder of trained models offered as ppo:PATH agents (default: "
                             "./models); only files under these folders can be loaded")
-    serve.add_argument("--max-games", type=int, default=200,
-                       help="games and replays held at once, in all: 1 or more (default 200)")
+    serve.add_argument("--store", default=None, metavar="PATH",
+                       help="SQLite file that keeps every game and replay, written as moves "
+                            "are made, so that a restarted server resumes them (default: "
+                            "suburbia/web-games.sqlite3 under the user's data folder; "
+                            "':memory:' keeps nothing after the server stops)")
+    serve.add_argument("--max-games", type=int, default=10_000,
+                       help="games and replays kept, in all: 1 or more (default 10000); when "
+                            "full, the longest-idle one of the network holding the most "
+                            "makes room")
     serve.add_argument("--max-games-per-client", type=int, default=20,
                        help="games and replays one client address may hold: 1 or more "
                             "(default 20)")
-    serve.add_argument("--idle-minutes", type=float, default=120,
-                       help="a game nobody looked at for this long is dropped: a number above "
-                            "0 (default 120)")
+    serve.add_argument("--max-games-per-network", type=int, default=60,
+                       help="games and replays one network (/24 IPv4, /64 IPv6) may hold: "
+                            "1 or more (default 60)")
+    serve.add_argument("--idle-minutes", type=float, default=7 * 24 * 60,
+                       help="a game or replay nobody played for this long is deleted (reading "
+                            "it does not count): a number above 0 (default 10080, a week)")
+    serve.add_argument("--trusted-proxy", action="append", default=None, metavar="ADDRESS",
+                       help="a reverse proxy whose X-Forwarded-For header names the client "
+                            "(repeat for several); without it the header is ignored and the "
+                            "limits count the connecting address")
     serve.add_argument("--secret-file", type=Path,
                        help="key that seals saved games (default: suburbia/web-secret.key "
                             "under the user's config folder, made on first use)")

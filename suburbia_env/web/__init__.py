@@ -36,13 +36,22 @@ Design
   person cannot see is dealt anew (`Game.redraw_hidden`, R10.2), since the tiles drawn
   after the move taken back have been seen. Such a game replays on the server but has
   no seed-and-moves record.
+- **Kept across restarts.** Every game and replay is a row of a SQLite file (database.py),
+  written as each decision, undo or bots' setting is made: the setup (seed or loaded
+  state), seats and tokens, decisions, undo redraw words. A restarted server rebuilds a
+  game by replaying that record when it is asked for, so a server killed at any moment
+  resumes every game at its last answered move, links unchanged. Only the games in use
+  live in memory (`Limits.max_resident`); the file is private (0600): it holds seeds.
 - **Bounds.** Unguessable ids and tokens; pydantic bodies (unknown fields refused,
   strict types); request bodies of at most 1 MiB; at most 20 games and replays per client
-  address and 200 in all, and 32 open long polls per client address (429 beyond);
-  5,000 decisions per record; a drawing cached per viewer of the current position only,
-  a replay keeping every 16th position; idle games dropped after 2 hours; model files
-  only from the served model folders, search agents of at most 64 trials per decision,
-  no agent spec that loads code (FILE.py:NAME, MODULE:NAME).
+  address, 60 per /24 (IPv4) or /64 (IPv6) network and 10,000 in all, a full server
+  making room at the expense of the network holding the most (`Store.check_room`); 32
+  open long polls per client address (429 beyond); X-Forwarded-For believed only from a
+  configured proxy; 5,000 decisions per record; a drawing cached per viewer of the
+  current position only, a replay keeping every 16th position; games not played for a
+  week deleted by a sweep on a timer (reading does not renew them); model files only from
+  the served model folders, search agents of at most 64 trials per decision, no agent
+  spec that loads code (FILE.py:NAME, MODULE:NAME).
 - **The log in words.** Each decision is told in words (`render.describe_action`) with
   its notation beside it, and its events in words (`describe_events(words=True)`).
 """

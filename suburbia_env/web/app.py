@@ -10,8 +10,10 @@ design and `sessions.py` for the games themselves.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
+import sys
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -30,6 +32,7 @@ from ..errors import SuburbiaError
 from ..game import GameConfig
 from ..serialization import game_from_dict
 from ..tile_text import tile_catalog
+from .database import MEMORY, Database
 from .sealing import SealError, Sealer, default_secret_file, load_or_create_key
 from .sessions import (MAX_DECISIONS, GameSession, Limits, ReplaySession, Seat, Store,
                        WebError, check_model_path)
@@ -50,6 +53,9 @@ class Settings:
     model_dirs: list[Path] = field(default_factory=lambda: [Path("models")])
     secret_file: Path | None = None
     default_delay_ms: int = 700
+    store: Path | str | None = None
+    """The SQLite file of the games and replays (database.py); None: in memory only
+    (`suburbia serve` defaults to a file, `database.default_store_file`)."""
 
 
 # Request bodies ----------------------------------------------------------------------------
@@ -216,18 +222,41 @@ def warm_up() -> None:
         game.apply(game.action_number(make_agent(spec, seed=0).act(game)))
 
 
+def agent_factory(spec: str, seed: int, seat: int, mode: str):
+    """A bot for a seat (a spec checked when the seat was made)."""
+    from agents.registry import make_agent
+    from agents.tournament import agent_seed
+    agent = make_agent(spec, seed=agent_seed(seed, seat))
+    agent.check_mode(mode)
+    return agent
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     secret_file = settings.secret_file or default_secret_file()
     sealer = Sealer(load_or_create_key(secret_file))
-    store = Store(settings.limits)
+    database = Database(settings.store if settings.store is not None else MEMORY)
+    store = Store(settings.limits, database, agent_factory)
     model_dirs = [Path(d) for d in settings.model_dirs]
+
+    async def sweep_forever():
+        while True:
+            await asyncio.sleep(settings.limits.sweep_seconds)
+            try:
+                await run_in_threadpool(store.sweep)
+            except Exception as error:  # a full disk, say: try again at the next sweep
+                print(f"suburbia serve: the sweep failed: {type(error).__name__}: {error}",
+                      file=sys.stderr)
 
     @asynccontextmanager
     async def lifespan(app):
         await run_in_threadpool(warm_up)  # before the first request, not during it
+        await run_in_threadpool(store.sweep)  # what expired while the server was down
+        sweeper = asyncio.create_task(sweep_forever())
         yield
+        sweeper.cancel()
         store.close_all()
+        database.close()
 
     app = FastAPI(title="Suburbia", version="1", docs_url="/api/docs", redoc_url=None,
                   lifespan=lifespan)
@@ -293,13 +322,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise WebError(422, f"agent {text!r}: {error}") from None
         return text
 
-    def agent_factory(spec: str, seed: int, seat: int, mode: str):
-        from agents.registry import make_agent
-        from agents.tournament import agent_seed
-        agent = make_agent(spec, seed=agent_seed(seed, seat))
-        agent.check_mode(mode)
-        return agent
-
     def build_seats(mode: str, players: int, seats_in: list[SeatIn]) -> list[Seat]:
         if len(seats_in) != players:
             raise WebError(422, f"seats: {len(seats_in)} seat(s) given for {players} player(s); "
@@ -335,6 +357,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             raise WebError(422, str(error)) from None
         store.add(session)
         return session
+
+    async def live(session_id: str, kind: str):
+        """`store.get` off the event loop when the session must be read back from the
+        database (a replay of its decisions)."""
+        return store.peek(session_id, kind) or await run_in_threadpool(store.get, session_id,
+                                                                        kind)
 
     # Routes ----------------------------------------------------------------------------------
 
@@ -386,13 +414,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                         log_since: Annotated[int, Query(ge=0, le=MAX_DECISIONS)] = 0):
         """The game as the token's seat sees it. With `since_version` equal to the current
         version the answer waits (up to 20 s) for a change: the page's long poll."""
-        session: GameSession = store.get(game_id, "game")
+        session: GameSession = await live(game_id, "game")
         viewer = session.seat_of(token)
         if since_version is not None:
             with store.waiting(_client(request)):
                 await session.notifier.wait(POLL_SECONDS,
                                             lambda: session.version == since_version)
-            store.get(game_id, "game")  # still there, and seen
+            session = await live(game_id, "game")  # still there (or read back), and seen
         return await run_in_threadpool(session.view, viewer, log_since)
 
     @app.post("/api/games/{game_id}/actions")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .app import Settings, create_app
+from .database import StoreError, default_store_file
 from .sessions import Limits
 
 
@@ -27,16 +28,30 @@ def _is_loopback(host: str) -> bool:
 
 
 def settings_from_arguments(args) -> Settings:
-    for name in ("max_games", "max_games_per_client"):
+    for name in ("max_games", "max_games_per_client", "max_games_per_network"):
         if getattr(args, name) < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
     if not args.idle_minutes > 0:
         raise ValueError("--idle-minutes must be positive")
     return Settings(limits=Limits(max_sessions=args.max_games,
                                   max_per_client=args.max_games_per_client,
+                                  max_per_network=args.max_games_per_network,
                                   idle_seconds=args.idle_minutes * 60),
                     model_dirs=list(args.models or [Path("models")]),
-                    secret_file=args.secret_file)
+                    secret_file=args.secret_file,
+                    store=args.store if args.store is not None else default_store_file())
+
+
+def trusted_proxies(args) -> list[str]:
+    """The addresses whose X-Forwarded-For is believed (`--trusted-proxy`); none by
+    default, so that a client cannot name itself another address to pass the limits."""
+    proxies = []
+    for text in args.trusted_proxy or []:
+        try:
+            proxies.append(str(ipaddress.ip_network(text.strip(), strict=False)))
+        except ValueError:
+            raise ValueError(f"--trusted-proxy {text!r}: not an IP address or network") from None
+    return proxies
 
 
 def run_server(args, stdout=sys.stdout) -> int:
@@ -44,6 +59,7 @@ def run_server(args, stdout=sys.stdout) -> int:
     from ..cli import CliError
     try:
         settings = settings_from_arguments(args)
+        proxies = trusted_proxies(args)
     except ValueError as error:
         raise CliError(str(error)) from None
     if not 0 <= args.port <= 65535:
@@ -52,9 +68,13 @@ def run_server(args, stdout=sys.stdout) -> int:
     if not _is_loopback(args.host):
         print(f"warning: listening on {args.host}, not only this machine: anyone who can "
               f"reach it can start games", file=sys.stderr)
-    app = create_app(settings)
+    try:
+        app = create_app(settings)
+    except StoreError as error:
+        raise CliError(str(error)) from None
     print(f"Suburbia is served at http://{args.host}:{port}/  (Ctrl-C stops it)", file=stdout,
           flush=True)
     uvicorn.run(app, host=args.host, port=port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=3)  # long polls do not hold Ctrl-C up
+                timeout_graceful_shutdown=3,  # long polls do not hold Ctrl-C up
+                proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
     return 0

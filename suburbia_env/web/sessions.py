@@ -14,8 +14,9 @@ Bots that watch the game (`observe`, agents/base.py) are shown every move of the
 seats as it is played, and a bot seated later, or again after an undo, is first shown
 the moves so far, so that it knows what a player at the table would.
 
-`Store` keeps the sessions apart by id and bounds what they hold: games and replays in
-all and per client address, idle expiry, decisions per game.
+`Store` keeps the sessions apart by id, each written to the database (database.py) as
+it changes and live in memory only while in use, and bounds what they hold: games and
+replays per client address, per network and in all, idle expiry, decisions per game.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from ..render import describe_action, describe_events
 from ..rng import stream_words
 from ..serialization import game_from_json, replay_record
 from ..tile_text import goal_info
+from .database import Database, network_of
 
 DALE_SEAT = int(c.DALE_SEAT)  # a plain int for JSON
 MAX_DECISIONS = 5000
@@ -257,8 +259,12 @@ class GameSession:
                  seed_chosen: bool, seats: list[Seat], client: str, agent_factory,
                  base_state: str | None = None, actions: list[int] | None = None,
                  deciders: list[int] | None = None, redraws: list | None = None,
-                 undos: int = 0, delay_ms: int = 700):
-        self.id = new_id()
+                 undos: int = 0, delay_ms: int = 700, paused: bool = False,
+                 identity: dict | None = None):
+        identity = identity or {"id": new_id(), "owner_token": new_token(),
+                                "tokens": {new_token(): seat.seat for seat in seats
+                                           if seat.human}}
+        self.id = identity["id"]
         self.kind = "game"
         self.client = client
         self.mode, self.players, self.edition = mode, players, edition
@@ -266,14 +272,15 @@ class GameSession:
         self.seats = seats
         self.labels = seat_labels(mode, seats)
         self.base_state = base_state  # a loaded state's JSON; None: set up from the seed
-        self.tokens = {new_token(): seat.seat for seat in seats if seat.human}
-        self.owner_token = new_token()
+        self.tokens = {token: int(seat) for token, seat in identity["tokens"].items()}
+        self.owner_token = identity["owner_token"]
+        self.persist = None  # Store: writes the record after each change (active: bool)
         self.created = self.last_seen = time.monotonic()
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.notifier = Notifier()
         self.version = 0
-        self.bots = BotStatus(delay_ms=delay_ms)
+        self.bots = BotStatus(delay_ms=delay_ms, paused=paused)
         self._agent_factory = agent_factory
         self._agents: dict[int, object] = {}
         self._svg_cache: dict[tuple, str] = {}
@@ -378,9 +385,56 @@ class GameSession:
         self.changed.notify_all()
         self.notifier.notify()
 
+    def _check_open(self) -> None:
+        if self.closed:
+            raise WebError(503, "this game was just put away or deleted; ask again")
+
+    def _save(self, active: bool = True) -> None:
+        """Write the record to the store (`persist`) before the change is answered;
+        `active`: a move or a setting, which renews the game's idle time."""
+        if self.persist is not None:
+            self.persist(self, active)
+
+    # The store's record ------------------------------------------------------------------------
+
+    def record_data(self) -> dict:
+        """What the store keeps of this game (database.py): its setup, seats and tokens,
+        decisions, redraws and the bots' pace; `restore` replays it."""
+        return {"mode": self.mode, "players": self.players, "edition": self.edition,
+                "seed": str(self.seed), "seed_chosen": self.seed_chosen,
+                "base_state": self.base_state,
+                "seats": [seat.to_dict() for seat in self.seats],
+                "owner_token": self.owner_token, "tokens": dict(self.tokens),
+                "actions": list(self.actions), "deciders": list(self.deciders),
+                "redraws": [redraw.to_list() for redraw in self.redraws],
+                "undos": self.undos,
+                "bots": {"delay_ms": self.bots.delay_ms, "paused": self.bots.paused}}
+
+    @classmethod
+    def restore(cls, session_id: str, client: str, version: int, data: dict,
+                agent_factory) -> "GameSession":
+        """The game of a store record, at its last written decision; its bots (if any)
+        carry on from there."""
+        seats = [Seat(int(seat["seat"]), seat["agent"], str(seat["label"]))
+                 for seat in data["seats"]]
+        session = cls(mode=data["mode"], players=int(data["players"]),
+                      edition=data["edition"], seed=int(data["seed"]),
+                      seed_chosen=bool(data["seed_chosen"]), seats=seats, client=client,
+                      agent_factory=agent_factory, base_state=data["base_state"],
+                      actions=data["actions"], deciders=data["deciders"],
+                      redraws=data["redraws"], undos=int(data["undos"]),
+                      delay_ms=int(data["bots"]["delay_ms"]),
+                      paused=bool(data["bots"]["paused"]),
+                      identity={"id": session_id, "owner_token": data["owner_token"],
+                                "tokens": data["tokens"]})
+        with session.lock:
+            session.version = max(session.version, int(version))
+        return session
+
     def play(self, seat: int | None, number: int, expected_version: int | None) -> None:
         """A person's decision; only the seat whose decision it is may take it."""
         with self.lock:
+            self._check_open()
             game = self.game
             if seat is None:
                 raise WebError(403, "only a person's seat token can play; this request has none")
@@ -398,6 +452,7 @@ class GameSession:
                                     f"actions of this {game.pending_decision} decision")
             self._apply(number)
             self.bots.fast_forward = False
+            self._save()
             self._changed()
 
     def can_undo(self, seat: int | None) -> bool:
@@ -411,6 +466,7 @@ class GameSession:
         what the person cannot see is dealt anew (R10.2, `Game.redraw_hidden`): the tiles
         drawn after the move, now seen, must tell nothing of the stacks to come."""
         with self.lock:
+            self._check_open()
             if seat is None or len(self.humans) != 1:
                 raise WebError(409, "undo is for one person playing against bots")
             if seat not in self.deciders:
@@ -428,10 +484,12 @@ class GameSession:
             self.board_version += 1
             self.bots.fast_forward = False
             self.bots.error = None
+            self._save()
             self._changed()
 
     def set_bots(self, delay_ms: int | None, paused: bool | None, skip: bool, step: bool) -> None:
         with self.lock:
+            self._check_open()
             if delay_ms is not None:
                 self.bots.delay_ms = delay_ms
             if paused is not None:
@@ -443,6 +501,7 @@ class GameSession:
             if skip or step or paused is False:
                 self.bots.error = None
             self.version += 1
+            self._save()
             self._changed()
 
     def close(self) -> None:
@@ -521,6 +580,10 @@ class GameSession:
                 if self.bots.steps:
                     self.bots.steps -= 1
                 self.bots.phase = "idle"
+                try:
+                    self._save()
+                except WebError:  # deleted or expired meanwhile: the game is closed
+                    return
                 self._changed()
 
     # Views ---------------------------------------------------------------------------------
@@ -696,6 +759,7 @@ class ReplaySession:
         config = final.config
         game = Game(config.players, config.mode, config.edition, int(record["seed"]),
                     config.random_private_goals)
+        self._data = {"record": record}
         self._walk(client, labels, record, game, record["actions"], [])
 
     @classmethod
@@ -704,8 +768,37 @@ class ReplaySession:
         with session.lock:
             record = session.record() if session.has_record else None
             replay = cls.__new__(cls)
+            replay._data = {"record": record, "labels": {str(k): v for k, v in
+                                                         session.labels.items()},
+                            "game": {"mode": session.mode, "players": session.players,
+                                     "edition": session.edition, "seed": str(session.seed),
+                                     "base_state": session.base_state},
+                            "moves": list(session.actions),
+                            "redraws": [redraw.to_list() for redraw in session.redraws]}
             replay._walk(client, session.labels, record, session._base_game(),
                          list(session.actions), list(session.redraws))
+        return replay
+
+    def record_data(self) -> dict:
+        """What the store keeps of this replay: the record it was opened from, or the
+        setup, moves and redraws of the game played here."""
+        return self._data
+
+    @classmethod
+    def restore(cls, session_id: str, client: str, data: dict) -> "ReplaySession":
+        if "game" not in data:
+            replay = cls(data["record"], client)
+        else:
+            setup = data["game"]
+            game = (game_from_json(setup["base_state"]) if setup["base_state"] is not None
+                    else Game(int(setup["players"]), setup["mode"], setup["edition"],
+                              int(setup["seed"])))
+            replay = cls.__new__(cls)
+            replay._data = data
+            replay._walk(client, {int(k): v for k, v in data["labels"].items()},
+                         data["record"], game, data["moves"],
+                         [Redraw.of(entry) for entry in data["redraws"]])
+        replay.id = session_id
         return replay
 
     def _walk(self, client: str, labels: dict[int, str] | None, record: dict | None,
@@ -779,21 +872,45 @@ class ReplaySession:
 
 @dataclass
 class Limits:
-    max_sessions: int = 200
+    """What the server holds, so that no one party can fill it (see `Store`)."""
+
+    max_sessions: int = 10_000
+    """Games and replays kept in all (in the store; only the recently used in memory)."""
     max_per_client: int = 20
-    idle_seconds: float = 7200.0
+    """... per client address."""
+    max_per_network: int = 60
+    """... per network (/24 IPv4, /64 IPv6 prefix: one party often holds a block)."""
+    idle_seconds: float = 7 * 24 * 3600.0
+    """A game or replay nobody played (a decision, undo, bots' setting) for this long is
+    deleted; reading it does not count."""
+    max_resident: int = 400
+    """Games and replays held in memory at most (the least recently used go back to the
+    store, with their bots' threads, and are read again when asked for)."""
+    resident_seconds: float = 300.0
+    """A game or replay nobody asked for this long goes back to the store."""
+    sweep_seconds: float = 30.0
+    """How often expiry and the memory bound run (a background task)."""
     max_body_bytes: int = 1 << 20
     max_waits_per_client: int = 32
     """Long polls one client address may hold open at once (a page holds one)."""
 
 
 class Store:
-    """Sessions by id, with the limits of `Limits` and idle expiry."""
+    """Sessions by id. Every game and replay is a row of the database (`Database`), written
+    as it changes; the recently used ones are also live in memory (`max_resident`, a bots'
+    thread each), the others are rebuilt from their row when asked for. Limits: per
+    client address, per network and in all; when the server is full, the longest-idle
+    session of the network holding the most is deleted to make room for a party holding
+    fewer, so that nobody is locked out by another. Idle sessions expire on a timer
+    (`sweep`, run by the app every `sweep_seconds`)."""
 
-    def __init__(self, limits: Limits):
+    def __init__(self, limits: Limits, database: Database, agent_factory=None):
         self.limits = limits
+        self.database = database
+        self._agent_factory = agent_factory
         self._lock = threading.Lock()
-        self._sessions: dict[str, GameSession | ReplaySession] = {}
+        self._resident: dict[str, GameSession | ReplaySession] = {}
+        self._loading: dict[str, threading.Lock] = {}
         self._waits: dict[str, int] = {}
 
     @contextmanager
@@ -812,58 +929,160 @@ class Store:
                 if not self._waits[client]:
                     del self._waits[client]
 
-    def expire(self) -> None:
-        now = time.monotonic()
-        with self._lock:
-            stale = [key for key, session in self._sessions.items()
-                     if now - session.last_seen > self.limits.idle_seconds]
-            dropped = [self._sessions.pop(key) for key in stale]
-        for session in dropped:
-            if isinstance(session, GameSession):
-                session.close()
+    # Limits and expiry ----------------------------------------------------------------------
 
     def check_room(self, client: str) -> None:
-        """429 when the server or this client holds as many sessions as allowed."""
-        self.expire()
-        with self._lock:
-            total = len(self._sessions)
-            mine = sum(1 for session in self._sessions.values() if session.client == client)
-        if mine >= self.limits.max_per_client:
+        """429 when this client or its network holds as many sessions as allowed; when
+        the server is full, make room at the expense of the heaviest holder, or 429 when
+        that is this client's own network."""
+        limits = self.limits
+        mine, ours, total = self.database.counts(client)
+        if mine >= limits.max_per_client:
             raise WebError(429, f"you already hold {mine} games and replays, the most one "
                                 f"client may hold; delete some (or let them expire after "
-                                f"{self.limits.idle_seconds / 60:.0f} idle minutes)")
-        if total >= self.limits.max_sessions:
-            raise WebError(429, f"the server holds {total} games and replays, its limit; "
-                                f"try again later")
+                                f"{_duration(limits.idle_seconds)} without a move)")
+        if ours >= limits.max_per_network:
+            raise WebError(429, f"your network ({network_of(client)}) already holds {ours} "
+                                f"games and replays, the most one network may hold")
+        while total >= limits.max_sessions:
+            heaviest = self.database.heaviest()
+            if heaviest is None or heaviest[1] <= ours + 1:
+                raise WebError(429, f"the server holds {total} games and replays, its limit, "
+                                    f"and none of a party holding more than yours; try again "
+                                    f"later")
+            self.remove(heaviest[2])
+            total -= 1
 
-    def add(self, session) -> None:
+    def sweep(self) -> None:
+        """Delete the sessions idle past `idle_seconds`; put back to the store the ones
+        nobody asked for within `resident_seconds`, and the least recently used beyond
+        `max_resident`."""
+        for session_id in self.database.expired(self.limits.idle_seconds):
+            self._unload(session_id)
+        now = time.monotonic()
         with self._lock:
-            self._sessions[session.id] = session
+            by_use = sorted(self._resident.values(), key=lambda session: session.last_seen)
+        surplus = len(by_use) - self.limits.max_resident
+        for index, session in enumerate(by_use):
+            if index < surplus or now - session.last_seen > self.limits.resident_seconds:
+                self._unload(session.id, idle_since=session.last_seen)
 
-    def get(self, session_id: str, kind: str):
+    def _unload(self, session_id: str, idle_since: float | None = None) -> None:
+        """Drop a session from memory (its record stays in the database unless deleted);
+        with `idle_since`, only if nobody asked for it since."""
         with self._lock:
-            session = self._sessions.get(session_id)
-        if session is None or session.kind != kind:
-            raise WebError(404, f"no {kind} with this id (it may have expired)")
-        session.last_seen = time.monotonic()
-        return session
-
-    def remove(self, session_id: str) -> None:
-        with self._lock:
-            session = self._sessions.pop(session_id, None)
+            session = self._resident.get(session_id)
+            if session is None or (idle_since is not None and session.last_seen != idle_since):
+                return
+            del self._resident[session_id]
         if isinstance(session, GameSession):
             session.close()
 
-    def close_all(self) -> None:
+    # Sessions -------------------------------------------------------------------------------
+
+    def add(self, session) -> None:
+        """A new session: written to the database, then live."""
+        self.database.insert(session.id, session.kind, session.client,
+                             getattr(session, "version", 0), session.record_data())
+        self._attach(session)
+        self._make_resident(session)
+
+    def _make_resident(self, session) -> None:
+        """Live in memory, the least recently used put back beyond `max_resident`."""
         with self._lock:
-            sessions, self._sessions = list(self._sessions.values()), {}
+            self._resident[session.id] = session
+            surplus = len(self._resident) - self.limits.max_resident
+            oldest = (sorted(self._resident.values(), key=lambda s: s.last_seen)[:surplus]
+                      if surplus > 0 else [])
+        for old in oldest:
+            if old is not session:
+                self._unload(old.id, idle_since=old.last_seen)
+
+    def _attach(self, session) -> None:
+        if isinstance(session, GameSession):
+            session.persist = self._persist
+
+    def _persist(self, session: GameSession, active: bool) -> None:
+        if not self.database.update(session.id, session.version, session.record_data(),
+                                    active):
+            session.closed = True  # deleted or expired meanwhile: nothing more to keep
+            raise WebError(404, "no game with this id (it has expired or was deleted)")
+
+    def peek(self, session_id: str, kind: str):
+        """The session of an id if it is live in memory (marked as asked for), else None."""
+        with self._lock:
+            session = self._resident.get(session_id)
+            if session is None or session.kind != kind:
+                return None
+            session.last_seen = time.monotonic()
+            return session
+
+    def get(self, session_id: str, kind: str):
+        """The live session of an id, rebuilt from the database when not in memory."""
+        with self._lock:
+            session = self._resident.get(session_id)
+            if session is not None:
+                session.last_seen = time.monotonic()
+            else:
+                loading = self._loading.setdefault(session_id, threading.Lock())
+        if session is None:
+            with loading:  # one rebuild per id, however many ask at once
+                with self._lock:
+                    session = self._resident.get(session_id)
+                if session is None:
+                    session = self._load(session_id)
+            with self._lock:
+                self._loading.pop(session_id, None)
+        if session is None or session.kind != kind:
+            raise WebError(404, f"no {kind} with this id (it may have expired)")
+        return session
+
+    def _load(self, session_id: str):
+        found = self.database.load(session_id)
+        if found is None:
+            return None
+        kind, client, data = found
+        version = self.database.version(session_id) or 0
+        try:
+            if kind == "game":
+                session = GameSession.restore(session_id, client, version, data,
+                                              self._agent_factory)
+            else:
+                session = ReplaySession.restore(session_id, client, data)
+        except (SuburbiaError, WebError, KeyError, TypeError, ValueError) as error:
+            raise WebError(500, f"this {kind} could not be read back from the store "
+                                f"({type(error).__name__})") from None
+        self._attach(session)
+        self._make_resident(session)
+        return session
+
+    def remove(self, session_id: str) -> None:
+        self.database.delete(session_id)
+        self._unload(session_id)
+
+    def close_all(self) -> None:
+        """Stop every live session (the server stops); the records stay in the database."""
+        with self._lock:
+            sessions, self._resident = list(self._resident.values()), {}
         for session in sessions:
             if isinstance(session, GameSession):
                 session.close()
 
-    def __len__(self) -> int:
+    @property
+    def resident(self) -> int:
         with self._lock:
-            return len(self._sessions)
+            return len(self._resident)
+
+    def __len__(self) -> int:
+        return len(self.database)
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 2 * 86400:
+        return f"{seconds / 86400:.0f} days"
+    if seconds >= 2 * 3600:
+        return f"{seconds / 3600:.0f} hours"
+    return f"{seconds / 60:.0f} minutes"
 
 
 def check_model_path(text: str, model_dirs: list[Path]) -> Path:

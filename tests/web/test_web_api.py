@@ -58,6 +58,16 @@ def new_game(client, mode="standard", players=2, seats=None, seed=SEED, delay_ms
     return response.json()
 
 
+def legal_numbers(view):
+    """Every action number the page lights up for the viewer."""
+    legal = view["legal"]
+    numbers = [n for verb in ("buy", "lake", "basic") for cells in legal[verb].values()
+               for n in cells.values()]
+    numbers += [n for verb in ("invest", "discard", "remove", "keep")
+                for n in legal[verb].values()]
+    return sorted(numbers + ([legal["pass"]] if legal["pass"] is not None else []))
+
+
 def headers(token):
     return {"X-Seat-Token": token}
 
@@ -552,13 +562,51 @@ def test_open_long_polls_per_client_are_bounded(secret):
         assert again.status_code == 200  # the slots are given back
 
 
-def test_idle_games_expire(secret):
-    with make_client(secret, idle_seconds=0.2) as client:
-        created = new_game(client, mode="dale", players=1, seats=[{"kind": "person"}])
-        assert client.get(f"/api/games/{created['id']}").status_code == 200
-        time.sleep(0.4)
-        new_game(client, mode="dale", players=1, seats=[{"kind": "person"}])  # sweeps
-        assert client.get(f"/api/games/{created['id']}").status_code == 404
+def test_idle_games_expire_on_a_timer_and_reading_does_not_renew_them(secret):
+    """Only a move (or a creation) renews a game; a sweep on a timer deletes the others,
+    with no other request needed."""
+    with make_client(secret, idle_seconds=2.0, sweep_seconds=0.1) as client:
+        played = new_game(client, mode="dale", players=1, seats=[{"kind": "person"}])
+        read = new_game(client, mode="dale", players=1, seats=[{"kind": "person"}])
+        end = time.monotonic() + 3.5
+        while time.monotonic() < end:
+            assert client.get(f"/api/games/{read['id']}").status_code in (200, 404)
+            view = client.get(f"/api/games/{played['id']}",
+                              headers=headers(played["token"])).json()
+            legal = legal_numbers(view)
+            answer = client.post(f"/api/games/{played['id']}/actions",
+                                 headers=headers(played["token"]),
+                                 json={"action": legal[0], "version": view["version"]})
+            assert answer.status_code == 200, answer.text
+            time.sleep(0.3)
+        assert client.get(f"/api/games/{read['id']}").status_code == 404
+        assert client.get(f"/api/games/{played['id']}").status_code == 200
+        assert len(client.app.state.store) == 1
+
+
+def test_games_beyond_the_memory_bound_go_back_to_the_store_and_come_back(secret):
+    """At most `max_resident` games live in memory (with their bots' threads); the others
+    are read back from the store when asked for, tokens and all."""
+    import threading
+    with make_client(secret, max_resident=2) as client:
+        store = client.app.state.store
+        bots_before = sum(t.name.startswith("bots-") for t in threading.enumerate())
+        games = [new_game(client, players=2, delay_ms=0, seats=[
+            {"kind": "person"}, {"kind": "agent", "agent": "greedy"}]) for _ in range(4)]
+        assert store.resident == 2 and len(store) == 4
+        time.sleep(0.2)
+        assert sum(t.name.startswith("bots-") for t in threading.enumerate()) <= bots_before + 2
+        first = games[0]
+        view = client.get(f"/api/games/{first['id']}", headers=headers(first["token"])).json()
+        assert view["you"] == 0 and store.resident == 2
+        answer = client.post(f"/api/games/{first['id']}/actions", headers=headers(first["token"]),
+                             json={"action": legal_numbers(view)[0], "version": view["version"]})
+        assert answer.status_code == 200
+        played = [entry["notation"] for entry in answer.json()["log"]]
+        assert len(played) >= 1
+        client.get(f"/api/games/{games[1]['id']}")  # puts the first back to the store
+        again = client.get(f"/api/games/{first['id']}", headers=headers(first["token"])).json()
+        assert [entry["notation"] for entry in again["log"]][:len(played)] == played
 
 
 # Bots, replays ------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 
 import numpy as np
@@ -172,11 +173,14 @@ class Layout:
 
     def cell_centre(self, seat: int, cell: int) -> tuple[float, float]:
         """Pixel centre of a borough cell (R2.1: odd columns half a cell lower)."""
-        x0, y0 = self.panel_origin(seat)
-        column, row = cell_coordinates(cell)
-        x = x0 + PAD + HEX_RADIUS + 1.5 * HEX_RADIUS * (column - MIN_COLUMN)
-        y = y0 + PANEL_HEAD + SQRT3 * HEX_RADIUS * (row + 0.5 + 0.5 * (column % 2))
-        return x, y
+        return _cell_centre(*self.panel_origin(seat), cell)
+
+
+def _cell_centre(x0: float, y0: float, cell: int) -> tuple[float, float]:
+    column, row = cell_coordinates(cell)
+    x = x0 + PAD + HEX_RADIUS + 1.5 * HEX_RADIUS * (column - MIN_COLUMN)
+    y = y0 + PANEL_HEAD + SQRT3 * HEX_RADIUS * (row + 0.5 + 0.5 * (column % 2))
+    return x, y
 
 
 def _hex_points(x: float, y: float, radius: float) -> str:
@@ -393,31 +397,38 @@ def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: 
                  f"{population} · red line {line} ({line - population} away) · "
                  f"markers {markers}")
     svg.text(x0 + 14, y0 + 50, stats, _fit(stats, 14.5, PANEL_WIDTH - 28), INK)
-    _empty_cells(svg, game, layout, seat)
+    kinds = s.cell_kinds(state, seat).tolist()
+    flags = s.cell_flag_row(state, seat).tolist()
+    empty = tuple(cell for cell in range(NUM_CELLS)
+                  if kinds[cell] < 0 and not flags[cell] & s.FLAG_PLACEABLE)
+    if empty:
+        svg.add(_empty_cells(x0, y0, empty))
     for cell in range(NUM_CELLS):
-        kind = int(s.cell_kind(state, seat, cell))
-        if kind >= 0 or s.is_placeable(state, seat, cell):
-            _cell(svg, game, layout, seat, cell)
+        if kinds[cell] >= 0 or flags[cell] & s.FLAG_PLACEABLE:
+            svg.add(_cell(x0, y0, seat, cell, kinds[cell], flags[cell] & _DRAWN_FLAGS))
     svg.add("</g>")
 
 
-def _empty_cells(svg: _Svg, game, layout: Layout, seat: int) -> None:
-    """The empty cells no tile can go to yet (R2.4), as one path: the rest of the grid."""
+_DRAWN_FLAGS = s.FLAG_PLACEABLE | s.FLAG_LAKE | s.FLAG_INVESTED
+
+
+@lru_cache(maxsize=256)
+def _empty_cells(x0: float, y0: float, cells: tuple[int, ...]) -> str:
+    """The empty cells no tile can go to yet (R2.4), as one path: the rest of the grid.
+    Cached, as `_cell`: a web page draws the same boroughs again at every click."""
     paths = []
-    for cell in range(NUM_CELLS):
-        if (int(s.cell_kind(game.state, seat, cell)) < 0
-                and not s.is_placeable(game.state, seat, cell)):
-            x, y = layout.cell_centre(seat, cell)
-            paths.append("M" + _hex_points(x, y, HEX_RADIUS - 1.5).replace(" ", " L") + "Z")
-    if paths:
-        svg.add(f'<path d="{"".join(paths)}" fill="{EMPTY_FILL}" stroke="{EMPTY_STROKE}" '
-                f'stroke-width="1"/>')
+    for cell in cells:
+        x, y = _cell_centre(x0, y0, cell)
+        paths.append("M" + _hex_points(x, y, HEX_RADIUS - 1.5).replace(" ", " L") + "Z")
+    return (f'<path d="{"".join(paths)}" fill="{EMPTY_FILL}" stroke="{EMPTY_STROKE}" '
+            f'stroke-width="1"/>')
 
 
-def _cell(svg: _Svg, game, layout: Layout, seat: int, cell: int) -> None:
-    kind = int(s.cell_kind(game.state, seat, cell))
-    flags = int(s.cell_flags(game.state, seat, cell))
-    x, y = layout.cell_centre(seat, cell)
+@lru_cache(maxsize=8192)
+def _cell(x0: float, y0: float, seat: int, cell: int, kind: int, flags: int) -> str:
+    """One cell of a borough panel at (x0, y0): a tile, a lake or a placeable cell."""
+    svg = _Svg()
+    x, y = _cell_centre(x0, y0, cell)
     points = _hex_points(x, y, HEX_RADIUS - 1.5)
     column, row = cell_coordinates(cell)
     if kind < 0:  # only placeable cells: the others are one path (_empty_cells)
@@ -427,7 +438,7 @@ def _cell(svg: _Svg, game, layout: Layout, seat: int, cell: int) -> None:
                 f'stroke="{PLACEABLE_STROKE}" stroke-width="1.2" stroke-dasharray="4 3"/>')
         svg.text(x, y + 4, f"{column},{row}", 10, "#9b9684", anchor="middle")
         svg.add("</g>")
-        return
+        return "\n".join(svg.parts)
     lake = bool(flags & s.FLAG_LAKE)
     invested = bool(flags & s.FLAG_INVESTED)
     shown = TILES.lake if lake else kind
@@ -465,6 +476,7 @@ def _cell(svg: _Svg, game, layout: Layout, seat: int, cell: int) -> None:
                 f'stroke="#ffd54f" stroke-width="1.5"/>')
         svg.text(x + 27.5, y + 1.5, "$", 10, "#ffd54f", "bold", "middle")
     svg.add("</g>")
+    return "\n".join(svg.parts)
 
 
 def table_svg(game, viewer: int | None = None, labels: dict[int, str] | None = None,

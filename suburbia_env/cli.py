@@ -360,7 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
                                            "save, help or quit.")
     play.add_argument("--opponents", nargs="+", metavar="SPEC",
                       help="agent specs of the other seats: random, dale, greedy, "
-                           "greedy:WEIGHTS, ppo:PATH. Just 'dale' (the default) with no "
+                           "greedy:WEIGHTS, goals, lakes, reputation, hoarder, ppo:PATH. Just 'dale' (the default) with no "
                            "--players means the Dale mode of R9.2")
     play.add_argument("--players", type=int, help="seats at the table in a standard game, 2-4")
     play.add_argument("--mode", choices=("dale", "solitary", "standard"),

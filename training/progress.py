@@ -127,11 +127,15 @@ class ProgressLine:
         with self.lock:
             left, measured = self.stage_left()
             share = 100.0 * self.done / self.total
-            mark = "" if measured else "~"
-            run_left = left + self.later_seconds
+            elapsed = time.monotonic() - self.stage_started
+            if not measured and elapsed > self.estimate:
+                stage_eta = f"? (over its estimate of {duration(self.estimate)})"
+                run_eta = f"~{duration(self.later_seconds)} after this stage"
+            else:
+                stage_eta = f"{'' if measured else '~'}{duration(left)}"
+                run_eta = f"~{duration(left + self.later_seconds)}"
             text = (f"[{self.label}] {int(self.done):,}/{int(self.total):,} {self.unit} "
-                    f"({share:.0f}%), stage ETA {mark}{duration(left)}, run ETA "
-                    f"~{duration(run_left)}")
+                    f"({share:.0f}%), stage ETA {stage_eta}, run ETA {run_eta}")
             return text + (f", {self.note}" if self.note else "")
 
     def draw(self, force: bool = False) -> None:

@@ -71,6 +71,25 @@ def read_npz(path: Path) -> dict[str, np.ndarray]:
         return {name: archive[name] for name in archive.files}
 
 
+def start_model(start: str) -> Path | None:
+    """The model a run starts from: none, recipe:NAME (runs/NAME/model.safetensors, that
+    recipe's run in its default folder) or a model file."""
+    if start == "none":
+        return None
+    if start.startswith("recipe:"):
+        name = start[len("recipe:"):]
+        path = Path("runs") / name / "model.safetensors"
+        if not path.is_file():
+            raise RecipeError(f"start {start}: {path} does not exist; run `suburbia train "
+                              f"--recipe {name}` first (its run folder is runs/{name}), or "
+                              f"give --start PATH or --start none")
+        return path
+    path = Path(start)
+    if not path.is_file():
+        raise RecipeError(f"start {start}: no such model file")
+    return path
+
+
 class RecipeRun:
     def __init__(self, recipe: Recipe, run_dir: Path, seed: int, start: str,
                  command_line: str, stream=None, tty: bool | None = None):
@@ -129,20 +148,7 @@ class RecipeRun:
     # Models -------------------------------------------------------------------------------------
 
     def start_model(self) -> Path | None:
-        if self.start == "none":
-            return None
-        if self.start.startswith("recipe:"):
-            name = self.start[len("recipe:"):]
-            path = Path("runs") / name / "model.safetensors"
-            if not path.is_file():
-                raise RecipeError(f"--start {self.start}: {path} does not exist; run "
-                                  f"`suburbia train --recipe {name}` first (its run folder is "
-                                  f"runs/{name}), or give --start PATH or --start none")
-            return path
-        path = Path(self.start)
-        if not path.is_file():
-            raise RecipeError(f"--start {self.start}: no such model file")
-        return path
+        return start_model(self.start)
 
     def resolve(self, reference: str, previous: Path | None, stage: Stage) -> Path | None:
         if reference == "none":
@@ -792,6 +798,7 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.plan:
         print("\n".join(plan(recipe, seed, start)))
         return 0
+    start_model(start)  # a missing start model stops here, before the run folder exists
     run_dir = arguments.run_dir or Path("runs") / recipe.name
     command = " ".join(["suburbia train --recipe", shlex.quote(arguments.recipe),
                         "--run-dir", shlex.quote(str(run_dir)), "--seed", str(seed),

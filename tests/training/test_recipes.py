@@ -120,6 +120,18 @@ def test_unknown_recipe_through_the_command(capsys):
     assert "no recipe 'no-such-recipe'" in message and "dale" in message
 
 
+def test_a_missing_start_model_is_named_before_anything_runs(tmp_path, monkeypatch, capsys):
+    from suburbia_env.cli import main
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "--recipe", "multiplayer", "--start", "recipe:dale"]) == 2
+    message = capsys.readouterr().err
+    assert "runs/dale/model.safetensors does not exist" in message
+    assert "suburbia train --recipe dale" in message
+    assert not (tmp_path / "runs").exists()
+    assert main(["train", "--recipe", "multiplayer", "--start", "previous"]) == 2
+    assert "is no model reference" in capsys.readouterr().err
+
+
 def test_bad_json_names_the_file(tmp_path, capsys):
     from suburbia_env.cli import main
     path = tmp_path / "broken.json"

@@ -33,6 +33,7 @@ from suburbia_env import action_space as a
 from suburbia_env import constants as c
 from suburbia_env import event_log as ev
 from suburbia_env import state_layout as s
+from suburbia_env.arguments import ArgumentParser
 from suburbia_env.legal_actions import legal_action_mask
 from suburbia_env.random_play import play_random_games, play_random_games_parallel
 from suburbia_env.rng import random_below, seed_words
@@ -338,7 +339,7 @@ def _print_startup(label: str, figures: dict) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="suburbia bench",
+    parser = ArgumentParser(prog="suburbia bench",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=4000,
                         help="games per configuration for throughput, 1 or more (default 4000)")

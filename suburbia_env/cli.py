@@ -18,7 +18,8 @@ replay game records and render saved games.
 `suburbia <command> --help` lists each command's options; `suburbia --version` the
 version. Bad input (a file that is not what it should be, an option out of range, a path
 that cannot be written) gives a message on stderr and a non-zero status, never a
-traceback; a command that needs an extra the install lacks (match and league:
+traceback (a bad option: one line naming it, suburbia_env/arguments.py); a command that
+needs an extra the install lacks (match and league:
 bench; train and ppo agents: train; serve: web) names it and exits with status 3; an
 unexpected error is reported as an internal error with its type (SUBURBIA_DEBUG=1 shows
 the traceback).
@@ -35,6 +36,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from .arguments import ArgumentParser
 from .errors import StateFormatError, SuburbiaError, shown
 from .game import Game
 from .versions import version_text
@@ -187,7 +189,7 @@ def command_train(args, extra, stdin, stdout) -> int:
     if any(arg == "--recipe" or arg.startswith("--recipe=") for arg in extra):
         from training.recipe_runner import main as run_recipe
         return run_recipe(list(extra))
-    backend = argparse.ArgumentParser(prog="suburbia train", add_help=False)
+    backend = ArgumentParser(prog="suburbia train", add_help=False)
     backend.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
                          help="sb3: MaskablePPO in this process (default); rllib: PPO with "
                               "RLlib on Ray")
@@ -345,7 +347,7 @@ def command_serve(args, extra, stdin, stdout) -> int:
 # Parser -------------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="suburbia", description=__doc__.split("\n\n")[0],
+    parser = ArgumentParser(prog="suburbia", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     parser.add_argument("--version", action="version", version=version_text(),
@@ -496,7 +498,10 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None,
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "passthrough", False):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        command = f"suburbia {args.command}"
+        print(f"{command}: error: unrecognized arguments: {shown(' '.join(extra))} (see "
+              f"{command} --help)", file=sys.stderr)
+        raise SystemExit(EXIT_BAD_INPUT)
     if stdin is None:
         _tolerate_bad_text(sys.stdin, "replace")  # invalid UTF-8 typed: refused, not fatal
     if stdout is None:

@@ -168,6 +168,7 @@ STATE_FORMAT = "suburbia-state"
 STATE_VERSION = FORMAT_VERSION
 RECORD_FORMAT = "suburbia-record"
 RECORD_VERSION = FORMAT_VERSION
+SEALED_FORMAT = "suburbia-sealed-game"  # a browser save, sealed by the server (web/sealing.py)
 
 _INT32_MAX = 2**31 - 1
 _SEED_BITS = 8192
@@ -503,10 +504,21 @@ def game_from_json(text: str | bytes) -> Game:
     return game_from_dict(_parse_json(text, "state"))
 
 
+def refuse_sealed_save(data) -> None:
+    """StateFormatError saying what a sealed browser save is and how to open it, for a
+    document that is one (no state or record can be read from it, R10.2)."""
+    if isinstance(data, dict) and data.get("format") == SEALED_FORMAT:
+        raise StateFormatError(
+            "this is a sealed browser save (made by 'suburbia serve'), which only the "
+            "server that sealed it can open: run `suburbia serve` as the same user on the "
+            "same machine and open this file in the browser (\"Open a file…\") to continue")
+
+
 def game_from_dict(data) -> Game:
     """The game of a state-format dict, checked field by field and against the rules
     (the module docstring lists the checks); StateFormatError names the first field at
     fault. Only states that play can reach load, as far as that shows without replaying."""
+    refuse_sealed_save(data)
     loader = _StateLoader(data)
     return Game.from_state(loader.config, loader.state, loader.seed)
 
@@ -1044,6 +1056,7 @@ def replay_record(record: dict | str | bytes) -> Game:
     """
     if not isinstance(record, dict):
         record = _parse_json(record, "record")
+    refuse_sealed_save(record)
     data = _object(record, "", _RECORD_FIELDS, document="record")
     version = _read_header(data, RECORD_FORMAT, RECORD_VERSION)
     config = _read_config(data["config"], "config")

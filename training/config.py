@@ -9,6 +9,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from suburbia_env.arguments import ArgumentParser
 from suburbia_env.errors import shown
 
 
@@ -143,7 +144,7 @@ def _allowed(name: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="suburbia train",
         description="Train a MaskablePPO agent for Suburbia (against Dale or by self-play).",
         epilog="--backend rllib: train PPO with RLlib on Ray instead (a local instance or a "
@@ -271,6 +272,11 @@ def parse_config(argv: list[str] | None = None) -> TrainingConfig:
     if config.total_timesteps < 0:
         raise SystemExit(f"--total-timesteps must be 0 (imitate or load, then evaluate) or "
                          f"more, not {config.total_timesteps}")
+    if config.total_timesteps == 0 and not (config.pretrain_games or config.demonstrations
+                                            or config.init_model):
+        raise SystemExit("--total-timesteps 0 trains nothing: give 1 or more environment "
+                         "steps, or imitation (--pretrain-games, --demonstrations) or "
+                         "--init-model to evaluate without PPO")
     if config.mode not in ("dale", "self_play"):
         raise SystemExit(f"--mode must be 'dale' or 'self_play', not {config.mode!r}")
     if config.dale_share + config.greedy_share > 1:

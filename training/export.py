@@ -18,7 +18,6 @@ usual; training it further starts with fresh optimiser moments.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -55,7 +54,8 @@ def export_safe_model(source: str | Path, destination: str | Path, env_id: str |
 
 def main(argv: list[str] | None = None) -> None:
     from suburbia_env.errors import SuburbiaError
-    parser = argparse.ArgumentParser(
+    from suburbia_env.arguments import ArgumentParser
+    parser = ArgumentParser(
         prog="python -m training.export",
         description="Export a MaskablePPO model for release: the safe format (--safe, no "
                     "code from the file runs) or a policy-only zip (--allow-pickle).")

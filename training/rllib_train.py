@@ -44,7 +44,8 @@ a new env runner loads the compiled kernels, and the iteration then trains nothi
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from suburbia_env.arguments import ArgumentParser
+    parser = ArgumentParser(
         prog="suburbia train --backend rllib",
         description="Train PPO with RLlib on Ray, against Dale or with one shared policy at "
                     "every seat of a table (self-play).")

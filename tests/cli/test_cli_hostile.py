@@ -353,3 +353,105 @@ def test_ctrl_c_in_a_subprocess_saves_the_game(in_tmp):
     assert process.returncode == 130, errors
     assert "Interrupted." in text and "is saved in ctrl-c.json" in text
     assert b"Traceback" not in errors and (in_tmp / "ctrl-c.json").is_file()
+
+
+# One line per bad option (issue 30 item 12) ---------------------------------------------
+
+def run_refused(argv) -> tuple[int, str]:
+    """(exit status, stderr) of main(argv) for options it refuses while parsing."""
+    stderr = io.StringIO()
+    original = sys.stderr
+    sys.stderr = stderr
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            main(argv, stdin=io.StringIO(), stdout=io.StringIO())
+    finally:
+        sys.stderr = original
+    return stopped.value.code, stderr.getvalue()
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["play", "--seed", "abc"], "suburbia play: error: argument --seed: invalid int value: "
+                                "'abc' (see suburbia play --help)"),
+    (["play", "--mode", "chess"], "suburbia play: error: argument --mode: invalid choice: "
+                                  "'chess' (choose from"),
+    (["play", "--frobnicate"], "suburbia play: error: unrecognized arguments: '--frobnicate' "
+                               "(see suburbia play --help)"),
+    (["match", "--games", "ten"], "suburbia match: error: argument --games: invalid int "
+                                  "value: 'ten'"),
+    (["tournament", "--move-time-limit", "soon"], "suburbia tournament: error: argument "
+                                                  "--move-time-limit: invalid float value"),
+    (["league", "--agents", "random", "greedy", "--seed", "abc"],
+     "suburbia league: error: argument --seed: invalid int value: 'abc'"),
+    (["league", "--seed", "1"], "suburbia league: error: the following arguments are "
+                                "required: --agents"),
+    (["train", "--seed", "abc"], "suburbia train: error: argument --seed: invalid int value: "
+                                 "'abc' (see suburbia train --help)"),
+    (["train", "--backend", "jax"], "suburbia train: error: argument --backend: invalid "
+                                    "choice: 'jax'"),
+    (["bench", "--games", "abc"], "suburbia bench: error: argument --games: invalid int "
+                                  "value: 'abc'"),
+    (["replay"], "suburbia replay: error: the following arguments are required: record"),
+    (["render", "--png"], "suburbia render: error: argument --png: expected one argument"),
+    (["serve", "--port", "http"], "suburbia serve: error: argument --port: invalid int "
+                                  "value: 'http'"),
+    (["convert-model", "a.zip"], "suburbia convert-model: error: the following arguments are "
+                                 "required: destination"),
+    (["chess"], "suburbia: error: argument command: invalid choice: 'chess'"),
+    (["play", "--seed", "x" * 100_000], "suburbia play: error: argument --seed: invalid int "
+                                        "value: 'xxx"),
+])
+def test_a_bad_option_is_one_line_naming_it(argv, line):
+    status, error = run_refused(argv)
+    assert status == 2
+    assert error.count("\n") == 1 and error.startswith(line), error
+    assert "usage:" not in error and len(error) < 500
+
+
+@pytest.mark.slow
+def test_a_bad_option_of_rllib_training_is_one_line():
+    status, error = run_refused(["train", "--backend", "rllib", "--seed", "abc"])
+    assert status == 2 and error.count("\n") == 1, error
+    assert "error: argument --seed: invalid int value: 'abc'" in error
+
+
+def test_a_bad_option_in_a_real_process_is_one_line(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "suburbia_env.cli", "play", "--seed", "abc"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(cli.__file__).parents[1])})
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("suburbia play: error: argument --seed: invalid int value: 'abc' "
+                           "(see suburbia play --help)\n")
+
+
+def test_training_zero_timesteps_with_nothing_to_learn_is_refused():
+    with pytest.raises(SystemExit) as stopped:
+        main(["train", "--total-timesteps", "0"], stdin=io.StringIO(), stdout=io.StringIO())
+    assert stopped.value.code == ("--total-timesteps 0 trains nothing: give 1 or more "
+                                  "environment steps, or imitation (--pretrain-games, "
+                                  "--demonstrations) or --init-model to evaluate without PPO")
+
+
+# A browser save given to the command line (issue 30 item 12) --------------------------------
+
+@pytest.fixture
+def sealed_save(tmp_path):
+    """A save as the browser downloads it: a game state sealed by a server's key."""
+    from suburbia_env.web.sealing import Sealer, load_or_create_key
+    game = Game(2, "standard", seed=5)
+    for _ in range(3):
+        game.apply(game.legal_actions()[0])
+    envelope = Sealer(load_or_create_key(tmp_path / "key")).seal(json.loads(game.to_json()))
+    path = tmp_path / "suburbia-game.json"
+    path.write_text(json.dumps(envelope))
+    return path
+
+
+@pytest.mark.parametrize("command", [["play", "--resume"], ["render"], ["replay"]])
+def test_a_sealed_browser_save_says_what_it_is_and_how_to_open_it(sealed_save, command):
+    status, out, error = run([*command, str(sealed_save)], "quit\n")
+    assert status == 2 and out == ""
+    assert error == (f"error: {sealed_save}: this is a sealed browser save (made by "
+                     f"'suburbia serve'), which only the server that sealed it can open: run "
+                     f"`suburbia serve` as the same user on the same machine and open this "
+                     f"file in the browser (\"Open a file…\") to continue\n")

@@ -19,7 +19,9 @@ mean population and mean margin; the win share of each turn position (1st player
 
 Agents are specs or objects, and a bot that raises, answers an illegal action or runs
 over the move time limit forfeits the game, exactly as in a tournament
-(agents/tournament.py); means are of the games that were not forfeited.
+(agents/tournament.py): its seat loses, ranked last, and the stand-in (the first legal
+action) plays it to the end, so the others' game counts. Means are of the seats that did
+not forfeit; the results count per agent the games it played beside a stand-in.
 
 Files: results.csv (one row per seat and game), summary.json (the summary and the
 configuration with its provenance: date, commit, the SHA-256 of every model file),
@@ -46,7 +48,8 @@ from .statistics import wilson_interval
 from .tournament import (DEFAULT_WORKERS, MAX_WORKERS, GameTask, TournamentError,
                          add_backend_arguments,
                          add_time_limit_argument, check_time_limit, entrants, forfeits,
-                         format_forfeits, openskill_ratings, play_tasks, write_csv)
+                         format_forfeits, openskill_ratings, play_tasks, stand_in_games,
+                         stand_in_tables, write_csv)
 
 PLAYER_COUNTS = (2, 3, 4)
 SEEDS_PER_PLAYER_COUNT = 1_000_000
@@ -142,14 +145,16 @@ def summarise_league(rows: list[dict], labels: list[str]) -> dict:
             agents[label] = {**_win_share(own), "fair_share": 1 / players,
                              "mean_population": _mean(r["population"] for r in own),
                              "mean_margin": _mean(r["margin"] for r in own),
-                             "forfeits": sum(bool(r.get("forfeit")) for r in own)}
+                             "forfeits": sum(bool(r.get("forfeit")) for r in own),
+                             "stand_in_games": stand_in_games(own)}
         positions = {position + 1: _win_share([r for r in here if turn_position(r) == position])
                      for position in range(players)}
         by_count[players] = {"games": len(here) // players, "agents": agents,
+                             "stand_in_games": len(stand_in_tables(here)),
                              "turn_positions": positions,
                              "games_per_pairing": games_per_pairing(here, labels)}
     return {"ratings": openskill_ratings(rows, labels), "player_counts": by_count,
-            "forfeits": forfeits(rows)}
+            "forfeits": forfeits(rows), "stand_in_tables": stand_in_tables(rows)}
 
 
 def format_league(summary: dict) -> str:
@@ -172,6 +177,8 @@ def format_league(summary: dict) -> str:
             if entry:
                 population, margin = entry["mean_population"], entry["mean_margin"]
                 forfeited = f", {entry['forfeits']} forfeited" if entry.get("forfeits") else ""
+                if entry.get("stand_in_games"):
+                    forfeited += f", {entry['stand_in_games']} beside a stand-in"
                 lines.append(f"  {label.ljust(width)}  win share {entry['win_share']:.3f} "
                              f"[{entry['low']:.3f}, {entry['high']:.3f}]  mean pop "
                              f"{'-' if population is None else f'{population:6.1f}'}  mean "
@@ -181,7 +188,8 @@ def format_league(summary: dict) -> str:
                               f"{entry['high']:.3f}]"
                               for position, entry in block["turn_positions"].items())
         lines.append(f"  win share by turn position: {positions}")
-    lines += format_forfeits(summary.get("forfeits", []))
+    lines += format_forfeits(summary.get("forfeits", []),
+                             len(summary.get("stand_in_tables", [])))
     return "\n".join(lines)
 
 
@@ -221,18 +229,20 @@ def league_markdown(summary: dict, config: dict) -> str:
                      f"{rating['ordinal']:.2f} | {rating['rated_games']} |")
     for players, block in summary["player_counts"].items():
         pairing = block.get("games_per_pairing") or {"min": 0, "max": 0}
+        stand_ins = block.get("stand_in_games", 0)
         lines += ["", f"{players} players: {block['games']} games, {_span(pairing)} per pair "
-                  f"of agents; fair share {1 / int(players):.3f}. Win share with its 95% "
-                  f"Wilson interval (a shared win counts 1/winners, R8.3):", "",
+                  f"of agents; fair share {1 / int(players):.3f}; {stand_ins} game(s) with a "
+                  f"stand-in for a seat that forfeited. Win share with its 95% Wilson "
+                  f"interval (a shared win counts 1/winners, R8.3):", "",
                   "| agent | win share [95% CI] | mean population | mean margin | seats | "
-                  "forfeits |", "|---|---|---:|---:|---:|---:|"]
+                  "forfeits | beside a stand-in |", "|---|---|---:|---:|---:|---:|---:|"]
         for label in ordered:
             entry = block["agents"].get(label)
             if entry:
                 lines.append(f"| `{label}` | {_interval(entry)} | "
                              f"{_format(entry['mean_population'], '.1f')} | "
                              f"{_format(entry['mean_margin'], '+.1f')} | {entry['games']} | "
-                             f"{entry['forfeits']} |")
+                             f"{entry['forfeits']} | {entry.get('stand_in_games', 0)} |")
         positions = block["turn_positions"]
         lines += ["", "| turn position | " + " | ".join(str(p) for p in positions) + " |",
                   "|---|" + "---|" * len(positions),

@@ -50,8 +50,9 @@ def seat_facts(entry: dict) -> list[dict]:
     seat, agent, turn position, win (1/winners for a shared win, R8.3), final population
     and margin over the best other seat, the purchases (market and basic tiles), lakes,
     investments and red lines with their round and phase, the money lakes paid, the goal
-    bonuses, and the values of each seat when each phase began. [] for a forfeited game."""
-    if entry["forfeit"] is not None or entry["scores"] is None:
+    bonuses, and the values of each seat when each phase began. [] for a game with a
+    forfeit (the stand-in's moves are no agent's)."""
+    if entry["forfeits"]:
         return []
     record = entry["record"]
     players = entry["players"]

@@ -2,9 +2,10 @@
 
 `suburbia league --records DIR` writes DIR/games.jsonl. Every line is one game: who sat
 where (agent labels and specs per seat), the deal (seed), the first player (R3.6), the
-final scores with every goal bonus (R8.2, R8.3), the winners, a forfeit if there was one,
-and the game itself as a ``suburbia-record`` (serialization.py), which replays move by
-move to the identical final state. Lines are written in table order (the ``table``
+final scores with every goal bonus (R8.2, R8.3), the winners, the forfeits (a seat that
+forfeits is played to the end by the stand-in, agents/tournament.py), and the game
+itself as a ``suburbia-record`` (serialization.py), which replays move by move to the
+identical final state. Lines are written in table order (the ``table``
 column of results.csv).
 
 A line is built by replaying its record, so a dataset never holds a game whose record
@@ -22,11 +23,11 @@ from suburbia_env.errors import StateFormatError
 from suburbia_env.versions import RULES_REVISION
 
 DATASET_FORMAT = "suburbia-league-game"
-DATASET_VERSION = 1
+DATASET_VERSION = 2  # 2: "forfeits" (a list; games with a stand-in end)
 DATASET_FILE = "games.jsonl"
 ENTRY_FIELDS = ("format", "version", "rules", "table", "deal", "seed", "mode", "players",
                 "edition", "agents", "specs", "first_player", "scores", "winners", "wins",
-                "forfeit", "record")
+                "forfeits", "record")
 SCORE_FIELDS = ("population", "population_before_goals", "public_goals", "private_goal",
                 "private_goal_bonus", "money_converted", "money_left", "reputation", "income",
                 "winner")
@@ -37,27 +38,23 @@ def dataset_entry(rows: list[dict], record: dict) -> dict:
     rows = sorted(rows, key=lambda row: row["seat"])
     first = rows[0]
     game = Game.replay(record)
-    forfeit_seat = first.get("forfeit_seat")
-    if forfeit_seat is None:
-        if not game.is_over:
-            raise StateFormatError(f"table {first['table']}: the record of a game that was not "
-                                   f"forfeited does not reach the end of the game")
-        scores = [{name: score[name] for name in SCORE_FIELDS} for score in game.final_scores()]
-        if [score["population"] for score in scores] != [row["population"] for row in rows]:
-            raise StateFormatError(f"table {first['table']}: the record replays to other "
-                                   f"populations than the results")
-        forfeit = None
-    else:
-        scores = None
-        forfeit = {"seat": forfeit_seat, "reason": rows[forfeit_seat]["forfeit"],
-                   "decision": len(record["actions"]) + 1}
+    if not game.is_over:
+        raise StateFormatError(f"table {first['table']}: the record does not reach the end "
+                               f"of the game")
+    scores = [{name: score[name] for name in SCORE_FIELDS} for score in game.final_scores()]
+    if any(row["population"] not in (None, score["population"])
+           for row, score in zip(rows, scores)):
+        raise StateFormatError(f"table {first['table']}: the record replays to other "
+                               f"populations than the results")
+    forfeits = [{"seat": row["seat"], "reason": row["forfeit"],
+                 "decision": row["forfeit_decision"]} for row in rows if row.get("forfeit")]
     return {"format": DATASET_FORMAT, "version": DATASET_VERSION, "rules": RULES_REVISION,
             "table": first["table"], "deal": first["game"], "seed": first["seed"],
             "mode": first["mode"], "players": first["seats"], "edition": game.config.edition,
             "agents": [row["agent"] for row in rows], "specs": [row["spec"] for row in rows],
             "first_player": first["first_player"], "scores": scores,
             "winners": [row["seat"] for row in rows if row["winner"]],
-            "wins": [row["win"] for row in rows], "forfeit": forfeit, "record": record}
+            "wins": [row["win"] for row in rows], "forfeits": forfeits, "record": record}
 
 
 def dataset_entries(rows: list[dict], records: list[tuple[int, dict]]) -> list[dict]:
@@ -110,6 +107,10 @@ def read_dataset(path: Path | str) -> list[dict]:
             if not isinstance(entry, dict) or entry.get("format") != DATASET_FORMAT:
                 raise StateFormatError(f"{path} line {number}: format: not a "
                                        f"{DATASET_FORMAT!r} entry")
+            if entry.get("version") == 1 and "forfeit" in entry:  # before the stand-in
+                forfeit = entry.pop("forfeit")
+                entry["forfeits"] = [] if forfeit is None else [forfeit]
+                entry["version"] = DATASET_VERSION
             if entry.get("version") != DATASET_VERSION:
                 raise StateFormatError(f"{path} line {number}: version: "
                                        f"{entry.get('version')!r} is not {DATASET_VERSION}")

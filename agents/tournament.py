@@ -24,15 +24,20 @@ plays a deep copy of an object (one that cannot be copied plays a single seat it
 
 Forfeits. An agent that raises, answers something that is not a legal action (R10.1),
 changes the game it was shown, or takes longer than ``move_time_limit`` seconds for a
-move, loses that game: the game stops there; its row has win 0 and the reason in
-``forfeit`` (which decision, what was raised or answered, the time taken), the other
-seats share the win, as in R8.3, and every row of the game has ``forfeit_seat`` and no
-population or margin. The tournament goes on. The time limit (default: none) is wall
-time per decision, a seat's first decision of each game excepted (it may include
-one-time costs: numba compiling, a model loading). On Unix, in a process's main thread,
-a move still running at the limit is interrupted (code in Python is stopped at once,
-compiled code when it returns to Python); elsewhere the move is measured when it
-returns. A move that never returns cannot be stopped and holds up its worker.
+move, forfeits: its seat loses that game, ranked last (win 0, no population or margin,
+the reason in ``forfeit``, the game's decision number in ``forfeit_decision``), and from
+that decision on the seat is played by the stand-in, which takes the first legal action
+(the lowest action number of the engine's legal-action mask) and watches nothing. So the
+game goes on for the others: their populations and margins are of the whole game, and
+the win (R8.3) is decided among the seats that did not forfeit (`winners_among`). Every
+row of a game with a stand-in lists the stand-in's seats in ``stand_in_seats``; the
+summaries count the games with a stand-in per agent. The tournament goes on. The time
+limit (default: none) is wall time per decision, a seat's first decision of each game
+excepted (it may include one-time costs: numba compiling, a model loading). On Unix, in
+a process's main thread, a move still running at the limit is interrupted (code in
+Python is stopped at once, compiled code when it returns to Python); elsewhere the move
+is measured when it returns. A move that never returns cannot be stopped and holds up
+its worker.
 
 Before a move is played, every other seat's agent that overrides ``observe``
 (agents/base.py) is shown it, the goal choice excepted (R3.6: hidden); one that raises
@@ -66,11 +71,12 @@ from pathlib import Path
 
 import numpy as np
 
+from suburbia_env.arguments import ArgumentParser
 from suburbia_env import Game
 from suburbia_env.constants import EDITION_NAMES
 from suburbia_env import state_layout as s
 from suburbia_env.errors import ConfigError, SuburbiaError, shown
-from suburbia_env.scoring import LADDER, ladder_rank
+from suburbia_env.scoring import LADDER, ladder_rank, winners_among
 
 from .base import observers
 from .registry import AGENT_SPECS, agent_name, allow_pickle_in_spec, make_agent
@@ -90,7 +96,8 @@ BACKENDS = ("process", "ray")
 CSV_FIELDS = ("table", "game", "seed", "mode", "seats", "seat", "agent", "spec", "first_player",
               "population", "reputation", "income", "money_left", "winner", "win",
               "best_other_population", "margin", "ladder_rank", "rounds", "decisions",
-              "forfeit_seat", "forfeit")
+              "stand_in_seats", "forfeit_decision", "forfeit")
+STAND_IN = "the first legal action"  # what plays a seat that forfeited (module docstring)
 
 
 class TournamentError(RuntimeError):
@@ -337,61 +344,91 @@ def _put_back(game: Game, state: np.ndarray, decisions: int) -> bool:
     return True
 
 
-def _play(task: GameTask, game: Game, agents: dict) -> tuple[int, str] | None:
-    """Play `game` to its end; returns (seat, reason) if a seat forfeits (module
-    docstring), else None."""
+def stand_in_action(game: Game) -> int:
+    """The stand-in's decision for a seat that forfeited: the first legal action, read
+    from the engine's legal-action mask (no rule is decided here)."""
+    return int(game.legal_actions()[0])
+
+
+def play_out(game: Game, agents: dict, move_time_limit: float | None = None,
+             on_move=None, forfeited: dict | None = None) -> dict[int, tuple[int, str]]:
+    """Play `game` to its end with `agents` (by seat); returns {seat: (decision, reason)}
+    for every seat that forfeited (module docstring), whose decisions the stand-in took
+    from then on. `on_move(seat, action, by_stand_in)` is called before each move is
+    played; `forfeited` holds seats that forfeited before the game."""
+    forfeited = {} if forfeited is None else forfeited
+    playing = {seat: agent for seat, agent in agents.items() if seat not in forfeited}
+    timed = set()  # seats past their first decision
+
+    def forfeit(seat: int, problem: str) -> None:
+        decision = len(game.history) + 1
+        forfeited[seat] = (decision, f"at the game's decision {decision} (round "
+                                     f"{game.round + 1}): {problem}")
+        del playing[seat]
+
+    while not game.is_over:
+        seat = game.current_player
+        if seat not in agents:
+            raise TournamentError(f"seat {seat} decides but no agent plays it")
+        number = None
+        if seat in playing:
+            action, problem = _move(playing[seat], game, move_time_limit
+                                    if seat in timed else None)
+            timed.add(seat)
+            if problem is None:
+                try:
+                    number = game.action_number(action)
+                    if not game.is_legal(number):
+                        game.apply(number)  # refused, state untouched: the error names why
+                except SuburbiaError as error:
+                    problem = f"answered an illegal action {shown(action)}: {error}"
+            if problem is not None:
+                forfeit(seat, problem)
+        stand_in = seat not in playing
+        if stand_in:
+            number = stand_in_action(game)
+        for observer, problem in _show_move(game, number, playing, move_time_limit, timed):
+            forfeit(observer, problem)
+        if on_move is not None:
+            on_move(seat, number, stand_in)
+        game.apply(number)
+    return forfeited
+
+
+def _play(task: GameTask, game: Game, agents: dict) -> dict[int, tuple[int, str]]:
+    """Reset the agents for the game, then play it out (`play_out`)."""
+    forfeited = {}
     for seat, agent in agents.items():
         try:
             agent.reset(agent_seed(task.seed, seat))
         except Exception as error:
-            return seat, f"reset before the game raised {_error_text(error)}"
-    timed = set()  # seats past their first decision
-    while not game.is_over:
-        seat = game.current_player
-        if seat not in agents:
-            raise TournamentError(f"game {task.index} (seed {task.seed}): seat {seat} decides "
-                                  f"but no agent plays it")
-        action, problem = _move(agents[seat], game, task.move_time_limit
-                                if seat in timed else None)
-        timed.add(seat)
-        number = None
-        if problem is None:
-            try:
-                number = game.action_number(action)
-                if not game.is_legal(number):
-                    game.apply(number)  # refused, state untouched: the error names why
-            except SuburbiaError as error:
-                problem = f"answered an illegal action {shown(action)}: {error}"
-        if problem is None:
-            observer, problem = _show_move(game, number, agents, task.move_time_limit, timed)
-            if observer is None:
-                game.apply(number)
-                continue
-            seat = observer
-        return seat, (f"at the game's decision {len(game.history) + 1} (round "
-                      f"{game.round + 1}): {problem}")
-    return None
+            forfeited[seat] = (1, f"reset before the game raised {_error_text(error)}")
+    try:
+        return play_out(game, agents, task.move_time_limit, forfeited=forfeited)
+    except TournamentError as error:
+        raise TournamentError(f"game {task.index} (seed {task.seed}): {error}") from None
 
 
 def _show_move(game: Game, action: int, agents: dict, limit: float | None,
-               timed: set) -> tuple[int | None, str | None]:
+               timed: set) -> list[tuple[int, str]]:
     """Show the move to the agents that observe it (agents/base.py `observers`), each under
-    the move time limit once past its first decision; (seat, why) for the first that
-    forfeits, else (None, None)."""
+    the move time limit once past its first decision; (seat, why) of each that forfeits
+    there (the others are still shown the move)."""
+    failed = []
     for seat, observe in observers(agents, game):
         _, problem = _guarded(observe, (game, action, seat), game,
                               limit if seat in timed else None, "observe ")
         if problem is not None:
-            return seat, problem
-    return None, None
+            failed.append((seat, problem))
+    return failed
 
 
 def play_game(task: GameTask, cache: dict | None = None, sources: dict | None = None) -> dict:
     """Play one game of a tournament; returns {"table", "rows", "record"}.
 
-    The rows hold one entry per seat (Dale's seat included in mode "dale"); a forfeit
-    stops the game (module docstring). `sources` maps the keys of agent objects to them
-    (in a worker: the objects it was started with).
+    The rows hold one entry per seat (Dale's seat included in mode "dale"); a seat that
+    forfeits loses and the stand-in plays it to the end (module docstring). `sources`
+    maps the keys of agent objects to them (in a worker: the objects it was started with).
     """
     cache = _WORKER_AGENTS if cache is None else cache
     sources = _worker_sources() if sources is None else sources
@@ -399,8 +436,12 @@ def play_game(task: GameTask, cache: dict | None = None, sources: dict | None = 
     agents = {seat: _agent(spec, seat, cache, sources)
               for seat, (_, spec) in enumerate(task.lineup)}
     first_player = int(game.state[s.FIRST_PLAYER])
-    forfeit = _play(task, game, agents)
+    forfeited = _play(task, game, agents)
     solo = task.mode == "solitary"
+    scores = game.final_scores()
+    standing = [seat for seat in range(game.num_seats) if seat not in forfeited]
+    winners = winners_among(game.state, standing) if forfeited else game.winners
+    stand_ins = sorted(forfeited) or None
     rows = []
     for seat in range(game.num_seats):
         label, spec = task.lineup[seat] if seat in agents else (DALE_LABEL, "engine")
@@ -408,30 +449,25 @@ def play_game(task: GameTask, cache: dict | None = None, sources: dict | None = 
         row.update({"table": task.table, "game": task.index, "seed": task.seed,
                     "mode": task.mode, "seats": game.num_seats, "seat": seat, "agent": label,
                     "spec": spec, "first_player": first_player, "rounds": game.round,
-                    "decisions": len(game.history)})
-        rows.append(row)
-    if forfeit is None:
-        scores, winners = game.final_scores(), game.winners
-        populations = [score["population"] for score in scores]
-        for seat, (row, score) in enumerate(zip(rows, scores)):
-            best_other = None if solo else max(p for k, p in enumerate(populations) if k != seat)
+                    "decisions": len(game.history), "stand_in_seats": stand_ins,
+                    "winner": seat in winners,
+                    "win": None if solo else _win_value(seat, winners)})
+        if seat in forfeited:
+            row["forfeit_decision"], row["forfeit"] = forfeited[seat]
+        else:
+            score = scores[seat]
+            others = [scores[k]["population"] for k in standing if k != seat]
+            best_other = max(others) if others else None
             rank = None
             if solo or (task.mode == "dale" and seat == 0 and winners == [0]):
                 rank = ladder_rank(score["population"])
             row.update({
                 "population": score["population"], "reputation": score["reputation"],
                 "income": score["income"], "money_left": score["money_left"],
-                "winner": score["winner"], "win": None if solo else _win_value(seat, winners),
                 "best_other_population": best_other,
-                "margin": None if solo else score["population"] - best_other,
+                "margin": None if best_other is None else score["population"] - best_other,
                 "ladder_rank": rank})
-    else:
-        loser, reason = forfeit
-        others = game.num_seats - 1
-        for seat, row in enumerate(rows):
-            row.update({"winner": not solo and seat != loser,
-                        "win": None if solo else (0.0 if seat == loser else 1.0 / others),
-                        "forfeit_seat": loser, "forfeit": reason if seat == loser else None})
+        rows.append(row)
     return {"table": task.table, "rows": rows,
             "record": game.record() if task.keep_record else None}
 
@@ -557,8 +593,8 @@ def _mean(values: list[float]) -> float | None:
 
 def openskill_ratings(rows: list[dict], labels: list[str]) -> dict:
     """Plackett-Luce ratings from multi-seat games ranked by final population (ties share
-    a rank; in a forfeited game the seat that forfeited is last, the others share the
-    first rank), updated game by game in game order. A game where one agent fills several
+    a rank; a seat that forfeited is last, below every seat that did not), updated game by
+    game in game order. A game where one agent fills several
     seats is not rated (one rating cannot play against itself)."""
     from openskill.models import PlackettLuce
     model = PlackettLuce()
@@ -592,17 +628,33 @@ def _known(values) -> list:
 
 
 def forfeits(rows: list[dict]) -> list[dict]:
-    """One entry per forfeited game: who, where and why (module docstring)."""
+    """One entry per forfeit: who, where and why (module docstring)."""
     return [{"agent": row["agent"], "table": row["table"], "game": row["game"],
              "seed": row["seed"], "seats": row["seats"], "seat": row["seat"],
-             "reason": row["forfeit"]} for row in rows if row.get("forfeit")]
+             "decision": row.get("forfeit_decision"), "reason": row["forfeit"]}
+            for row in rows if row.get("forfeit")]
 
 
-def format_forfeits(entries: list[dict]) -> list[str]:
-    """The forfeits as lines under a results table, the first FORFEITS_SHOWN of them."""
+def stand_in_tables(rows: list[dict]) -> list[int]:
+    """The tables (results.csv column) of the games in which the stand-in played a seat."""
+    return sorted({row["table"] for row in rows if row.get("stand_in_seats")})
+
+
+def stand_in_games(own: list[dict]) -> int:
+    """How many of an agent's games (its rows `own`) it played to the end beside a seat
+    the stand-in played (the others' forfeits)."""
+    return sum(bool(row.get("stand_in_seats")) and not row.get("forfeit") for row in own)
+
+
+def format_forfeits(entries: list[dict], tables: int | None = None) -> list[str]:
+    """The forfeits as lines under a results table, the first FORFEITS_SHOWN of them;
+    `tables`: the number of games that had a stand-in."""
     if not entries:
         return []
-    lines = [f"Forfeits ({len(entries)}; a forfeit loses the game, which stops there):"]
+    games = f" in {tables} game(s)" if tables is not None else ""
+    lines = [f"Forfeits ({len(entries)}{games}; the seat that forfeits loses the game, "
+             f"ranked last, and {STAND_IN} plays it to the end (the stand-in), so the "
+             f"others' game completes; stand-in games are marked in column stand_in_seats):"]
     for entry in entries[:FORFEITS_SHOWN]:
         lines.append(f"  {entry['agent']} forfeited game {entry['game']} (seed {entry['seed']}"
                      f", {entry['seats']} seats) in seat {entry['seat']}: {entry['reason']}")
@@ -614,7 +666,8 @@ def format_forfeits(entries: list[dict]) -> list[str]:
 
 def summarise(rows: list[dict], labels: list[str], mode: str) -> dict:
     """Per-agent statistics (module docstring) from the seat rows of a tournament;
-    populations and margins are of the games that were not forfeited."""
+    populations and margins are of the games an agent did not forfeit (beside a stand-in
+    too: `stand_in_games` counts those)."""
     agents = {}
     for label in labels:
         own = [row for row in rows if row["agent"] == label]
@@ -623,7 +676,8 @@ def summarise(rows: list[dict], labels: list[str], mode: str) -> dict:
                  "mean_population": _mean(populations),
                  "median_population": float(statistics.median(populations))
                  if populations else None,
-                 "forfeits": sum(bool(row.get("forfeit")) for row in own)}
+                 "forfeits": sum(bool(row.get("forfeit")) for row in own),
+                 "stand_in_games": stand_in_games(own)}
         if mode != "solitary":
             wins = sum(row["win"] for row in own)
             low, high = wilson_interval(wins, len(own))
@@ -646,7 +700,8 @@ def summarise(rows: list[dict], labels: list[str], mode: str) -> dict:
                           if row["agent"] == DALE_LABEL and row["table"] in tables)
             entry["mean_dale_population"] = _mean(dale)
         agents[label] = entry
-    summary = {"mode": mode, "agents": agents, "forfeits": forfeits(rows)}
+    summary = {"mode": mode, "agents": agents, "forfeits": forfeits(rows),
+               "stand_in_tables": stand_in_tables(rows)}
     if mode == "standard":
         ratings = openskill_ratings(rows, labels)
         for label in labels:
@@ -676,7 +731,7 @@ def format_summary(summary: dict, config: dict | None = None) -> str:
         header += ["rating mu±sigma (ordinal)"]
     forfeited = any(entry.get("forfeits") for entry in summary["agents"].values())
     if forfeited:
-        header += ["forfeits"]
+        header += ["forfeits", "beside a stand-in"]
     table = [header]
     for entry in summary["agents"].values():
         line = [entry["agent"], str(entry["games"])]
@@ -690,7 +745,7 @@ def format_summary(summary: dict, config: dict | None = None) -> str:
             rating = entry["rating"]
             line.append(f"{rating['mu']:.2f}±{rating['sigma']:.2f} ({rating['ordinal']:.2f})")
         if forfeited:
-            line.append(str(entry.get("forfeits", 0)))
+            line += [str(entry.get("forfeits", 0)), str(entry.get("stand_in_games", 0))]
         table.append(line)
     widths = [max(len(line[column]) for line in table) for column in range(len(header))]
     lines = []
@@ -720,7 +775,8 @@ def format_summary(summary: dict, config: dict | None = None) -> str:
     if mode == "standard" and summary.get("unrated_games"):
         lines.append(f"{summary['unrated_games']} game(s) not rated: an agent filled several "
                      f"seats")
-    lines += format_forfeits(summary.get("forfeits", []))
+    lines += format_forfeits(summary.get("forfeits", []),
+                             len(summary.get("stand_in_tables", [])))
     return "\n".join(lines)
 
 
@@ -731,6 +787,8 @@ def _csv_value(value):
         return ""
     if isinstance(value, bool):
         return int(value)
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value))
     return value
 
 
@@ -868,6 +926,6 @@ def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = add_arguments(argparse.ArgumentParser(
+    parser = add_arguments(ArgumentParser(
         prog="strength", description="Play a seeded tournament between agents and summarise it."))
     return run_from_arguments(parser.parse_args(argv))

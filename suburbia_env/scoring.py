@@ -205,3 +205,12 @@ def ladder_rank(population: int) -> str:
         if population >= threshold:
             return title
     return LADDER[-1][1]
+
+
+def winners_among(state, seats) -> list[int]:
+    """The seats of `seats` that no other seat of `seats` ranks above (R8.3) in a scored
+    game: the winners when only those seats are ranked (a tournament's seat that forfeited
+    is ranked last, agents/tournament.py)."""
+    seats = [int(seat) for seat in seats]
+    return [seat for seat in seats
+            if not any(other != seat and _ranks_above(state, other, seat) for other in seats)]

@@ -9,7 +9,9 @@ demonstrator's seat rotating from game to game (R3.1). The demonstrator is resee
 the game's seed, every opponent with its seat's seed as in a tournament (`agent_seed`),
 and every agent that observes is shown the other seats' moves as in a tournament
 (agents.base `observers`: a search with the inferred opponent model learns who it
-faces). Each is recorded as the engine
+faces), by the tournament's loop (`play_out`): an opponent that raises or answers an
+illegal action forfeits and the stand-in plays its seat on, so the game still counts; a
+game in which the demonstrator forfeits gives no demonstrations. Each is recorded as the engine
 state before each of the demonstrator's decisions, the action it chose and the game's
 final margin: its population minus the best other seat's (R8.3; Dale's in his game).
 States (not observations) are stored: an observation is 8714 floats, a state 2220 ints,
@@ -26,9 +28,8 @@ import time
 import numpy as np
 import torch
 
-from agents.base import observers
-from agents.registry import make_agent
-from agents.tournament import agent_seed
+from agents.registry import agent_name, make_agent
+from agents.tournament import agent_seed, play_out
 from suburbia_env import Game
 from suburbia_env import state_layout as s
 from suburbia_env.action_space import NUM_ACTIONS
@@ -39,7 +40,9 @@ from suburbia_env.tile_data import TILES
 
 
 def _play_demonstrations(arguments: tuple[int, int, str, str, tuple[str, ...]]
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """The (states, actions, returns) of the demonstrator's decisions in `games` games
+    from `first_seed`, and a line per forfeit (module docstring)."""
     first_seed, games, edition, demonstrator, opponents = arguments
     torch.set_num_threads(1)
     mode = "standard" if opponents else "dale"
@@ -47,29 +50,36 @@ def _play_demonstrations(arguments: tuple[int, int, str, str, tuple[str, ...]]
     agent.check_mode(mode)
     others = [make_agent(spec) for spec in opponents]
     players = 1 + len(others)
-    states, actions, returns = [], [], []
+    states, actions, returns, forfeits = [], [], [], []
     for seed in range(first_seed, first_seed + games):
         seat = seed % players if opponents else 0
         seated = others[:seat] + [agent] + others[seat:]
         for index, player in enumerate(seated):
             player.reset(seed if index == seat else agent_seed(seed, index))
         game = Game(players=players, mode=mode, edition=edition, seed=seed)
-        game_states = []
-        by_seat = dict(enumerate(seated))
-        while not game.is_over:
-            mover = game.current_player
-            action = game.action_number(seated[mover].act(game))
-            if mover == seat:
+        game_states, game_actions = [], []
+
+        def record(mover: int, action: int, by_stand_in: bool) -> None:
+            if mover == seat and not by_stand_in:
                 game_states.append(game.state.copy())
-                actions.append(action)
-            for observer, observe in observers(by_seat, game):
-                observe(game, action, observer)
-            game.apply(action)
+                game_actions.append(action)
+
+        forfeited = play_out(game, dict(enumerate(seated)), on_move=record)
+        for index, (_, reason) in sorted(forfeited.items()):
+            who = agent_name(demonstrator if index == seat
+                             else opponents[index - (index > seat)])
+            forfeits.append(f"{who} forfeited the game seeded {seed} in seat {index}: {reason}"
+                            + (" (no demonstrations kept)" if index == seat else
+                               " (the stand-in played the seat on)"))
+        if seat in forfeited:
+            continue
+        actions.extend(game_actions)
         populations = [score["population"] for score in game.final_scores()]
         margin = (populations[seat] - max(populations[:seat] + populations[seat + 1:])) / 100.0
         states.extend(game_states)
         returns.extend([margin] * len(game_states))
-    return np.array(states, dtype=np.int32), np.array(actions), np.array(returns)
+    return (np.array(states, dtype=np.int32).reshape(len(states), s.STATE_SIZE),
+            np.array(actions, dtype=np.int64), np.array(returns, dtype=np.float64), forfeits)
 
 
 def collect_demonstrations(games: int, seed: int = 1_000_000, workers: int = 2,
@@ -97,6 +107,8 @@ def collect_demonstrations(games: int, seed: int = 1_000_000, workers: int = 2,
     context = multiprocessing.get_context("spawn")
     with context.Pool(len(jobs)) as pool:
         parts = pool.map(_play_demonstrations, jobs)
+    for line in (line for part in parts for line in part[3]):
+        print(line, flush=True)
     data = {"states": np.concatenate([p[0] for p in parts]),
             "actions": np.concatenate([p[1] for p in parts]),
             "returns": np.concatenate([p[2] for p in parts])}
@@ -194,8 +206,8 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int = 5, batch_size: in
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m training.imitation`: collect demonstrations into a .npz file."""
-    import argparse
-    parser = argparse.ArgumentParser(
+    from suburbia_env.arguments import ArgumentParser
+    parser = ArgumentParser(
         prog="python -m training.imitation",
         description="Record an agent's games against Dale, or against other agents in "
                     "standard games, as demonstrations for "

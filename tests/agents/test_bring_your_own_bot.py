@@ -1,8 +1,9 @@
 """Bring your own bot (issue 18 item 1): a bot of one's own, named as FILE.py:NAME or
 MODULE:NAME or given as an object, plays tournaments like the built-in agents, and a bot
 that raises, answers an illegal action, changes the game or runs over the move time
-limit loses that game with a line saying why while the tournament goes on
-(agents/registry.py, agents/tournament.py).
+limit loses that game with a line saying why, its seat played to the end by the
+stand-in (the first legal action), while the tournament goes on (agents/registry.py,
+agents/tournament.py; issue 30 item 10).
 
 The reference bot is examples/my_bot.py's `cheapest_tile`, which is deterministic: its
 games against Dale are computed here by hand (a plain loop over `Game`) and every way of
@@ -237,6 +238,19 @@ def _decision_of_mischief(seed: int) -> tuple[int, int]:
     return len(game.history) + 1, game.round + 1
 
 
+def _stand_in_dale_game(seed: int) -> tuple[int, int]:
+    """(decisions, Dale's population) of the game seeded `seed` where cheapest_tile plays
+    until its MISCHIEF_DECISION-th decision and the stand-in (the first legal action) from
+    there, played by hand."""
+    bot = _example().cheapest_tile
+    game = Game(1, "dale", "2nd", seed)
+    for _ in range(MISCHIEF_DECISION - 1):
+        game.apply(bot(game))
+    while not game.is_over:
+        game.apply(int(game.legal_actions()[0]))
+    return len(game.history), game.final_scores()[1]["population"]
+
+
 @pytest.mark.parametrize("how", list(REASONS))
 def test_a_misbehaving_bot_forfeits_that_game_and_the_tournament_goes_on(how, expected):
     bot = Misbehaving(how, pause=4 * LIMIT)
@@ -250,7 +264,7 @@ def test_a_misbehaving_bot_forfeits_that_game_and_the_tournament_goes_on(how, ex
         dale = next(r for r in result.rows if r["table"] == row["table"] and r["seat"] == 1)
         if seed % 2:  # odd seeds: the bot behaves and plays the hand-played game
             assert [row["population"], dale["population"]] == expected[seed]
-            assert row["forfeit"] is None and row["forfeit_seat"] is None
+            assert row["forfeit"] is None and row["stand_in_seats"] is None
             continue
         decision, round_number = _decision_of_mischief(seed)
         reason = f"at the game's decision {decision} (round {round_number}): {REASONS[how]}"
@@ -263,15 +277,19 @@ def test_a_misbehaving_bot_forfeits_that_game_and_the_tournament_goes_on(how, ex
             assert row["forfeit"] == reason
         assert (row["win"], row["winner"], row["population"]) == (0.0, False, None)
         assert (dale["win"], dale["winner"], dale["forfeit"]) == (1.0, True, None)
-        assert row["forfeit_seat"] == dale["forfeit_seat"] == 0
-        assert row["decisions"] == decision - 1  # the game stopped there
+        assert row["stand_in_seats"] == dale["stand_in_seats"] == [0]
+        assert row["forfeit_decision"] == decision
+        # the stand-in played the seat from there to the end of the game
+        assert [row["decisions"], dale["population"]] == list(_stand_in_dale_game(seed))
     # greedy's games are untouched by the other agent's forfeits
     assert all(row["forfeit"] is None for row in result.rows if row["agent"] == "greedy")
     summary = summarise(result.rows, result.labels, "dale")
     entry = summary["agents"][label]
     assert (entry["forfeits"], entry["games"]) == (2, 4)
     text = format_summary(summary, result.config)
-    assert "Forfeits (2; a forfeit loses the game, which stops there):" in text
+    assert ("Forfeits (2 in 2 game(s); the seat that forfeits loses the game, ranked last, "
+            "and the first legal action plays it to the end (the stand-in)") in text
+    assert summary["stand_in_tables"] == [0, 2]
     for seed in (10, 12):
         assert (f"  {label} forfeited game {seed - SEEDS[0]} (seed {seed}, 2 seats) in seat 0: "
                 f"at the game's decision") in text
@@ -291,25 +309,77 @@ def test_a_slow_move_outside_the_main_thread_is_measured_when_it_returns():
     assert (bot["win"], dale["win"]) == (0.0, 1.0)
 
 
-def test_a_forfeit_at_a_four_player_table_gives_the_others_a_third_each():
-    bot = Misbehaving("raise")
-    result = run_tournament([bot, "greedy", "dale", "random"], "standard", games=4, players=4,
-                            seed=SEEDS[0], workers=1, progress=False)
-    for table in range(4):
-        rows = [row for row in result.rows if row["table"] == table]
-        loser = [row for row in rows if row["agent"] == bot.name][0]
+def _r8_3_winners(scores: list[dict], seats: list[int]) -> list[int]:
+    """The winners among `seats` by R8.3 (population, then reputation, income, money),
+    computed here from the final scores, apart from the engine."""
+    def key(seat):
+        score = scores[seat]
+        return score["population"], score["reputation"], score["income"], score["money_left"]
+    best = max(key(seat) for seat in seats)
+    return [seat for seat in seats if key(seat) == best]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how,players", [("raise", 4), ("illegal", 3), ("slow", 4),
+                                         ("tamper", 3)])
+def test_a_forfeit_at_a_table_of_several_seats_lets_the_others_play_on(how, players):
+    """The seat that forfeits is last (win 0); the stand-in plays it to the end, so the
+    others' game completes and the best of them wins (R8.3 among them alone); the results
+    mark the games with a stand-in and count them per agent."""
+    bot = Misbehaving(how, pause=4 * LIMIT)
+    others = ["greedy", "dale", "random"][:players - 1]
+    result = run_tournament([bot, *others], "standard", games=players, players=players,
+                            seed=SEEDS[0], workers=1, progress=False, keep_records=True,
+                            move_time_limit=LIMIT if how == "slow" else None)
+    stand_in_tables = []
+    for table, record in enumerate(result.records):
+        rows = sorted((row for row in result.rows if row["table"] == table),
+                      key=lambda row: row["seat"])
+        loser = next(row for row in rows if row["agent"] == bot.name)
+        game = Game.replay(record)
+        assert game.is_over and all(row["decisions"] == len(record["actions"]) for row in rows)
+        scores = game.final_scores()
         if rows[0]["seed"] % 2:
-            assert loser["forfeit"] is None
-            assert sum(row["win"] for row in rows) == pytest.approx(1.0)
+            assert loser["forfeit"] is None and loser["stand_in_seats"] is None
+            assert [row["win"] for row in rows] == [
+                (1 / len(game.winners) if seat in game.winners else 0.0)
+                for seat in range(players)]
             continue
-        assert loser["forfeit"].endswith("raised ValueError: out of ideas")
-        assert loser["win"] == 0.0
-        assert all(row["win"] == pytest.approx(1 / 3) and row["winner"]
-                   for row in rows if row is not loser)
-        assert {row["forfeit_seat"] for row in rows} == {loser["seat"]}
-    # a forfeit ranks the seat last and the others level in the ratings (rated games)
+        stand_in_tables.append(table)
+        assert REASONS[how] in loser["forfeit"]
+        assert (loser["win"], loser["winner"], loser["population"], loser["margin"]) == \
+            (0.0, False, None, None)
+        assert all(row["stand_in_seats"] == [loser["seat"]] for row in rows)
+        # from the forfeit on, every decision of that seat is the first legal action
+        replay = Game(players, "standard", "2nd", rows[0]["seed"])
+        for index, action in enumerate(record["actions"]):
+            number = replay.action_number(action)
+            if replay.current_player == loser["seat"] and index + 1 >= loser["forfeit_decision"]:
+                assert number == int(replay.legal_actions()[0])
+            replay.apply(number)
+        standing = [row["seat"] for row in rows if row is not loser]
+        winners = _r8_3_winners(scores, standing)
+        for row in rows:
+            if row is loser:
+                continue
+            best_other = max(scores[seat]["population"] for seat in standing
+                             if seat != row["seat"])
+            assert row["population"] == scores[row["seat"]]["population"]
+            assert row["margin"] == row["population"] - best_other
+            assert row["win"] == pytest.approx(1 / len(winners) if row["seat"] in winners
+                                               else 0.0)
+            assert row["winner"] == (row["seat"] in winners)
+        assert sum(row["win"] for row in rows) == pytest.approx(1.0)
+    assert stand_in_tables and len(stand_in_tables) == (players + 1) // 2
     summary = summarise(result.rows, result.labels, "standard")
-    assert summary["agents"][bot.name]["forfeits"] == 2
+    assert summary["stand_in_tables"] == stand_in_tables
+    assert summary["agents"][bot.name]["forfeits"] == len(stand_in_tables)
+    assert summary["agents"][bot.name]["stand_in_games"] == 0
+    for label in others:
+        assert summary["agents"][label]["stand_in_games"] == len(stand_in_tables)
+        assert summary["agents"][label]["forfeits"] == 0
+    text = format_summary(summary, result.config)
+    assert f"Forfeits ({len(stand_in_tables)} in {len(stand_in_tables)} game(s);" in text
 
 
 class Watcher(Agent):
@@ -402,7 +472,12 @@ def test_a_bot_that_fails_while_observing_forfeits(mischief, reason):
     assert own["forfeit"].endswith(reason)
     assert own["forfeit"].startswith(f"at the game's decision {fifth[1] + 1} ")
     assert (own["win"], other["win"]) == (0.0, 1.0)
-    assert own["decisions"] == other["decisions"] == fifth[1]  # the move was not played
+    assert own["forfeit_decision"] == fifth[1] + 1 and own["stand_in_seats"] == [own["seat"]]
+    # the move was played, the game went on to its end, and the stand-in, not the bot,
+    # took the seat's decisions: the bot was asked and shown nothing more
+    assert max(entry[1] for entry in Watcher.seen) == fifth[1]
+    assert own["decisions"] == other["decisions"] > fifth[1] + 1
+    assert other["population"] is not None and own["population"] is None
 
 
 def test_objects_reach_worker_processes_and_play_the_same_games(expected):
@@ -443,7 +518,8 @@ def test_the_match_command_reports_the_forfeits_of_a_bot_file(tmp_path, capsys):
                        "--output-dir", str(tmp_path / "out")])
     assert status == 0
     printed = capsys.readouterr().out
-    assert "Forfeits (2; a forfeit loses the game, which stops there):" in printed
+    assert "Forfeits (2 in 2 game(s); the seat that forfeits loses the game, ranked last" \
+        in printed
     for game, seed in ((0, 4), (2, 6)):
         assert re.search(rf"  {re.escape(str(bot_file))}:flaky forfeited game {game} \(seed "
                          rf"{seed}, 2 seats\) in seat 0: at the game's decision \d+ \(round 3\):"
@@ -452,6 +528,7 @@ def test_the_match_command_reports_the_forfeits_of_a_bot_file(tmp_path, capsys):
     with open(tmp_path / "out" / "results.csv") as handle:
         rows = [row for row in csv.DictReader(handle) if row["agent"].endswith(":flaky")]
     assert [bool(row["forfeit"]) for row in rows] == [True, False, True]
+    assert [row["stand_in_seats"] for row in rows] == ["0", "", "0"]
 
 
 # The README's bot and commands ------------------------------------------------------------------

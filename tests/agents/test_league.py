@@ -160,9 +160,10 @@ def test_markdown_tables_hold_the_summary_figures(small_league):
     for label, entry in block["agents"].items():
         assert (f"| `{label}` | {entry['win_share']:.3f} [{entry['low']:.3f}, "
                 f"{entry['high']:.3f}] | {entry['mean_population']:.1f} | "
-                f"{entry['mean_margin']:+.1f} | 3 | 0 |") in markdown
+                f"{entry['mean_margin']:+.1f} | 3 | 0 | 0 |") in markdown
     assert f"at commit `{config['provenance']['commit']}`" in markdown
-    assert "3 players: 3 games, 3 per pair of agents; fair share 0.333." in markdown
+    assert ("3 players: 3 games, 3 per pair of agents; fair share 0.333; 0 game(s) with a "
+            "stand-in for a seat that forfeited.") in markdown
 
 
 def test_provenance_names_the_commit_and_hashes_the_models():
@@ -200,7 +201,9 @@ def test_dataset_entries_replay_to_their_scores(small_league, tmp_path):
         assert entry["agents"] == [r["agent"] for r in seats]
 
 
-def test_a_forfeited_game_is_kept_with_its_reason(tmp_path):
+def test_a_game_with_a_forfeit_is_kept_whole_with_its_reason(tmp_path):
+    """The seat that forfeits is played to the end by the stand-in (the first legal
+    action): the dataset keeps the whole game, its scores, and the forfeit."""
     class Quitter:
         name = "quitter"
 
@@ -209,26 +212,100 @@ def test_a_forfeited_game_is_kept_with_its_reason(tmp_path):
                 raise RuntimeError("bored")
             return game.legal_actions()[0]
 
-    rows, records, _, _ = run_league([Quitter(), "greedy"], (2,), rounds=1, seed=2, workers=1,
-                                     progress=False, keep_records=True)
+    rows, records, summary, _ = run_league([Quitter(), "greedy"], (2,), rounds=1, seed=2,
+                                           workers=1, progress=False, keep_records=True)
     entries = dataset_entries(rows, records)
     assert len(entries) == 2
     for entry in entries:
         quitter = entry["agents"].index("quitter")
-        assert entry["scores"] is None
-        assert entry["forfeit"]["seat"] == quitter
-        assert entry["forfeit"]["reason"].endswith("raised RuntimeError: bored")
-        assert entry["winners"] == [1 - quitter] and entry["wins"][quitter] == 0.0
+        [forfeit] = entry["forfeits"]
+        assert forfeit["seat"] == quitter
+        assert forfeit["reason"].endswith("raised RuntimeError: bored")
+        assert entry["winners"] == [1 - quitter] and entry["wins"] == [
+            1.0 if seat != quitter else 0.0 for seat in range(2)]
         game = Game.replay(entry["record"])
-        assert not game.is_over and game.round == 1 and game.current_player == quitter
-        assert entry["forfeit"]["decision"] == len(game.history) + 1
+        assert game.is_over
+        assert [s["population"] for s in entry["scores"]] == [
+            s["population"] for s in game.final_scores()]
+        replay = Game(2, "standard", "2nd", entry["seed"])
+        for action in entry["record"]["actions"][:forfeit["decision"] - 1]:
+            replay.apply(action)
+        assert replay.round == 1 and replay.current_player == quitter
+    # the league counts the games with a stand-in, and the seat that forfeited as last
+    block = summary["player_counts"][2]
+    assert block["stand_in_games"] == 2 and summary["stand_in_tables"] == [0, 1]
+    assert block["agents"]["greedy"]["stand_in_games"] == 2
+    assert (block["agents"]["quitter"]["forfeits"], block["agents"]["quitter"]["wins"]) == (2, 0)
+    assert block["agents"]["greedy"]["wins"] == 2
+    assert summary["ratings"]["ratings"]["greedy"]["mu"] > \
+        summary["ratings"]["ratings"]["quitter"]["mu"]
+
+
+@pytest.mark.slow
+def test_the_league_counts_forfeits_at_three_and_four_seats(tmp_path):
+    """A bot that raises in round 2 at tables of 3 and 4: it is last in each game, the
+    others' games end and count (their wins sum to 1 per game), and league.md says how many
+    games had a stand-in."""
+    class Quitter:
+        name = "quitter"
+
+        def act(self, game):
+            if game.round == 2:
+                raise RuntimeError("gone")
+            return game.legal_actions()[0]
+
+    rows, records, summary, config = run_league([Quitter(), "greedy", "random", "dale"],
+                                                (3, 4), games=4, seed=5, workers=1,
+                                                progress=False)
+    tables = {}
+    for row in rows:
+        tables.setdefault(row["table"], []).append(row)
+    with_quitter = [table for table, seats in tables.items()
+                    if any(row["agent"] == "quitter" for row in seats)]
+    assert summary["stand_in_tables"] == sorted(with_quitter)
+    for table, seats in tables.items():
+        assert sum(row["win"] for row in seats) == pytest.approx(1.0)
+        for row in seats:
+            if row["agent"] == "quitter":
+                assert (row["win"], row["population"]) == (0.0, None)
+                assert row["forfeit"].endswith("raised RuntimeError: gone")
+            else:
+                assert row["population"] is not None and row["forfeit"] is None
+    for players in (3, 4):
+        block = summary["player_counts"][players]
+        here = {row["table"] for row in rows if row["seats"] == players}
+        assert block["stand_in_games"] == len(here & set(with_quitter))
+        for label, entry in block["agents"].items():
+            own = [row for row in rows if row["seats"] == players and row["agent"] == label]
+            assert entry["stand_in_games"] == (0 if label == "quitter" else sum(
+                row["table"] in with_quitter for row in own))
+        assert block["agents"]["quitter"]["wins"] == 0
+    markdown = league_markdown(summary, config)
+    for players in (3, 4):
+        assert (f"; {summary['player_counts'][players]['stand_in_games']} game(s) with a "
+                f"stand-in for a seat that forfeited.") in markdown
+    assert "| forfeits | beside a stand-in |" in markdown
+
+
+def test_a_version_1_dataset_line_is_read_with_its_forfeit(tmp_path):
+    """Files written before the stand-in had "forfeit" (null or one entry)."""
+    base = {"format": DATASET_FORMAT, "version": 1, "rules": RULES_REVISION, "table": 0,
+            "deal": 0, "seed": 0, "mode": "standard", "players": 2, "edition": "2nd",
+            "agents": ["a", "b"], "specs": ["a", "b"], "first_player": 0, "scores": None,
+            "winners": [1], "wins": [0.0, 1.0], "record": {}}
+    forfeit = {"seat": 0, "reason": "raised", "decision": 3}
+    (tmp_path / "games.jsonl").write_text(json.dumps({**base, "forfeit": forfeit}) + "\n"
+                                          + json.dumps({**base, "forfeit": None}) + "\n")
+    first, second = read_dataset(tmp_path)
+    assert (first["forfeits"], second["forfeits"]) == ([forfeit], [])
+    assert "forfeit" not in first and first["version"] == 2
 
 
 @pytest.mark.parametrize("line,message", [
     ("not json", "line 1: not JSON"),
     ('{"format": "suburbia-record"}', "line 1: format: not a 'suburbia-league-game' entry"),
-    ('{"format": "suburbia-league-game", "version": 9}', "line 1: version: 9 is not 1"),
-    ('{"format": "suburbia-league-game", "version": 1, "table": 0}', "missing field(s) rules"),
+    ('{"format": "suburbia-league-game", "version": 9}', "line 1: version: 9 is not 2"),
+    ('{"format": "suburbia-league-game", "version": 2, "table": 0}', "missing field(s) rules"),
 ])
 def test_malformed_dataset_lines_are_named(tmp_path, line, message):
     path = tmp_path / "games.jsonl"

@@ -134,3 +134,25 @@ def test_bad_specs_and_settings_fail_before_any_game(local_ray):
         run_tournament(["greedy"], "dale", games=2, workers=0, progress=False, backend="ray")
     with pytest.raises(TournamentError, match="backend must be one of process, ray"):
         run_tournament(["greedy"], "dale", games=2, progress=False, backend="spark")
+
+
+def test_a_forfeit_on_ray_gives_the_rows_of_the_local_runner(local_ray, tmp_path):
+    """A bot file that raises in round 3 of even seeds at 3 seats: on Ray as locally, its
+    seat is last, the stand-in plays it on and the rows mark the game (issue 30 item 10)."""
+    bot_file = tmp_path / "flaky_bot.py"
+    bot_file.write_text("def flaky(game):\n"
+                        "    if game.seed % 2 == 0 and game.round == 2:\n"
+                        "        raise KeyError('lost my notes')\n"
+                        "    return game.legal_actions()[0]\n")
+    agents = [f"{bot_file}:flaky", "greedy", "random"]
+    local = run_tournament(agents, "standard", games=3, players=3, seed=20, workers=1,
+                           progress=False)
+    on_ray = run_tournament(agents, "standard", games=3, players=3, seed=20, workers=2,
+                            progress=False, backend="ray")
+    assert on_ray.rows == local.rows
+    forfeited = [row for row in local.rows if row["forfeit"]]
+    assert [row["seed"] for row in forfeited] == [20, 22]
+    for row in forfeited:
+        game = [other for other in local.rows if other["table"] == row["table"]]
+        assert all(other["stand_in_seats"] == [row["seat"]] for other in game)
+        assert sum(other["win"] for other in game) == pytest.approx(1.0) and row["win"] == 0

@@ -218,7 +218,14 @@ def test_an_illegal_action_forfeits_the_game_and_names_it():
     assert cheater["forfeit"].startswith("at the game's decision 1 (round 1): answered an "
                                          "illegal action 'buy 0 @ 6,8': illegal action")
     assert (cheater["win"], dale["win"], dale["forfeit"]) == (0.0, 1.0, None)
-    assert cheater["forfeit_seat"] == dale["forfeit_seat"] == 0
+    assert cheater["stand_in_seats"] == dale["stand_in_seats"] == [0]
+    assert cheater["forfeit_decision"] == 1 and cheater["population"] is None
+    # the stand-in (the first legal action) played the seat to the end: Dale's game is whole
+    game = Game(1, "dale", "2nd", 11)
+    while not game.is_over:
+        game.apply(int(game.legal_actions()[0]))
+    assert dale["decisions"] == len(game.history)
+    assert dale["population"] == game.final_scores()[1]["population"]
 
 
 def test_parallel_workers_give_the_same_results():

@@ -16,6 +16,7 @@ from agents.registry import AgentSpecError, make_agent  # noqa: E402
 from agents.tournament import agent_seed  # noqa: E402
 from suburbia_env import Game  # noqa: E402
 from suburbia_env.errors import ConfigError  # noqa: E402
+from suburbia_env.state_layout import STATE_SIZE  # noqa: E402
 from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
 from training.imitation import (_encode_batch, _play_demonstrations,  # noqa: E402
                                 collect_demonstrations, load_demonstrations, main, pretrain)
@@ -47,7 +48,8 @@ def _replay(data: dict[str, np.ndarray], first_seed: int, spec: str) -> int:
 
 @pytest.mark.parametrize("spec", ["random", "greedy"])
 def test_demonstrations_record_the_demonstrators_own_games(spec):
-    states, actions, returns = _play_demonstrations((11, 2, "2nd", spec, ()))
+    states, actions, returns, forfeits = _play_demonstrations((11, 2, "2nd", spec, ()))
+    assert forfeits == []
     data = {"states": states, "actions": actions, "returns": returns}
     assert len(states) == len(actions) == len(returns) > 20
     assert _replay(data, 11, spec) == 2
@@ -63,7 +65,7 @@ def test_standard_games_record_only_the_demonstrators_seat_as_it_rotates():
     """Against opponents (R3.1) the demonstrator sits at seat seed % players; only its
     decisions are kept, each with its margin over the best other seat (R8.3)."""
     opponents = ("random", "random")
-    states, actions, returns = _play_demonstrations((30, 3, "2nd", "greedy", opponents))
+    states, actions, returns, _ = _play_demonstrations((30, 3, "2nd", "greedy", opponents))
     row = 0
     for seed in (30, 31, 32):
         seat = seed % 3
@@ -88,6 +90,56 @@ def test_standard_games_record_only_the_demonstrators_seat_as_it_rotates():
     assert row == len(actions)
     observations, masks = _encode_batch(states)
     assert all(masks[index, action] for index, action in enumerate(actions))
+
+
+class QuitsInRound3:
+    """An opponent (or demonstrator) that plays the first legal action, then raises in
+    round 3."""
+
+    name = "quitter"
+
+    def act(self, game):
+        if game.round == 2:
+            raise RuntimeError("gone home")
+        return game.legal_actions()[0]
+
+
+def test_an_opponent_that_fails_forfeits_and_the_stand_in_plays_its_seat_on():
+    """As in a tournament: the game goes on with the stand-in (the first legal action) in
+    the seat, and the demonstrator's decisions of the whole game are kept."""
+    states, actions, returns, forfeits = _play_demonstrations(
+        (40, 2, "2nd", "greedy", (QuitsInRound3(),)))
+    assert len(forfeits) == 2
+    for seed, line in zip((40, 41), forfeits):
+        assert line.startswith(f"quitter forfeited the game seeded {seed} in seat "
+                               f"{1 - seed % 2}: at the game's decision ")
+        assert line.endswith("raised RuntimeError: gone home (the stand-in played the seat on)")
+    row = 0
+    for seed in (40, 41):  # replayed by hand with the stand-in from round 3 on
+        seat = seed % 2
+        demonstrator = make_agent("greedy")
+        demonstrator.reset(seed)
+        game = Game(players=2, mode="standard", seed=seed)
+        while not game.is_over:
+            if game.current_player == seat:
+                action = game.action_number(demonstrator.act(game))
+                assert np.array_equal(states[row], game.state) and actions[row] == action
+                row += 1
+            else:
+                action = int(game.legal_actions()[0])
+            game.apply(action)
+        assert game.round > 2
+    assert row == len(actions) == len(returns)
+
+
+def test_a_game_the_demonstrator_forfeits_gives_no_demonstrations():
+    states, actions, returns, forfeits = _play_demonstrations(
+        (50, 1, "2nd", QuitsInRound3(), ("greedy",)))
+    assert len(states) == len(actions) == len(returns) == 0
+    assert states.shape == (0, STATE_SIZE)  # joins the other workers' states
+    [line] = forfeits
+    assert line.startswith("quitter forfeited the game seeded 50 in seat 0: ")
+    assert line.endswith("raised RuntimeError: gone home (no demonstrations kept)")
 
 
 def test_too_many_opponents_are_refused_before_any_game():
@@ -120,7 +172,7 @@ def test_loading_a_file_that_is_not_demonstrations_names_it(tmp_path):
 
 
 def test_pretraining_fits_the_policy_to_the_demonstrated_actions():
-    states, actions, returns = _play_demonstrations((21, 2, "2nd", "greedy", ()))
+    states, actions, returns, _ = _play_demonstrations((21, 2, "2nd", "greedy", ()))
     data = {"states": states, "actions": actions, "returns": returns}
     model = MaskablePPO("MlpPolicy", SB3VectorEnv(num_envs=1, players=1, mode="dale"), seed=0,
                         device="cpu",

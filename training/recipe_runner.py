@@ -13,7 +13,6 @@ its last whole chunk of games, a fit from its last epoch, PPO from its last chec
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
@@ -764,7 +763,8 @@ def plan(recipe: Recipe, seed: int, start: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    from suburbia_env.arguments import ArgumentParser
+    parser = ArgumentParser(
         prog="suburbia train",
         description="Run a training recipe (training/recipes/*.json) to its final model, "
                     "every stage gated by its evaluation; started again with the same "

@@ -269,8 +269,10 @@ def write_model_card(run_dir: Path, recipe, state: dict, commands: dict[str, lis
                      f"({row['seed']}..{row['seed'] + row['games'] - 1}) | {_rate(row)} | "
                      f"{threshold} | {row['mean_population']:.1f} | {row['env_steps']:,} | "
                      f"{row['run_seconds'] / 60:.1f} min |")
-    lines += ["", "The learning curve (`learning_curve.png`) plots these rows against wall "
-              "time and PPO steps; `evaluations.csv` holds them, `log.jsonl` every event.", ""]
+    lines += ["", "The learning curve plots these rows against the run's wall time and its "
+              "PPO steps; `evaluations.csv` holds them, `log.jsonl` every event.", "",
+              "![learning curve: win rate against wall time and PPO steps]"
+              "(learning_curve.png)", ""]
     path = run_dir / "MODEL_CARD.md"
     write_atomically(path, "\n".join(lines))
     return path

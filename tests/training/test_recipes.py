@@ -132,6 +132,27 @@ def test_a_missing_start_model_is_named_before_anything_runs(tmp_path, monkeypat
     assert "is no model reference" in capsys.readouterr().err
 
 
+def test_ray_address_is_refused_until_the_stages_run_on_ray(capsys):
+    from suburbia_env.cli import main
+    assert main(["train", "--recipe", "dale", "--ray-address", "127.0.0.1:6379"]) == 2
+    assert "not built yet" in capsys.readouterr().err
+
+
+def test_demonstration_files_are_the_same_bytes_for_the_same_games(tmp_path):
+    from training.recipe_runner import read_npz, write_npz
+    arrays = {"states": np.arange(12, dtype=np.int32).reshape(3, 4),
+              "actions": np.array([5, 1, 7]), "returns": np.array([0.5, -0.25, 1.0])}
+    write_npz(tmp_path / "a.npz", arrays)
+    time.sleep(1.1)  # np.savez would stamp another time into the archive
+    write_npz(tmp_path / "b.npz", arrays)
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    loaded = read_npz(tmp_path / "a.npz")
+    for name, array in arrays.items():
+        assert np.array_equal(loaded[name], array) and loaded[name].dtype == array.dtype
+    from training.imitation import load_demonstrations
+    assert len(load_demonstrations(str(tmp_path / "a.npz"))["actions"]) == 3
+
+
 def test_bad_json_names_the_file(tmp_path, capsys):
     from suburbia_env.cli import main
     path = tmp_path / "broken.json"

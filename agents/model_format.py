@@ -62,7 +62,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from suburbia_env.errors import ModelFileNotFoundError, ModelFormatError, shown
+from suburbia_env.errors import ModelFormatError, shown
+
+from .model_files import check_regular_file, check_safetensors_header, read_model_file
 
 FORMAT = "suburbia-policy"
 FORMAT_VERSION = 1
@@ -70,7 +72,11 @@ MAX_DESCRIPTION_BYTES = 1_000_000
 MAX_WEIGHTS_BYTES = 1_000_000_000
 MAX_ZIP_MEMBER_BYTES = 1_000_000_000
 MAX_UNITS = 100_000  # per layer
-MAX_SPACE_SIZE = 10_000_000
+MAX_SPACE_SIZE = 10_000_000  # actions of a Discrete space
+MAX_BOX_ELEMENTS = 100_000
+"""Elements of one Box space: gymnasium allocates its bounds in full (a Dict of 16 Boxes of
+10 million float64 elements, 2 kB of description, took 3 GB). The environments' largest
+has 8,714."""
 NETWORK_SLACK_BYTES = 1 << 20  # a network may exceed its weights file by this before it is built
 
 POLICY_CLASSES = ("MaskableActorCriticPolicy", "MaskableMultiInputActorCriticPolicy")
@@ -213,14 +219,25 @@ def _space(fields: _Fields, nested: bool = False) -> gym.spaces.Space:
     shape = fields.get("shape")
     if (not isinstance(shape, list) or not 1 <= len(shape) <= 4
             or not all(isinstance(size, int) and not isinstance(size, bool) and size >= 1
-                       for size in shape) or math.prod(shape) > MAX_SPACE_SIZE):
-        fields.fail(f"must be a list of 1 to 4 positive sizes with at most {MAX_SPACE_SIZE} "
+                       for size in shape) or math.prod(shape) > MAX_BOX_ELEMENTS):
+        fields.fail(f"must be a list of 1 to 4 positive sizes with at most {MAX_BOX_ELEMENTS} "
                     f"elements in all, not {shown(shape)}", "shape")
-    dtype = fields.choice("dtype", BOX_DTYPES)
+    dtype = np.dtype(fields.choice("dtype", BOX_DTYPES))
     low, high = fields.number("low"), fields.number("high")
+    limits = np.iinfo(dtype) if dtype.kind in "iu" else np.finfo(dtype)
+    for name, bound in (("low", low), ("high", high)):
+        if not float(limits.min) <= bound <= float(limits.max):
+            fields.fail(f"{bound} is outside what {dtype} holds ({limits.min}..{limits.max})",
+                        name)
+        if dtype.kind in "iu" and bound != math.floor(bound):
+            fields.fail(f"{bound} must be a whole number for {dtype}", name)
     if low > high:
         fields.fail(f"{low} is above high {high}", "low")
-    return gym.spaces.Box(low, high, tuple(shape), np.dtype(dtype))
+    try:
+        return gym.spaces.Box(low, high, tuple(shape), dtype)
+    except ValueError as error:  # gymnasium's own checks, should a version add some
+        raise ModelFormatError(f"{fields.source}: {fields.where} is not a usable Box "
+                               f"({error})") from None
 
 
 def _describe_space(space: gym.spaces.Space) -> dict:
@@ -350,27 +367,11 @@ class SafePolicyModel:
         return f"SafePolicyModel(path={str(self.path)!r})"
 
 
-def _read_limited(path: Path, limit: int, what: str) -> bytes:
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            raise ModelFormatError(f"{path}: the {what} is {size} bytes, more than {limit}")
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise ModelFileNotFoundError(f"{path}: no such file (a model is NAME.safetensors with "
-                                     f"NAME.json beside it)") from None
-    except IsADirectoryError:
-        raise ModelFormatError(f"{path} is a directory, not the model's {what}") from None
-    except OSError as error:
-        raise ModelFormatError(f"{path}: cannot read the {what} "
-                               f"({error.strerror or error})") from None
-
-
 def read_description(path: str | Path) -> dict:
     """The JSON description of a model, parsed and checked to be an object of this format
     and version (its fields are checked by `load_safe_model`)."""
     description_path = model_paths(path)[1]
-    data = _read_limited(description_path, MAX_DESCRIPTION_BYTES, "description")
+    data = read_model_file(description_path, MAX_DESCRIPTION_BYTES, "description")
     try:
         description = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -419,10 +420,13 @@ def load_safe_model(path: str | Path) -> SafePolicyModel:
     if not isinstance(expected_digest, str) or not re.fullmatch(r"[0-9a-f]{64}", expected_digest):
         weights_fields.fail(f"must be 64 lowercase hex digits, not {shown(expected_digest)}",
                             "sha256")
-    data = _read_limited(weights_path, MAX_WEIGHTS_BYTES, "weights file")
+    expected_bytes = weights_fields.integer("bytes", 0, MAX_WEIGHTS_BYTES, None) \
+        if weights_fields.get("bytes", None) is not None else None
+    data = read_model_file(weights_path, MAX_WEIGHTS_BYTES, "weights file", expected_bytes)
     if hashlib.sha256(data).hexdigest() != expected_digest:
         raise ModelFormatError(f"{weights_path}: the weights do not match {description_path.name} "
                                f"(SHA-256 differs: a changed, truncated or other model's file)")
+    check_safetensors_header(data, weights_path)
     policy = _build_policy(description_path, fields.object("policy"), observation_space,
                            action_space, len(data))
     try:
@@ -653,9 +657,7 @@ def convert_pickled_model(source: str | Path, destination: str | Path,
     zip's plain description and must take its weights exactly."""
     import torch
     from suburbia_env.env_options import observation_spaces
-    source = Path(source)
-    if not source.is_file():
-        raise ModelFileNotFoundError(f"no model file at {source}")
+    source = check_regular_file(source, "model file")
     try:
         with zipfile.ZipFile(source) as archive:
             data_bytes = _zip_member(archive, "data", source)

@@ -31,6 +31,7 @@ from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.tile_data import TILES
 
 from .base import Agent, checked_policy_input
+from .model_files import check_regular_file
 from .model_format import (PickledModelWarning, is_pickled_model, load_safe_model,
                            model_paths, pickle_refusal)
 
@@ -43,8 +44,7 @@ def load_model(path: str | Path, allow_pickle: bool = False):
     """
     path = Path(path)
     if is_pickled_model(path):
-        if not path.is_file():
-            raise ModelFileNotFoundError(f"no saved model at {path}")
+        check_regular_file(path, "saved model")
         if not allow_pickle:
             raise ModelFormatError(pickle_refusal(path))
         warnings.warn(f"{path}: loading a pickled stable-baselines3 model runs code stored in "

@@ -61,8 +61,7 @@ import os
 import sys
 from pathlib import Path
 
-from suburbia_env.errors import (ConfigError, ModelFileNotFoundError, ModelFormatError,
-                                 shown)
+from suburbia_env.errors import ConfigError, ModelFormatError, shown
 
 from .base import Agent
 from .dale_agent import DaleAgent
@@ -142,17 +141,12 @@ def _style(spec: str, style: str, arguments: str, seed: int | None) -> StyleAgen
 
 
 def _model_path(spec: str, path_text: str) -> Path:
+    from .model_files import check_regular_file
     path = Path(path_text).expanduser()
     try:
-        found = path.is_file()
-    except (OSError, ValueError) as error:  # a name too long, a NUL character
-        raise ModelFormatError(f"agent spec {shown(spec)}: no model file can be at "
-                               f"{shown(str(path))} ({getattr(error, 'strerror', None) or error})"
-                               ) from None
-    if not found:
-        raise ModelFileNotFoundError(f"agent spec {shown(spec)}: no model file at "
-                                     f"{shown(str(path))}")
-    return path
+        return check_regular_file(path, "model file")
+    except ModelFormatError as error:
+        raise type(error)(f"agent spec {shown(spec)}: {error}") from None
 
 
 def _ppo(spec: str, path_text: str, deterministic: bool, seed: int | None,

@@ -178,6 +178,17 @@ def short_spec(spec: str) -> str:
     return (kind + separator + arguments)[:40]
 
 
+def without_pickle_permission(spec: str) -> str:
+    """`spec` without the ``pickle:`` permission before a model's path: whatever a stored
+    or sealed seat says, the server never loads a pickled model (it runs code from the
+    file); such a spec then fails to load with the error that says so."""
+    kind, separator, arguments = spec.strip().partition(":")
+    if kind.lower() in MODEL_KINDS and separator \
+            and arguments.strip().lower().startswith("pickle:"):
+        return f"{kind}:{arguments.strip()[len('pickle:'):]}"
+    return spec
+
+
 MAX_WEB_SEARCH_TRIALS = 64
 """K x S trials per decision at most for a search agent a client seats: the defaults
 (8 x 4, 4 x 4) fit, thousands would keep the server's cores busy for one client."""
@@ -226,7 +237,7 @@ def agent_factory(spec: str, seed: int, seat: int, mode: str):
     """A bot for a seat (a spec checked when the seat was made)."""
     from agents.registry import make_agent
     from agents.tournament import agent_seed
-    agent = make_agent(spec, seed=agent_seed(seed, seat))
+    agent = make_agent(without_pickle_permission(spec), seed=agent_seed(seed, seat))
     agent.check_mode(mode)
     return agent
 
@@ -518,7 +529,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 payload = sealer.open(data)
             except SealError as error:
                 raise WebError(422, f"cannot open this sealed game: {error}") from None
-            seats = [Seat(int(s["seat"]), s["agent"], str(s["label"])) for s in payload["seats"]]
+            seats = [Seat(int(s["seat"]), None if s["agent"] is None
+                          else check_agent(str(s["agent"]), str(payload["mode"])),
+                          str(s["label"])) for s in payload["seats"]]
             session = new_session(client, mode=payload["mode"], players=payload["players"],
                                   edition=payload["edition"], seed=payload["seed"],
                                   seed_chosen=payload["seed_chosen"], seats=seats,

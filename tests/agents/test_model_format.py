@@ -147,7 +147,8 @@ def _copy(tiny, tmp_path, name="model"):
 
 def _write(weights: Path, description: dict | None = None, tensors: dict | None = None):
     """Rewrite a model's files; with `tensors` the weights are replaced and the
-    description's SHA-256 follows them (the corruption is in the tensors, not a mismatch)."""
+    description's SHA-256 and size follow them (the corruption is in the tensors, not a
+    mismatch)."""
     import hashlib
 
     from safetensors.torch import save
@@ -156,7 +157,7 @@ def _write(weights: Path, description: dict | None = None, tensors: dict | None 
     if tensors is not None:
         data = save(tensors)
         weights.write_bytes(data)
-        description["weights"]["sha256"] = hashlib.sha256(data).hexdigest()
+        description["weights"].update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
     weights.with_suffix(".json").write_text(json.dumps(description))
 
 
@@ -207,6 +208,8 @@ def test_a_converted_model_plays_as_its_zip(tiny):
     (lambda d: d.update(gamma="0.99"), "gamma must be a finite number"),
     (lambda d: d["weights"].update(sha256="0" * 63), "sha256 must be 64 lowercase hex"),
     (lambda d: d["weights"].update(sha256="0" * 64), "the weights do not match"),
+    (lambda d: d["weights"].update(bytes=-1), "weights.bytes must be a whole number"),
+    (lambda d: d["weights"].update(bytes=12), "is [0-9]+ bytes, its description says 12"),
     (lambda d: d["policy"].update(net_arch=[17]), "tensors do not fit|has shape"),
     (lambda d: d["policy"]["features_extractor"].update(features_dim=17), "has shape"),
     (lambda d: d["policy"].update(share_features_extractor=False), "missing"),
@@ -318,18 +321,18 @@ def test_truncated_or_foreign_weights_are_named(tiny, tmp_path):
     data = weights.read_bytes()
     for cut in (len(data) - 1, len(data) // 2, 9, 8, 3, 0):
         weights.write_bytes(data[:cut])
-        _refused(weights, "SHA-256 differs")  # the description no longer matches
-        description["weights"]["sha256"] = hashlib.sha256(data[:cut]).hexdigest()
+        _refused(weights, "its description says")  # the description no longer matches
+        description["weights"].update(sha256=hashlib.sha256(data[:cut]).hexdigest(), bytes=cut)
         _write(weights, description)  # now the file matches: it is read, and refused
         _refused(weights, "not a readable safetensors file")
     header = json.dumps({"x": {"dtype": "F32", "shape": [10**12], "data_offsets": [0, 4]}})
     forged = struct.pack("<Q", len(header)) + header.encode() + b"\0" * 4
     weights.write_bytes(forged)
-    description["weights"]["sha256"] = hashlib.sha256(forged).hexdigest()
+    description["weights"].update(sha256=hashlib.sha256(forged).hexdigest(), bytes=len(forged))
     _write(weights, description)
     _refused(weights, "not a readable safetensors file")
     weights.write_bytes(data)
-    description["weights"]["sha256"] = hashlib.sha256(data).hexdigest()
+    description["weights"].update(sha256=hashlib.sha256(data).hexdigest(), bytes=len(data))
     _write(weights, description)
     assert PPOAgent(weights).model.policy is not None
 

@@ -17,6 +17,19 @@ as a browser does:
 - opens each finished game as a replay and steps it forwards, backwards and by round.
 Times are wall-clock from sending a request to having read its whole answer. Figures are
 printed, never asserted (the project's rule: no timed unit tests).
+
+    python benchmarks/web_latency.py --clients 50 --pace person --seconds 60
+    python benchmarks/web_latency.py --clients 50 --pace fast --seconds 30
+
+is the load test instead: N people at once, each on its own kept-alive connection from
+its own loopback address (127.1.N.2, so each is its own client and network for the
+server's limits), each playing games against Dale one after another (a new game when one
+ends). `--pace person` clicks every 1 to 3 s (uniformly drawn), as a person does; `fast`
+clicks again as soon as the answer is read. A click is a decision sent and its answer
+(the new view, with the drawing) read; the wait for Dale is apart. It prints the clicks'
+median, 95th and 99th percentiles and the clicks served per second over the run. The
+clients run in `--client-processes` processes (default 2) so that their own work does
+not queue behind one interpreter lock; they share the machine with the server.
 """
 
 from __future__ import annotations
@@ -24,6 +37,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import multiprocessing
 import os
 import random
 import socket
@@ -47,8 +61,9 @@ def free_port() -> int:
 class Client:
     """One kept-alive HTTP connection that times every request by its kind."""
 
-    def __init__(self, port: int):
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    def __init__(self, port: int, source: str | None = None):
+        self.connection = http.client.HTTPConnection(
+            "127.0.0.1", port, timeout=120, source_address=(source, 0) if source else None)
         self.times: dict[str, list[float]] = defaultdict(list)
 
     def request(self, kind: str | None, method: str, url: str, body=None, token=None,
@@ -137,12 +152,82 @@ def step_replay(client: Client, rng: random.Random, replay_id: str) -> None:
     client.request(None, "DELETE", f"/api/replays/{replay_id}")
 
 
-def start_server(port: int, folder: Path) -> subprocess.Popen:
+def person(port: int, number: int, pace: str, seconds: float, seed: int) -> dict:
+    """One person of the load test: games against Dale, one after another, for `seconds`;
+    the times of the clicks (decisions) and the count served."""
+    rng = random.Random(seed * 1000 + number)
+    client = Client(port, source=f"127.1.{number}.2")
+    end = time.monotonic() + seconds
+    clicks = 0
+    while time.monotonic() < end:
+        created = client.request("new game", "POST", "/api/games", {
+            "mode": "dale", "players": 1, "seats": [{"kind": "person"}], "delay_ms": 0})
+        game_id, token = created["id"], created["token"]
+        view = client.request("view (page opens a game)", "GET", f"/api/games/{game_id}",
+                              token=token)
+        while time.monotonic() < end:
+            view = wait_for_turn(client, game_id, token, view)
+            if view["over"]:
+                break
+            if pace == "person":
+                time.sleep(rng.uniform(1.0, 3.0))
+            view = client.request("click (a decision and its view)", "POST",
+                                  f"/api/games/{game_id}/actions?log_since={view['log_total']}",
+                                  {"action": rng.choice(legal_numbers(view)),
+                                   "version": view["version"]}, token)
+            clicks += 1
+        client.request(None, "DELETE", f"/api/games/{game_id}", token=token)
+    return {"times": dict(client.times), "clicks": clicks}
+
+
+def _people(arguments) -> list[dict]:
+    """Several people on threads of one client process."""
+    import threading
+    port, numbers, pace, seconds, seed = arguments
+    results = []
+    threads = [threading.Thread(target=lambda n=n: results.append(
+        person(port, n, pace, seconds, seed))) for n in numbers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def load_test(port: int, clients: int, pace: str, seconds: float, seed: int,
+              processes: int) -> None:
+    groups = [list(range(clients))[index::processes] for index in range(processes)]
+    started = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(processes) as pool:
+        results = [result for group in pool.map(
+            _people, [(port, group, pace, seconds, seed) for group in groups])
+            for result in group]
+    elapsed = time.perf_counter() - started
+    times: dict[str, list[float]] = defaultdict(list)
+    for result in results:
+        for kind, values in result["times"].items():
+            times[kind].extend(values)
+    clicks = sorted(times["click (a decision and its view)"])
+    served = sum(result["clicks"] for result in results)
+
+    def percentile(share: float) -> float:
+        return clicks[min(len(clicks) - 1, int(round(share * (len(clicks) - 1))))]
+
+    print(f"{clients} people at {pace} pace for {seconds:.0f} s (run took {elapsed:.0f} s), "
+          f"seed {seed}, {processes} client processes")
+    report(times)
+    print(f"clicks: {served} served, {served / seconds:.1f} per second; median "
+          f"{statistics.median(clicks):.1f} ms, p95 {percentile(0.95):.1f} ms, p99 "
+          f"{percentile(0.99):.1f} ms, max {clicks[-1]:.1f} ms")
+
+
+def start_server(port: int, folder: Path, options: list[str] = ()) -> subprocess.Popen:
     env = dict(os.environ, XDG_CONFIG_HOME=str(folder), OMP_NUM_THREADS="1")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     process = subprocess.Popen(
         [sys.executable, "-m", "suburbia_env.cli", "serve", "--port", str(port),
-         "--models", str(REPO / "models"), "--secret-file", str(folder / "secret.key")],
+         "--models", str(REPO / "models"), "--secret-file", str(folder / "secret.key"),
+         "--store", str(folder / "games.sqlite3"), *options],
         cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 600  # the first start may compile the engine's kernels
     while True:
@@ -183,14 +268,32 @@ def main(argv=None) -> int:
     parser.add_argument("--dale-games", type=int, default=5, help="games against Dale")
     parser.add_argument("--bot-games", type=int, default=2, help="3-player games with 2 bots")
     parser.add_argument("--seed", type=int, default=1, help="seed of the games and choices")
+    parser.add_argument("--clients", type=int, default=0,
+                        help="the load test: this many people at once (0: one page, above)")
+    parser.add_argument("--pace", choices=("person", "fast"), default="person",
+                        help="load test: a click every 1-3 s, or as fast as answered")
+    parser.add_argument("--seconds", type=float, default=60, help="load test: how long")
+    parser.add_argument("--client-processes", type=int, default=2,
+                        help="load test: processes the people run in")
+    parser.add_argument("--server-option", action="append", default=[], metavar="OPTION",
+                        help="an option for suburbia serve (repeat; e.g. --server-option=--workers=2)")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     port = free_port()
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
-        server = start_server(port, Path(folder))
+        server = start_server(port, Path(folder), args.server_option)
         print(f"server up in {time.perf_counter() - started:.1f} s on port {port} "
-              f"(python {sys.version.split()[0]}, {os.cpu_count()} cores)")
+              f"(python {sys.version.split()[0]}, {os.cpu_count()} cores, load average "
+              f"{os.getloadavg()[0]:.1f})")
+        if args.clients:
+            try:
+                load_test(port, args.clients, args.pace, args.seconds, args.seed,
+                          args.client_processes)
+            finally:
+                server.terminate()
+                server.wait(timeout=10)
+            return 0
         try:
             client = Client(port)
             for url, kind in (("/", "page"), ("/static/app.js", "page"),

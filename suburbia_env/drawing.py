@@ -416,12 +416,14 @@ _DRAWN_FLAGS = s.FLAG_PLACEABLE | s.FLAG_LAKE | s.FLAG_INVESTED
 def _empty_cells(x0: float, y0: float, cells: tuple[int, ...]) -> str:
     """The empty cells no tile can go to yet (R2.4), as one path: the rest of the grid.
     Cached, as `_cell`: a web page draws the same boroughs again at every click."""
-    paths = []
-    for cell in cells:
-        x, y = _cell_centre(x0, y0, cell)
-        paths.append("M" + _hex_points(x, y, HEX_RADIUS - 1.5).replace(" ", " L") + "Z")
-    return (f'<path d="{"".join(paths)}" fill="{EMPTY_FILL}" stroke="{EMPTY_STROKE}" '
-            f'stroke-width="1"/>')
+    paths = "".join([_empty_hex(x0, y0, cell) for cell in cells])
+    return f'<path d="{paths}" fill="{EMPTY_FILL}" stroke="{EMPTY_STROKE}" stroke-width="1"/>'
+
+
+@lru_cache(maxsize=4096)
+def _empty_hex(x0: float, y0: float, cell: int) -> str:
+    x, y = _cell_centre(x0, y0, cell)
+    return "M" + _hex_points(x, y, HEX_RADIUS - 1.5).replace(" ", " L") + "Z"
 
 
 @lru_cache(maxsize=8192)

@@ -110,41 +110,42 @@ class Database:
                     os.chmod(companion, 0o600)
         self._lock = threading.Lock()
 
-    def _run(self, sql: str, parameters=()) -> sqlite3.Cursor:
+    def _write(self, sql: str, parameters=()) -> int:
+        """Run one statement (its own transaction); the rows it changed."""
         with self._lock:
-            return self._connection.execute(sql, parameters)
+            return self._connection.execute(sql, parameters).rowcount
+
+    def _one(self, sql: str, parameters=()) -> tuple | None:
+        with self._lock:
+            return self._connection.execute(sql, parameters).fetchone()
 
     def insert(self, session_id: str, kind: str, client: str, version: int, data: dict,
                now: float | None = None) -> None:
         now = time.time() if now is None else now
-        self._run("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                  (session_id, kind, client, network_of(client), now, now, version,
-                   json.dumps(data, separators=(",", ":"))))
+        self._write("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (session_id, kind, client, network_of(client), now, now, version,
+                     json.dumps(data, separators=(",", ":"))))
 
     def update(self, session_id: str, version: int, data: dict, active: bool) -> bool:
         """Write a session's new record; `active` marks it as played now. False when the
         row is gone (deleted or expired meanwhile)."""
         text = json.dumps(data, separators=(",", ":"))
         if active:
-            cursor = self._run("UPDATE sessions SET version = ?, data = ?, active = ? "
-                               "WHERE id = ?", (version, text, time.time(), session_id))
+            changed = self._write("UPDATE sessions SET version = ?, data = ?, active = ? "
+                                  "WHERE id = ?", (version, text, time.time(), session_id))
         else:
-            cursor = self._run("UPDATE sessions SET version = ?, data = ? WHERE id = ?",
-                               (version, text, session_id))
-        return cursor.rowcount == 1
+            changed = self._write("UPDATE sessions SET version = ?, data = ? WHERE id = ?",
+                                  (version, text, session_id))
+        return changed == 1
 
-    def load(self, session_id: str) -> tuple[str, str, dict] | None:
-        """(kind, client, record) of a session, or None."""
-        row = self._run("SELECT kind, client, data FROM sessions WHERE id = ?",
-                        (session_id,)).fetchone()
-        return None if row is None else (row[0], row[1], json.loads(row[2]))
-
-    def version(self, session_id: str) -> int | None:
-        row = self._run("SELECT version FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return None if row is None else row[0]
+    def load(self, session_id: str) -> tuple[str, str, int, dict] | None:
+        """(kind, client, version, record) of a session, or None."""
+        row = self._one("SELECT kind, client, version, data FROM sessions WHERE id = ?",
+                        (session_id,))
+        return None if row is None else (row[0], row[1], row[2], json.loads(row[3]))
 
     def delete(self, session_id: str) -> bool:
-        return self._run("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 1
+        return self._write("DELETE FROM sessions WHERE id = ?", (session_id,)) == 1
 
     def expired(self, idle_seconds: float) -> list[str]:
         """Delete the sessions not played for `idle_seconds`; their ids."""
@@ -180,7 +181,7 @@ class Database:
         return row[0], row[1], oldest[0]
 
     def __len__(self) -> int:
-        return self._run("SELECT COUNT(*) FROM sessions").fetchone()[0]
+        return self._one("SELECT COUNT(*) FROM sessions")[0]
 
     def close(self) -> None:
         with self._lock:

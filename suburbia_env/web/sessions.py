@@ -1041,8 +1041,7 @@ class Store:
         found = self.database.load(session_id)
         if found is None:
             return None
-        kind, client, data = found
-        version = self.database.version(session_id) or 0
+        kind, client, version, data = found
         try:
             if kind == "game":
                 session = GameSession.restore(session_id, client, version, data,

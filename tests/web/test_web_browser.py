@@ -43,7 +43,8 @@ def server(tmp_path_factory):
     env = dict(os.environ, OMP_NUM_THREADS="1", XDG_CONFIG_HOME=str(folder))
     process = subprocess.Popen(
         [sys.executable, "-m", "suburbia_env.cli", "serve", "--port", str(port),
-         "--models", str(REPO / "models"), "--secret-file", str(folder / "secret.key")],
+         "--models", str(REPO / "models"), "--secret-file", str(folder / "secret.key"),
+         "--store", str(folder / "games.sqlite3")],
         cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 300  # the engine's kernels may compile at start-up

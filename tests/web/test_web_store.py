@@ -147,8 +147,10 @@ def test_a_killed_server_resumes_every_game_at_its_last_move(tmp_path):
         clicker.join(timeout=30)
         assert answered, "no click was answered before the kill"
 
-        mode = stat.S_IMODE(os.stat(store).st_mode)
-        assert mode == 0o600, oct(mode)
+        for file in [store] + [store.with_name(store.name + end) for end in ("-wal", "-shm")
+                               if store.with_name(store.name + end).exists()]:
+            mode = stat.S_IMODE(os.stat(file).st_mode)
+            assert mode == 0o600, (file, oct(mode))  # it holds seeds and tokens
 
         server = Server(tmp_path, store).start()
         client = Client(server.port)

@@ -131,7 +131,12 @@ def play_game(client: Client, rng: random.Random, body: dict, undo_every: int,
         if decisions == 3 and view["bots"]["present"]:
             client.request("bots' pace", "POST", f"/api/games/{game_id}/bots",
                            {"delay_ms": 0}, token)
-    client.request("record (game over)", "GET", f"/api/games/{game_id}/record")
+            view = client.request("view (page opens a game)", "GET",
+                                  f"/api/games/{game_id}", token=token)  # a new version
+    if view["has_record"]:  # none after an undo's redraw: the state instead
+        client.request("record (game over)", "GET", f"/api/games/{game_id}/record")
+    else:
+        client.request("state (game over)", "GET", f"/api/games/{game_id}/state")
     replay = client.request("open a replay", "POST", f"/api/games/{game_id}/replay")
     client.request(None, "DELETE", f"/api/games/{game_id}", token=token)
     return replay["id"]

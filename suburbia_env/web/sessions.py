@@ -909,6 +909,7 @@ class Store:
         self.database = database
         self._agent_factory = agent_factory
         self._lock = threading.Lock()
+        self._admitting = threading.Lock()
         self._resident: dict[str, GameSession | ReplaySession] = {}
         self._loading: dict[str, threading.Lock] = {}
         self._waits: dict[str, int] = {}
@@ -981,9 +982,18 @@ class Store:
     # Sessions -------------------------------------------------------------------------------
 
     def add(self, session) -> None:
-        """A new session: written to the database, then live."""
-        self.database.insert(session.id, session.kind, session.client,
-                             getattr(session, "version", 0), session.record_data())
+        """A new session: written to the database, then live. The room is checked again
+        here, under one lock with the writing, so that requests arriving together do not
+        pass a limit together."""
+        with self._admitting:
+            try:
+                self.check_room(session.client)
+            except WebError:
+                if isinstance(session, GameSession):
+                    session.close()
+                raise
+            self.database.insert(session.id, session.kind, session.client,
+                                 getattr(session, "version", 0), session.record_data())
         self._attach(session)
         self._make_resident(session)
 

@@ -6,6 +6,7 @@ from a configured proxy. The memory bound: 5,000 idle games held by the real pro
 within 1 GB (idle games live in the store, not in memory)."""
 
 import random
+import threading
 import time
 
 import pytest
@@ -36,6 +37,19 @@ def test_no_party_fills_the_server_and_forwarded_addresses_need_a_trusted_proxy(
         assert status == 429 and "already hold 3" in answer["error"]
         proxied.forwarded_for = "10.20.30.41"
         assert create(proxied)[0] == 201
+        # Ten requests of one address at once: the limit holds, exactly three are made.
+        answers = []
+        burst = [threading.Thread(target=lambda: answers.append(
+            create(Client(server.port, source="127.0.9.2")))) for _ in range(10)]
+        for thread in burst:
+            thread.start()
+        for thread in burst:
+            thread.join()
+        made = [answer for status, answer in answers if status == 201]
+        assert len(made) == 3 and sorted(status for status, _ in answers) == [201] * 3 + [429] * 7
+        for answer in made:
+            Client(server.port, source="127.0.9.2").ok(
+                "DELETE", f"/api/games/{answer['id']}", token=answer["token"])
         alice = Client(server.port, source="127.0.0.2")
         games = {"127.0.0.2": [create(alice)[1] for _ in range(3)]}
         status, answer = create(alice)

@@ -861,6 +861,8 @@ def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --backend ray: the Ray cluster's head, or 'auto' for the "
                              "cluster this machine belongs to (default: a Ray instance "
                              "started on this machine for the run)")
+    from .ray_session import add_insecure_argument
+    add_insecure_argument(parser)
 
 
 def add_time_limit_argument(parser: argparse.ArgumentParser) -> None:

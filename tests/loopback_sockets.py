@@ -2,8 +2,10 @@
 instance started by the project talks over loopback addresses only (agents/ray_session.py,
 docs/distributed.md).
 
-Ray's gRPC servers (GCS, raylets, workers) listen on the wildcard address whatever the
-node address is; every other socket, and every connection, must be in 127.0.0.0/8.
+Ray's gRPC servers (GCS, raylets, workers) listen on the wildcard address unless the node
+address is exactly 127.0.0.1 (a local instance's, agents/ray_session.py): `off_loopback`
+allows wildcard listeners (a cluster of nodes on 127.0.0.2 and 127.0.0.3),
+`listening_off_loopback` does not.
 """
 
 from __future__ import annotations
@@ -114,6 +116,15 @@ def off_loopback(sockets: list[dict]) -> list[dict]:
         if not fine:
             wrong.append(entry)
     return wrong
+
+
+def listening_off_loopback(sockets: list[dict]) -> list[dict]:
+    """The listening sockets (TCP listening, UDP not connected) bound to anything but a
+    loopback address, the wildcard included: what another machine could reach."""
+    return [entry for entry in sockets
+            if (entry["state"] == TCP_LISTEN if entry["protocol"].startswith("tcp")
+                else _is_wildcard(entry["remote"][0]))
+            and not _is_loopback(entry["local"][0])]
 
 
 def connections_to(sockets: list[dict], host: str, port: int) -> list[dict]:

@@ -44,6 +44,7 @@ a new env runner loads the compiled kernels, and the iteration then trains nothi
 
 
 def _parser() -> argparse.ArgumentParser:
+    from agents.ray_session import INSECURE_FLAG, AllowInsecureRay
     from suburbia_env.arguments import ArgumentParser
     parser = ArgumentParser(
         prog="suburbia train --backend rllib",
@@ -69,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     add("--address", default=None, metavar="HOST:PORT",
         help="an existing Ray cluster's head, or 'auto' for the cluster this machine belongs "
              "to (default: a Ray instance started on this machine for the run)")
+    add(INSECURE_FLAG, action=AllowInsecureRay)
     add("--num-cpus", type=int, default=None,
         help="local instance only: CPUs Ray may use (default: all of this machine's)")
     add("--object-store-memory", type=int, default=500, metavar="MB",

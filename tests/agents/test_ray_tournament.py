@@ -19,7 +19,8 @@ from agents.league import run_league
 from agents.ray_session import LOCAL_INSTANCE_ENV, LOCAL_NODE_IP, ray_session
 from agents.registry import AgentSpecError
 from agents.tournament import TournamentError, run_tournament
-from loopback_sockets import connections_to, off_loopback, sockets_of, with_descendants
+from loopback_sockets import (connections_to, listening_off_loopback, off_loopback,
+                             sockets_of, with_descendants)
 
 pytestmark = pytest.mark.slow  # a local Ray instance and its tournaments
 
@@ -56,8 +57,8 @@ def _environment(pid: int) -> dict[str, str]:
 def test_the_local_instance_talks_over_loopback_only(local_ray):
     """Ray would put the instance on the machine's default-route address; it is on
     LOCAL_NODE_IP, seen from here and from a task, and no socket of this process or of
-    the instance's processes is bound or connected to another address (Ray's wildcard
-    listeners aside). The GCS server, raylet (whose agents and workers inherit it) and
+    the instance's processes listens, is bound or connected to another address (not
+    even the wildcard address, on which Ray listens for any node address but 127.0.0.1). The GCS server, raylet (whose agents and workers inherit it) and
     dashboard started with LOCAL_INSTANCE_ENV; this process has it no longer."""
     context = local_ray.get_runtime_context()
     host, port = context.gcs_address.rsplit(":", 1)
@@ -76,12 +77,47 @@ def test_the_local_instance_talks_over_loopback_only(local_ray):
     processes = with_descendants(os.getpid())
     sockets = sockets_of(processes)
     assert off_loopback(sockets) == []
+    listening = [entry for entry in sockets if entry["state"] == "0A"]
+    assert len(listening) >= 4  # the GCS server, the raylet's, this driver's, a worker's
+    assert listening_off_loopback(sockets) == []  # no wildcard listener either
     assert len(connections_to(sockets, host, int(port))) >= 3  # this driver, raylet, agents
     started = _started_programs(processes - {os.getpid()})
     assert set(started) == {"gcs_server", "raylet", "dashboard.py"}
     assert all(LOCAL_INSTANCE_ENV.items() <= _environment(pid).items()
                for pid in started.values())
     assert not LOCAL_INSTANCE_ENV.items() <= dict(os.environ).items()
+
+
+_CONNECT = """
+import logging, sys
+import ray
+ray.init(address=sys.argv[1], logging_level=logging.ERROR)
+print("CONNECTED")
+"""
+
+
+@pytest.mark.parametrize("credentials", [{"RAY_AUTH_MODE": "disabled"},
+                                         {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "0" * 64}],
+                         ids=["no token", "a wrong token"])
+def test_the_local_instance_refuses_a_driver_without_its_token(local_ray, credentials,
+                                                              tmp_path):
+    """The instance checks a token made for it (agents/ray_session.py): a driver without
+    it, on this very machine, does not get in."""
+    import subprocess
+    import sys
+    gcs_address = local_ray.get_runtime_context().gcs_address
+    environment = {name: value for name, value in os.environ.items()
+                   if not name.startswith("RAY_AUTH")}
+    environment.update(credentials, HOME=str(tmp_path))  # no ~/.ray/auth_token either
+    try:
+        completed = subprocess.run([sys.executable, "-c", _CONNECT, gcs_address],
+                                   capture_output=True, text=True, env=environment,
+                                   timeout=180)
+    except subprocess.TimeoutExpired:
+        return  # still knocking when the time ran out: not in either
+    assert completed.returncode != 0 and "CONNECTED" not in completed.stdout
+    assert "Unauthenticated" in completed.stderr or "Authentication" in completed.stderr \
+        or "Failed to connect" in completed.stderr, completed.stderr[-2000:]
 
 
 def test_standard_games_on_ray_equal_the_local_runner(local_ray):

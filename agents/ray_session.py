@@ -131,8 +131,12 @@ def _token_environment(address: str | None, insecure: bool) -> dict[str, str]:
 
 
 def token_auth_enabled() -> bool:
-    """Whether this process's Ray checks tokens (ray._raylet's authentication mode)."""
-    from ray._private.authentication.authentication_utils import is_token_auth_enabled
+    """Whether this process's Ray checks tokens (ray._raylet's authentication mode); False
+    for a Ray that has no token authentication."""
+    try:
+        from ray._private.authentication.authentication_utils import is_token_auth_enabled
+    except ImportError:
+        return False
     return bool(is_token_auth_enabled())
 
 

@@ -360,7 +360,12 @@ class RecipeRun:
         if stage.kind == "fit":
             return "epochs", stage.epochs, record.get("epochs_done", 0)
         if stage.kind == "ppo":
-            return "steps", stage.settings["total_timesteps"], record.get("steps", 0)
+            from .config import TrainingConfig
+            defaults = TrainingConfig()
+            rollout = stage.settings.get("n_steps", defaults.n_steps) \
+                * stage.settings.get("num_envs", defaults.num_envs)
+            total = -(-stage.settings["total_timesteps"] // rollout) * rollout
+            return "steps", total, record.get("steps", 0)
         return "games", stage.gate.games, 0
 
     def execute(self, stage: Stage, record: dict, model_in: Path | None,

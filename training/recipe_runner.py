@@ -429,6 +429,9 @@ class RecipeRun:
                 write_npz(path, {"states": np.concatenate([r[0] for r in results]),
                                  "actions": np.concatenate([r[1] for r in results]),
                                  "returns": np.concatenate([r[2] for r in results])})
+                for line in (line for result in results for line in result[3]):
+                    self.log("forfeit", stage=stage.name, detail=line)
+                    self.progress.message(f"[{stage.name}] {line}")
                 done[str(index)] = sha256_of(path)
                 record["games"] += games
                 self.tick()

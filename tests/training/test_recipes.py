@@ -194,7 +194,7 @@ def test_fit_resumed_after_an_epoch_equals_an_uninterrupted_fit():
     from training.imitation import _play_demonstrations, pretrain
     from training.train import make_environment, new_model
     torch.set_num_threads(1)
-    states, actions, returns = _play_demonstrations((10, 2, "2nd", "greedy", ()))
+    states, actions, returns, _ = _play_demonstrations((10, 2, "2nd", "greedy", ()))
     data = {"states": states, "actions": actions, "returns": returns}
     config = TrainingConfig(num_envs=2, features_dim=16, net_arch=[8], seed=4)
 

@@ -10,6 +10,7 @@ the game and reads the person's commands:
                      a cell of your borough's map, lake) or a goal's criterion
     market           the market with every tile's effects in full
     board            the whole table, every borough; show: this decision's screen again
+    log              every move of the others since your last decision
     undo             back to before your last decision (bots' moves after it undone too)
     save [file]      save now and go on playing; quit: leave (offering to save)
 
@@ -22,7 +23,14 @@ fits 80 columns by 24 lines.
 
 The bots are the agents of the registry, seeded once per game as in a tournament
 (`agents.tournament.agent_seed`): an undo takes their replies back, and a bot that
-draws at random may answer the same move differently the second time.
+draws at random may answer the same move differently the second time. As in a
+tournament and in the browser, a bot that watches (`Agent.observe`) is shown every move
+of the other seats before it is played, never a goal choice (R3.6, `agents.base.
+observers`); after an undo it is reset and shown the moves that remain. A bot that fails
+(raises, answers an illegal action) is replaced, as in a tournament, by the stand-in
+(`agents.tournament.stand_in_action`: the first legal action), and the person is told.
+Every move of the others since the person's last decision is on the next screen, folded
+to the latest when they do not all fit ('log' lists them all).
 """
 
 from __future__ import annotations
@@ -56,6 +64,7 @@ CELLS_SHOWN = 40  # at most this many cells are listed per line of the compact l
 MAX_LINE = 10_000  # characters of one typed line that are read; the rest is skipped
 SCREEN_WIDTH = 80
 SCREEN_HEIGHT = 24
+NEWS_LINES = 3  # a decision's screen keeps this many lines for the others' moves if it can
 RANDOM_SEEDS = 2**31  # a random seed is below this: short enough to type again
 
 PLAY_HELP = """Commands:
@@ -72,6 +81,7 @@ PLAY_HELP = """Commands:
   market         the market with the tiles' effects in full
   board          the whole table: every borough, the public goals, the supply
   show           this decision's screen again
+  log            every move of the others since your last decision
   undo           back to before your last decision (and the bots' replies to it)
   save [file]    save the game now and go on playing
   help           this text
@@ -410,42 +420,71 @@ def decision_screen(game: Game, human: int, labels: dict[int, str],
     (the prompt takes the last line of 24): header, market, the acting player's borough
     with their numbers beside it, the moves. Public information and the person's own
     goals only (R10.1, R10.2). A tall borough first loses its empty margin rows, then the
-    market its effects; the map is cut only past that (the whole map: 'board'). Lines
-    left over show the `recent` moves of the others (the latest first kept), then what
-    the map's labels stand for."""
+    market its effects; the map is cut only past that (the whole map: 'board'). The
+    `recent` moves of the others since the person's last decision take the lines left
+    over, at least NEWS_LINES of them when dropping the map's margin makes room (and one
+    in any case), folded to the latest with a count and 'log' when they do not all fit;
+    then what the map's labels stand for."""
     header = [_header_line(game, human, labels)[:width]]
+    recent = recent or []
+    needed = 1 if recent else 0  # the others' moves get a line at least (folded)
     choices = choice_lines(game, width)
     items = _panel_items(game, human, labels)
     cells = game.player_state(human)["borough"]
     marks = ([f"{LAKE_LABEL} lake"] if any(cell["lake"] for cell in cells) else []) + \
         ([f"{INVESTED_MARK} investment"] if any(cell["invested"] for cell in cells) else [])
-    for row_margin, compact in ((1, False), (0, False), (1, True), (0, True)):
+    # first the map without its margin rather than fewer than NEWS_LINES of the others'
+    # moves; the market's effects go only for the map, never for the moves
+    plans = [(row_margin, False, min(len(recent), NEWS_LINES)) for row_margin in (1, 0)] \
+        + [(row_margin, compact, needed) for row_margin, compact in
+           ((1, False), (0, False), (1, True), (0, True))]
+    for row_margin, compact, wanted in plans:
         market = _compact_market_lines(game, width) if compact else market_lines(game, width)
         borough, kinds = render_borough(game.state, human, mark_placeable=True,
                                         row_margin=row_margin)
         region = _borough_region(borough, items, kinds, marks, width, 0)
         lines = header + market + region + choices
-        if len(lines) <= height:
+        if len(lines) + wanted <= height:
             spare = height - len(lines) - 1  # the last line: HINT
-            if spare < 0:
-                return lines
-            news = _recent_lines(recent or [], width, spare)
+            if spare < wanted:
+                return header + _recent_lines(recent, width, wanted) + lines[1:]
+            news = _recent_lines(recent, width, spare)
             region = _borough_region(borough, items, kinds, marks, width,
                                      spare - len(news))
             return header + news + market + region + choices + [HINT]
-    room = height - len(header) - len(market) - len(choices) - 1
-    return header + market + region[:room] + ["(cut: 'board' draws the whole borough)"] \
-        + choices
+    room = height - len(header) - len(market) - len(choices) - 1 - needed
+    return header + _recent_lines(recent, width, needed) + market + region[:room] \
+        + ["(cut: 'board' draws the whole borough)"] + choices
 
 
 def _recent_lines(recent: list[str], width: int, room: int) -> list[str]:
-    """`Last moves: Dale pays $3 and places Mint at -1,0`, one line a move, the latest
-    ones when not all fit in `room` lines."""
-    shown_moves = recent[max(0, len(recent) - room):] if room > 0 else []
-    title = "Last moves: " if len(shown_moves) == len(recent) else \
-        f"Last {len(shown_moves)} of {len(recent)} moves: "
-    return [(title + text if index == 0 else " " * len(title) + text)[:width]
-            for index, text in enumerate(shown_moves)]
+    """`Last moves: Dale pays $3 and places Mint at -1,0`, one line a move; when they do
+    not all fit in `room` lines, a first line says how many are folded away and that
+    'log' lists them, then the latest moves."""
+    if not recent or room <= 0:
+        return []
+    if len(recent) <= room:
+        title = "Last moves: "
+        return [(title + text if index == 0 else " " * len(title) + text)[:width]
+                for index, text in enumerate(recent)]
+    latest = recent[len(recent) - room + 1:]
+    folded = len(recent) - len(latest)
+    if not latest:
+        return [f"Last moves: {folded} since your last decision; 'log' lists them"[:width]]
+    title = "Last moves: "
+    lines = [f"{title}... {folded} earlier (type 'log' to see all {len(recent)}), then:"]
+    return [line[:width] for line in lines + [" " * len(title) + text for text in latest]]
+
+
+def log_lines(recent: list[str], width: int = SCREEN_WIDTH) -> list[str]:
+    """The 'log' command: every move of the others since the person's last decision."""
+    if not recent:
+        return ["No moves of the others since your last decision."]
+    lines = [f"Since your last decision ({len(recent)} move{'s' if len(recent) != 1 else ''}):"]
+    for number, text in enumerate(recent, start=1):
+        lines += textwrap.wrap(f"{number:>3}. {text}", width, subsequent_indent="     ",
+                               break_on_hyphens=False)
+    return lines
 
 
 def _borough_region(borough: list[str], items: list[str], kinds: set[int],
@@ -687,6 +726,9 @@ class TerminalGame:
         self.saved_state: np.ndarray | None = None
         self.recent: list[str] = []  # the others' moves since the person's last one
         self._shown_for = None
+        self.stood_in: set[int] = set()  # seats whose bot failed: the stand-in plays them
+        self.watched: list[tuple[Game, int]] = []  # (position, move) shown to watching bots
+        self._show_history_to_watchers()
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
@@ -809,14 +851,87 @@ class TerminalGame:
         agent = self.opponents.get(seat)
         if agent is None:
             raise SuburbiaError(f"seat {seat} decides but nobody plays it")
-        action = agent.act(game)
-        text = game.action_to_text(game.action_number(action))
-        events = game.apply(action)
+        number = None
+        if seat not in self.stood_in:
+            try:
+                number = game.action_number(agent.act(game.copy()))
+                if not game.is_legal(number):
+                    raise IllegalActionError(f"answered action {shown(number)}, which is "
+                                             f"not legal now")
+            except Exception as error:  # a bot's failure never ends the person's game
+                self._stand_in(seat, error)
+        if seat in self.stood_in:
+            from agents.tournament import stand_in_action
+            number = stand_in_action(game)
+        text = game.action_to_text(number)
+        self._watch(game, number)
+        events = game.apply(number)
         self.recent += headline_events(game, exclude=self.human)
         self.say(f"{seat_label(game, seat, self.human, self.labels)}: "
                  f"{public_action_text(text)}")
         for line in events:
             self.say(f"    {line}")
+
+    def _stand_in(self, seat: int, error: Exception) -> None:
+        """The bot of `seat` failed: the stand-in plays its seat from now on (as a
+        tournament's forfeit, agents/tournament.py), and the person is told why."""
+        self.stood_in.add(seat)
+        why = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+        for line in wrap(f"{seat_label(self.game, seat, self.human, self.labels)} failed "
+                         f"({why}); the stand-in, which takes the first legal action, plays "
+                         f"its seat from now on."):
+            self.say(line)
+
+    def _watchers(self) -> dict:
+        return {seat: agent for seat, agent in self.opponents.items()
+                if seat not in self.stood_in}
+
+    def _watch(self, game: Game, number: int) -> None:
+        """Show the move about to be played to the bots that watch (agents.base.observers:
+        the other seats', never a goal choice, R3.6), and keep it for after an undo."""
+        from agents.base import observers
+        watching = observers(self._watchers(), game)
+        if watching:
+            self.watched.append((game.copy(), number))
+        for seat, observe in watching:
+            try:
+                observe(game.copy(), number, seat)
+            except Exception as error:
+                self._stand_in(seat, error)
+
+    def _show_history_to_watchers(self) -> None:
+        """A resumed game: the watching bots are shown the moves of its history, replayed
+        from its seed (none when the history does not replay to this state)."""
+        game = self.game
+        if game.seed is None or not game.history:
+            return
+        try:
+            replay = Game(game.config.players, game.config.mode, game.config.edition,
+                          game.seed, game.config.random_private_goals)
+            moves = []
+            for text in game.history:
+                number = replay.action_number(text)
+                moves.append((replay.copy(), number))
+                replay.apply(number)
+        except SuburbiaError:
+            return
+        if np.array_equal(replay.state, game.state):
+            self._rewatch(moves)
+
+    def _rewatch(self, moves: list[tuple[Game, int]]) -> None:
+        """Reset the watching bots (seeded as at the start) and show them `moves` again."""
+        from agents.base import observers
+        from agents.tournament import agent_seed
+        watching = {seat for position, _ in moves
+                    for seat, _ in observers(self._watchers(), position)}
+        for seat in sorted(watching):
+            try:
+                self.opponents[seat].reset(agent_seed(self.setup_seed or 0, seat))
+            except Exception as error:
+                self._stand_in(seat, error)
+        self.watched = []
+        for position, number in moves:
+            self._watch(position, number)
 
     def _show_decision(self) -> None:
         game = self.game
@@ -874,6 +989,9 @@ class TerminalGame:
                 self.say(text)
         elif command in ("show", "look"):
             return "show"
+        elif command == "log":
+            for text in log_lines(self.recent):
+                self.say(text)
         elif command == "undo":
             return self._undo()
         elif verb == "save":
@@ -918,6 +1036,7 @@ class TerminalGame:
                 raise IllegalActionError(f"illegal action {game.action_to_text(number)!r}: "
                                          f"{why}")
             before = game.copy()
+            self._watch(game, number)
             events = game.apply(number)
         except SuburbiaError as error:
             for line in wrap(f"Not accepted: {str(error).rstrip('.')}."):
@@ -942,6 +1061,8 @@ class TerminalGame:
             return None
         point = self.undo_points.pop().copy()
         self.recent = []
+        self._rewatch([(position, number) for position, number in self.watched
+                       if len(position.history) < len(point.history)])
         taken_back = self.game.history[len(point.history):]
         self.undos += 1
         point.redraw_hidden(self.human, stream_words(self.setup_seed or 0, self.undos))

@@ -4,7 +4,9 @@ Driven as a person plays it: typed lines on the input stream of `TerminalGame` (
 one real `python -m suburbia_env.cli play` process), checked against what the engine
 says of the same position. What is checked: no hidden information printed (R10.2),
 tile effects in words (`info`, the market), moves chosen by number, undo, save and
-resume, the seed, the 80x24 screen, and illegal moves refused with their rule.
+resume, the seed, the 80x24 screen, illegal moves refused with their rule, every move of
+the others shown (folded, 'log'), watching bots shown the moves and a failing bot
+replaced by the stand-in.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import make_agent
+from agents import Agent, make_agent
+from agents.greedy import GreedyAgent
 from agents.tournament import agent_seed
 from hidden_facts import seen_by, undrawn_stacks, with_other_hidden_facts
 from suburbia_env import Game
@@ -28,7 +31,7 @@ from suburbia_env import state_layout as s
 from suburbia_env.cli import main
 from suburbia_env.rng import stream_words
 from suburbia_env.terminal_game import (SCREEN_HEIGHT, SCREEN_WIDTH, TerminalGame,
-                                        decision_screen, market_lines)
+                                        _recent_lines, decision_screen, market_lines)
 from suburbia_env.tile_data import GOALS
 
 PROMPT = re.compile(r"player \d> ")
@@ -466,7 +469,8 @@ def test_the_screen_recalls_what_the_others_did_since_the_persons_move():
     specs = {1: "greedy", 2: "random"}
     _, _, output = session(Game(3, seed=12), ["1", "1"], specs=specs)
     placed = re.findall(r"\n    (player [12] pays \$\d+ and places [^\n]*)", output)
-    assert screens(output)[1][1] == f"Last 1 of 2 moves: {placed[1]}"  # room for one
+    assert len(placed) == 3  # two before the second screen, one after
+    assert_news(screens(output)[1], placed[:2])
     assert screens(output)[1][0].startswith("Round 1; first: P1 greedy. Player 0, you take")
 
 
@@ -575,3 +579,163 @@ def test_a_real_process_plays_saves_and_resumes(in_tmp):
     assert resumed.returncode == 0, resumed.stderr
     assert "Seed" not in resumed.stdout.splitlines()[1]
     assert f"Round {expected.round + 1}." in resumed.stdout
+
+
+# The others' moves and the watching bots (issue 30 item 13) ----------------------------------
+
+def assert_news(screen: list[str], moves: list[str]) -> None:
+    """The screen lists `moves` under its header line, all of them, or the latest ones
+    after a line that counts the others and names 'log', or only that count."""
+    news = [line for line in screen[1:] if line.startswith("Last moves")
+            or line.startswith(" " * len("Last moves: ") + "player ")]
+    assert news and screen[1] == news[0]
+    if news[0] == f"Last moves: {moves[0]}":
+        assert news == [news[0]] + [" " * 12 + text for text in moves[1:]]
+    elif news[0].endswith("since your last decision; 'log' lists them"):
+        assert news == [f"Last moves: {len(moves)} since your last decision; 'log' lists them"]
+    else:
+        folded = int(re.match(rf"Last moves: \.\.\. (\d+) earlier \(type 'log' to see all "
+                              rf"{len(moves)}\), then:$", news[0])[1])
+        assert [line.strip() for line in news[1:]] == moves[folded:]
+
+
+def test_every_move_of_the_others_since_the_persons_decision_is_shown_or_logged():
+    """At a table of four, three bots move between two decisions of the person: the next
+    screen lists them all, or folds the earliest ones with their number and 'log' lists
+    every one, in order."""
+    specs = {1: "greedy", 2: "random", 3: "greedy"}
+    _, _, output = session(Game(4, seed=12), ["1", "1", "log"], specs=specs)
+    last_move = output.rsplit("you: ", 1)[1]
+    placed = re.findall(r"\n    (player [123] pays \$\d+ and places [^\n]*)", last_move)
+    assert len(placed) == 3
+    screen = screens(output)[-1]
+    assert len(screen) <= SCREEN_HEIGHT and max(map(len, screen)) <= SCREEN_WIDTH
+    assert_news(screen, placed)
+    logged = output.rsplit("player 0> ", 1)[1].splitlines()
+    assert logged == ["Since your last decision (3 moves):"] + [
+        f"{number:>3}. {text}" for number, text in enumerate(placed, start=1)]
+
+
+def test_moves_that_do_not_fit_are_folded_and_counted():
+    game = Game(2, seed=4)
+    game.apply(game.legal_actions()[0])
+    game.apply(game.legal_actions()[0])
+    recent = [f"player 1 pays ${number} and places Tile {number} at 0,{number}"
+              for number in range(30)]
+    lines = decision_screen(game, 0, {1: "greedy"}, recent=recent)
+    assert len(lines) <= SCREEN_HEIGHT - 1 and max(map(len, lines)) <= SCREEN_WIDTH
+    first = next(index for index, line in enumerate(lines) if line.startswith("Last moves"))
+    folded = int(re.match(r"Last moves: \.\.\. (\d+) earlier \(type 'log' to see all 30\), "
+                          r"then:$", lines[first])[1])
+    listed = [line.strip() for line in lines[first + 1:first + 1 + 30 - folded]]
+    assert listed == recent[folded:] and 0 < 30 - folded < 20
+    # with one line for them, it says how many there are; a shorter screen keeps it
+    assert _recent_lines(recent, SCREEN_WIDTH, 1) == [
+        "Last moves: 30 since your last decision; 'log' lists them"]
+    for height in range(12, SCREEN_HEIGHT):
+        lines = decision_screen(game, 0, {1: "greedy"}, recent=recent, height=height)
+        assert len(lines) <= height and any(line.startswith("Last moves") for line in lines)
+
+
+class Watcher(Agent):
+    """Greedy, writing down each move it is shown (`observe`) and each reset."""
+
+    name = "watcher"
+
+    def __init__(self):
+        self.seen = []
+
+    def reset(self, seed=None):
+        self.seen.append(("reset", seed))
+
+    def act(self, game):
+        return GreedyAgent().act(game)
+
+    def observe(self, game, action, seat):
+        self.seen.append((len(game.history), game.current_player, action, seat))
+
+
+def _watch_session(typed: list[str], watcher: Agent, seed: int = 21) -> tuple[TerminalGame, str]:
+    game = Game(3, seed=seed)
+    agents = {1: watcher, 2: make_agent("greedy", seed=agent_seed(seed, 2))}
+    stdout = io.StringIO()
+    terminal = TerminalGame(game, 0, agents, io.StringIO("".join(f"{t}\n" for t in typed)),
+                            stdout, False, {1: "watcher", 2: "greedy"})
+    terminal.run()
+    return terminal, stdout.getvalue()
+
+
+def _shown_moves(history: list[str], seed: int, seat: int) -> list[tuple]:
+    """(decision index, mover, action, seat) of every move of the other seats that a
+    watcher in `seat` is to be shown: all but its own and the goal choices (R3.6)."""
+    game = Game(3, seed=seed)
+    shown = []
+    for index, text in enumerate(history):
+        number = game.action_number(text)
+        if game.current_player != seat and game.pending_decision != "keep_goal":
+            shown.append((index, game.current_player, number, seat))
+        game.apply(number)
+    return shown
+
+
+@pytest.mark.slow
+def test_a_watching_bot_is_shown_every_move_of_the_others_in_the_terminal():
+    """As in a tournament: the person's moves and the other bot's, before each is
+    played, never a goal choice (R3.6), to the end of the game."""
+    watcher = Watcher()
+    terminal, _ = _watch_session(["1"] * 400, watcher)
+    assert terminal.game.is_over
+    expected = _shown_moves(terminal.game.history, 21, 1)
+    assert watcher.seen == expected and len(expected) > 30
+    assert not any(entry[1] == 1 for entry in expected)
+
+
+def test_after_an_undo_a_watching_bot_is_reset_and_shown_the_moves_that_remain():
+    watcher = Watcher()
+    terminal, output = _watch_session(["1", "1", "1", "undo"], watcher)
+    assert "Undone: your" in output
+    last_reset = max(index for index, entry in enumerate(watcher.seen) if entry[0] == "reset")
+    assert watcher.seen[last_reset] == ("reset", agent_seed(21, 1))
+    remaining = watcher.seen[last_reset + 1:]
+    history = terminal.game.history
+    assert remaining == _shown_moves(history, 21, 1)[:len(remaining)]
+    assert remaining and all(entry[0] < len(history) for entry in remaining)
+    before_undo = watcher.seen[:last_reset]
+    assert remaining == [entry for entry in before_undo if entry[0] < len(history)]
+
+
+class FailsOnItsSecondTurn(Agent):
+    """First legal action, except that it raises on its second turn (after its goal)."""
+
+    name = "flaky"
+
+    def __init__(self):
+        self.turns = 0
+
+    def act(self, game):
+        if game.pending_decision == "turn":
+            self.turns += 1
+            if self.turns == 2:
+                raise RuntimeError("lost the thread")
+        return game.legal_actions()[0]
+
+
+def test_a_bot_that_fails_in_the_terminal_is_replaced_by_the_stand_in():
+    """As a tournament's forfeit: the person is told, and the first legal action plays
+    the seat from then on; the person's game goes on."""
+    game = Game(2, seed=8)
+    stdout = io.StringIO()
+    terminal = TerminalGame(game, 0, {1: FailsOnItsSecondTurn()},
+                            io.StringIO("1\n" * 400), stdout, False, {1: "flaky"})
+    assert terminal.run() == 0 and terminal.game.is_over
+    printed = stdout.getvalue()
+    assert printed.count("failed") == 1
+    assert re.search(r"player 1 \(flaky\) failed \(RuntimeError: lost the thread\); the "
+                     r"stand-in, which takes the first legal action, plays its seat from "
+                     r"now on\.", " ".join(printed.split()))
+    replay = Game(2, seed=8)
+    for text in terminal.game.history:
+        number = replay.action_number(text)
+        if replay.current_player == 1:
+            assert number == int(replay.legal_actions()[0])
+        replay.apply(number)

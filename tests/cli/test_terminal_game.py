@@ -611,7 +611,7 @@ def test_every_move_of_the_others_since_the_persons_decision_is_shown_or_logged(
     screen = screens(output)[-1]
     assert len(screen) <= SCREEN_HEIGHT and max(map(len, screen)) <= SCREEN_WIDTH
     assert_news(screen, placed)
-    logged = output.rsplit("player 0> ", 1)[1].splitlines()
+    logged = output.split("player 0> ")[-2].splitlines()  # what 'log' printed
     assert logged == ["Since your last decision (3 moves):"] + [
         f"{number:>3}. {text}" for number, text in enumerate(placed, start=1)]
 

@@ -8,8 +8,9 @@ A model is two files side by side, with the same name:
 Either path names the model (`ppo:models/baseline.safetensors`). The loader reads the
 description, builds the network it describes from this package's own code (SB3's
 MaskableActorCriticPolicy with the compact extractor of training/features.py, or SB3's
-flatten / combined extractor), and copies the tensors into it after checking their names,
-shapes, dtypes, values (finite) and the weights file's SHA-256 against the description.
+flatten / combined extractor, or the fast learner's SparseActorCritic of
+agents/networks.py), and copies the tensors into it after checking their names, shapes,
+dtypes, values (finite) and the weights file's SHA-256 against the description.
 Nothing is unpickled. Anything wrong gives a ModelFormatError naming the file and the
 problem.
 
@@ -17,7 +18,10 @@ The description (format "suburbia-policy", version 1):
 
     format, format_version       "suburbia-policy", 1
     weights                      {"format": "safetensors", "sha256": hex digest, "bytes": size}
-    policy                       {"class": "MaskableActorCriticPolicy" (flat observations) or
+    policy                       {"class": "SparseActorCritic", "features_dim": 256,
+                                  "net_arch": [128], "activation_fn": "Tanh"} (the fast
+                                  learner's network, agents/networks.py: flat observations),
+                                  or {"class": "MaskableActorCriticPolicy" (flat observations) or
                                   "MaskableMultiInputActorCriticPolicy" (dict observations),
                                   "features_extractor": {"class": "SuburbiaFeatures",
                                   "features_dim": 256} | {"class": "FlattenExtractor"} |
@@ -285,6 +289,39 @@ def _policy_options(fields: _Fields) -> tuple[str, dict]:
     return policy_class, options
 
 
+def _build_sparse_policy(policy_fields: _Fields, observation_space, action_space,
+                         weights_bytes: int):
+    """The fast learner's network (agents/networks.py), for flat observations and the
+    environments' actions; sized from the description and refused, before anything is
+    allocated, if it needs more bytes than its weights file holds (as `_build_policy`)."""
+    import torch
+    from suburbia_env.action_space import NUM_ACTIONS
+    from suburbia_env.observation import OBSERVATION_SIZE
+    from .networks import ACTIVATIONS as SPARSE_ACTIVATIONS
+    from .networks import COMPACT_SIZE, SparseActorCritic, SparsePolicy
+    features_dim = policy_fields.integer("features_dim", 1, MAX_UNITS)
+    net_arch = _layers(policy_fields, "net_arch", policy_fields.get("net_arch"))
+    activation = policy_fields.choice("activation_fn", tuple(SPARSE_ACTIVATIONS))
+    if (not isinstance(observation_space, gym.spaces.Box)
+            or tuple(observation_space.shape) != (OBSERVATION_SIZE,)):
+        policy_fields.fail(f"reads flat observations of shape [{OBSERVATION_SIZE}]", "class")
+    if not isinstance(action_space, gym.spaces.Discrete) or action_space.n != NUM_ACTIONS:
+        policy_fields.fail(f"scores the environments' {NUM_ACTIONS} actions", "class")
+    widths = [features_dim, *net_arch]
+    parameters = (COMPACT_SIZE * features_dim + features_dim
+                  + 2 * sum(inner * outer + outer for inner, outer in zip(widths, widths[1:]))
+                  + (widths[-1] + 1) * (NUM_ACTIONS + 1))
+    if parameters * 4 > weights_bytes + NETWORK_SLACK_BYTES:
+        policy_fields.fail(f"describes a network of {parameters:,} parameters "
+                           f"({parameters * 4:,} bytes), more than the {weights_bytes:,} "
+                           f"bytes of the weights that must fill it")
+    with torch.random.fork_rng(devices=[]):
+        policy = SparsePolicy(SparseActorCritic(features_dim, tuple(net_arch), activation),
+                              observation_space, action_space)
+    policy.set_training_mode(False)
+    return policy
+
+
 def _build_policy(source: Path, policy_fields: _Fields, observation_space, action_space,
                   weights_bytes: int):
     """The network the description names, with fresh weights (torch's global random
@@ -297,6 +334,10 @@ def _build_policy(source: Path, policy_fields: _Fields, observation_space, actio
     mismatch is named tensor by tensor once the weights are read.)"""
     import torch
     from sb3_contrib.common.maskable import policies
+    from .networks import NETWORK_CLASS
+    if policy_fields.get("class", None) == NETWORK_CLASS:
+        return _build_sparse_policy(policy_fields, observation_space, action_space,
+                                    weights_bytes)
     policy_class, options = _policy_options(policy_fields)
     is_dict = isinstance(observation_space, gym.spaces.Dict)
     if is_dict != (policy_class == "MaskableMultiInputActorCriticPolicy"):
@@ -484,7 +525,11 @@ def current_env_id() -> str | None:
 
 
 def describe_policy(policy) -> dict:
-    """The `policy` part of a description, from a live MaskableActorCriticPolicy."""
+    """The `policy` part of a description, from a live MaskableActorCriticPolicy or the
+    fast learner's SparsePolicy (agents/networks.py)."""
+    from .networks import SparsePolicy
+    if isinstance(policy, SparsePolicy):
+        return policy.network.description()
     policy_class = type(policy).__name__
     extractor = type(policy.features_extractor).__name__
     activation = getattr(policy.activation_fn, "__name__", str(policy.activation_fn))

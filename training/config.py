@@ -23,6 +23,8 @@ class TrainingConfig:
     reward: str = "margin"  # "win_loss" or "margin" (suburbia_env.env_core)
     population_shaping: float = 0.0
     # Run.
+    learner: str = "sb3"  # "sb3": MaskablePPO; "fast": training/fast_ppo.py (plain torch)
+    resume: str = ""  # fast learner: a checkpoint to go on from (checkpoints/*.pt)
     total_timesteps: int = 2_000_000  # 0: no PPO, only imitation / --init-model, then evaluation
     seed: int = 0
     output_dir: str = "runs/dale"
@@ -82,6 +84,10 @@ MEANINGS = {
     "reward": "win_loss (+1 sole winner, 0 shared, -1 loss, R8.3) or margin (own final "
               "population minus the best other's, /100)",
     "population_shaping": "extra reward per population point gained at each step",
+    "learner": "sb3 (MaskablePPO of sb3-contrib) or fast (the same PPO in plain torch on a "
+               "sparse network, several times faster: training/fast_ppo.py)",
+    "resume": "fast learner: a checkpoint (OUTPUT/checkpoints/*.pt) to go on from exactly; "
+              "empty: a fresh start",
     "total_timesteps": "environment steps of PPO (0: none, only imitation or --init-model, "
                        "then the evaluation); rounded up to whole rollouts of "
                        "n-steps x num-envs steps, as printed at the start",
@@ -122,11 +128,13 @@ MEANINGS = {
                     "most 1)",
     "progress_bar": "a progress bar while training",
 }
-CHOICES = {"mode": ("dale", "self_play"), "edition": ("2nd", "1st"),
-           "reward": ("win_loss", "margin"), "features": ("compact", "flat")}
+CHOICES = {"learner": ("sb3", "fast"), "mode": ("dale", "self_play"),
+           "edition": ("2nd", "1st"), "reward": ("win_loss", "margin"),
+           "features": ("compact", "flat")}
 ALLOWED = {"players": "1 to 3 counts among 2 3 4", "net_arch": "up to 16 widths 1..65536",
            "total_timesteps": "0..10**12", "demonstrator": "any agent spec",
            "demonstrations": "any paths", "init_model": "a path or empty",
+           "resume": "a checkpoint path or empty",
            "output_dir": "any folder", "progress_bar": "on, or off with --no-progress-bar"}
 
 
@@ -267,6 +275,13 @@ def parse_config(argv: list[str] | None = None) -> TrainingConfig:
             setattr(config, name, _checked(name, value, getattr(TrainingConfig(), name), ""))
     if config.features not in ("compact", "flat"):
         raise SystemExit(f"--features must be 'compact' or 'flat', not {config.features!r}")
+    if config.learner not in ("sb3", "fast"):
+        raise SystemExit(f"--learner must be 'sb3' or 'fast', not {config.learner!r}")
+    if config.resume and config.learner != "fast":
+        raise SystemExit("--resume continues a checkpoint of the fast learner: add "
+                         "--learner fast (MaskablePPO continues from a zip with --init-model)")
+    if config.resume and not Path(config.resume).is_file():
+        raise SystemExit(f"--resume: no checkpoint at {config.resume}")
     if config.init_model and not Path(config.init_model).is_file():
         raise SystemExit(f"--init-model: no model file at {config.init_model}")
     if config.total_timesteps < 0:

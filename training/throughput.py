@@ -1,12 +1,15 @@
-"""Training throughput and learning quality of MaskablePPO settings on a CPU machine.
+"""Training throughput and learning quality of PPO settings on a CPU machine.
 
-A setting fixes the environment (one Gymnasium env or the batched vector env), rollout
-length, batch size, epochs, network and torch threads; everything else is SB3's default
-(learning rate 3e-4, gamma 0.99, no entropy bonus) with the margin reward. `run_setting`
-trains one from scratch against Dale (R9.2) until a budget of env steps or of seconds is
-spent, measures env steps/s of the whole `learn()` and the share of it spent in updates,
-and can then play seeded games against Dale with the trained policy, so that a faster
-setting is also checked for learning as well in the same time (or the same steps).
+A setting fixes the learner (MaskablePPO of sb3-contrib, or the plain-torch learner of
+training/fast_ppo.py, "fast-" settings), the environment (one Gymnasium env or the
+batched vector env), rollout length, batch size, epochs, network and torch threads;
+everything else is SB3's default (learning rate 3e-4, gamma 0.99, no entropy bonus)
+with the margin reward, the same for both learners. `run_setting` trains one from
+scratch against Dale (R9.2) until a budget of env steps or of seconds is spent, measures
+env steps/s of the whole training and where its time went (`breakdown`: environment,
+observation, inference, update, Python between them), and can then play seeded games
+against Dale with the trained policy, so that a faster setting is also checked for
+learning as well in the same time (or the same steps).
 `benchmarks/training_throughput.py` prints these figures.
 """
 
@@ -43,6 +46,7 @@ class Setting:
     n_epochs: int
     policy_kwargs: dict = field(default_factory=dict)
     torch_threads: int = 1
+    learner: str = "sb3"  # "sb3": MaskablePPO; "fast": training/fast_ppo.py (compact network)
 
 
 SETTINGS = {
@@ -52,28 +56,57 @@ SETTINGS = {
     "vector64-compact-2threads": Setting("vector", 64, 64, 2048, 4, COMPACT, 2),
     "vector128-compact-2epochs": Setting("vector", 128, 64, 4096, 2, COMPACT),
     "vector256-compact-2epochs-2threads": Setting("vector", 256, 32, 4096, 2, COMPACT, 2),
+    "fast-vector64-compact": Setting("vector", 64, 64, 2048, 4, COMPACT, 1, "fast"),
+    "fast-vector64-compact-2threads": Setting("vector", 64, 64, 2048, 4, COMPACT, 2, "fast"),
 }
+BREAKDOWN_PARTS = ("environment", "observation", "inference", "update", "python between")
+"""Where a training step's time goes: stepping the games (with their compiled opponents
+and the observation encoder, which the engine runs inside the step), turning observations
+and masks into the network's input, the policy's forward pass while collecting, the
+updates (forward, backward, optimizer over all epochs), and the rest (rollout storage,
+callbacks, Python between the parts)."""
 
 EVALUATION_SEED = 90_000
 """First game seed of the evaluation games, apart from the seeds training draws from."""
 
 
-class UpdateTimer(BaseCallback):
-    """Measures the time spent collecting rollouts; the rest of `learn()` is updates."""
+class Stopwatch:
+    """Adds the time spent inside wrapped functions to named parts."""
 
     def __init__(self):
-        super().__init__()
-        self.rollout_seconds = 0.0
-        self._started = 0.0
+        self.seconds = dict.fromkeys(BREAKDOWN_PARTS, 0.0)
 
-    def _on_rollout_start(self) -> None:
-        self._started = time.perf_counter()
+    def wrap(self, part: str, function):
+        def timed(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds[part] += time.perf_counter() - started
+        return timed
 
-    def _on_rollout_end(self) -> None:
-        self.rollout_seconds += time.perf_counter() - self._started
 
-    def _on_step(self) -> bool:
-        return True
+def instrument_sb3(model: MaskablePPO) -> Stopwatch:
+    """Time MaskablePPO's parts by wrapping, on this model only, the vector env's step,
+    the conversion of observations to tensors and the reading of masks, the policy's
+    forward pass (collection only: the update calls `evaluate_actions`) and `train()`."""
+    from sb3_contrib.ppo_mask import ppo_mask
+    watch = Stopwatch()
+    model.env.step_wait = watch.wrap("environment", model.env.step_wait)
+    model.policy.forward = watch.wrap("inference", model.policy.forward)
+    model.policy.predict_values = watch.wrap("inference", model.policy.predict_values)
+    model.train = watch.wrap("update", model.train)
+    watch.patched = {"obs_as_tensor": ppo_mask.obs_as_tensor,
+                     "get_action_masks": ppo_mask.get_action_masks}
+    for name, function in watch.patched.items():
+        setattr(ppo_mask, name, watch.wrap("observation", function))
+    return watch
+
+
+def uninstrument_sb3(watch: Stopwatch) -> None:
+    from sb3_contrib.ppo_mask import ppo_mask
+    for name, function in watch.patched.items():
+        setattr(ppo_mask, name, function)
 
 
 class WallClockBudget(BaseCallback):
@@ -106,30 +139,66 @@ def make_model(setting: Setting, seed: int) -> MaskablePPO:
                        policy_kwargs=setting.policy_kwargs, seed=seed, device="cpu")
 
 
+def fast_config(setting: Setting, seed: int) -> TrainingConfig:
+    """The fast learner's config with the hyperparameters MaskablePPO uses by default."""
+    return TrainingConfig(mode="dale", reward="margin", seed=seed, num_envs=setting.num_envs,
+                          n_steps=setting.n_steps, batch_size=setting.batch_size,
+                          n_epochs=setting.n_epochs, torch_threads=setting.torch_threads,
+                          learning_rate=3e-4, gamma=0.99, gae_lambda=0.95, clip_range=0.2,
+                          ent_coef=0.0, vf_coef=0.5, max_grad_norm=0.5,
+                          features_dim=setting.policy_kwargs["features_extractor_kwargs"][
+                              "features_dim"],
+                          net_arch=list(setting.policy_kwargs["net_arch"]))
+
+
+def run_fast_setting(setting: Setting, steps: int, seconds: float | None, seed: int):
+    """(policy, steps, seconds, breakdown) of the fast learner: whole rollouts until
+    `steps`, or until `seconds` have passed at the start of a rollout."""
+    from .fast_ppo import FastPPO
+    learner = FastPPO(fast_config(setting, seed))
+    started = time.perf_counter()
+    while learner.timesteps < steps and (seconds is None or learner.timesteps == 0
+                                         or time.perf_counter() - started < seconds):
+        learner.iterate()
+    learn_seconds = time.perf_counter() - started
+    learner.timings.total = learn_seconds
+    return learner.policy(), learner.timesteps, learn_seconds, learner.timings.shares()
+
+
 def run_setting(name: str, steps: int, seconds: float | None = None, seed: int = 0,
                 evaluate_games: int = 0, evaluation_seed: int = EVALUATION_SEED) -> dict:
     """Train setting `name` for `steps` env steps, or until `seconds` have passed (then
     `steps` is only a cap); with `evaluate_games`, then play that many games against Dale
-    from `evaluation_seed` with the policy's most probable legal action.
+    from `evaluation_seed` with the policy's most probable legal action. The result's
+    `breakdown` gives the seconds of each of BREAKDOWN_PARTS.
 
-    Torch uses the setting's thread count during `learn()` and the caller's outside it.
+    Torch uses the setting's thread count during training and the caller's outside it.
     """
     setting = SETTINGS[name]
     threads_before = torch.get_num_threads()
     torch.set_num_threads(setting.torch_threads)
     try:
-        model = make_model(setting, seed)
-        timer = UpdateTimer()
-        callbacks = [timer] if seconds is None else [timer, WallClockBudget(seconds)]
-        started = time.perf_counter()
-        model.learn(total_timesteps=steps, callback=callbacks)
-        learn_seconds = time.perf_counter() - started
+        if setting.learner == "fast":
+            model, timesteps, learn_seconds, breakdown = run_fast_setting(
+                setting, steps, seconds, seed)
+        else:
+            model = make_model(setting, seed)
+            watch = instrument_sb3(model)
+            callbacks = [] if seconds is None else [WallClockBudget(seconds)]
+            started = time.perf_counter()
+            try:
+                model.learn(total_timesteps=steps, callback=callbacks)
+            finally:
+                uninstrument_sb3(watch)
+            learn_seconds = time.perf_counter() - started
+            timesteps = int(model.num_timesteps)
+            breakdown = dict(watch.seconds)
+            breakdown["python between"] = max(0.0, learn_seconds - sum(breakdown.values()))
     finally:
         torch.set_num_threads(threads_before)
-    result = {"setting": name, "seed": seed, "steps": int(model.num_timesteps),
-              "seconds": learn_seconds,
-              "steps_per_second": model.num_timesteps / learn_seconds,
-              "update_share": 1 - timer.rollout_seconds / learn_seconds}
+    result = {"setting": name, "seed": seed, "steps": timesteps,
+              "seconds": learn_seconds, "steps_per_second": timesteps / learn_seconds,
+              "update_share": breakdown["update"] / learn_seconds, "breakdown": breakdown}
     if evaluate_games:
         evaluation = evaluate_against_dale(model, evaluate_games, evaluation_seed)
         result.update({key: evaluation[key] for key in (

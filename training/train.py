@@ -126,8 +126,17 @@ def new_model(config: TrainingConfig, environment, tensorboard_log: str | None =
         tensorboard_log=tensorboard_log, verbose=0)
 
 
-def train(config: TrainingConfig) -> dict:
-    """Run one training; returns the summary written to summary.json."""
+def train(config: TrainingConfig, resume_from: str | Path | None = None,
+          callback=None) -> dict:
+    """Run one training; returns the summary written to summary.json. With
+    `config.learner == "fast"`, training/fast_ppo.py's `train_fast` (which also takes
+    `resume_from`, a checkpoint, and `callback`, called after every update and
+    evaluation); the sb3 learner takes neither."""
+    if config.learner == "fast":
+        from .fast_ppo import train_fast
+        return train_fast(config, resume_from=resume_from, callback=callback)
+    if resume_from or callback is not None:
+        raise SystemExit("resume_from and callback are the fast learner's (--learner fast)")
     torch.set_num_threads(config.torch_threads)
     output_dir = Path(config.output_dir)
     (output_dir / "checkpoints").mkdir(parents=True, exist_ok=True)

@@ -43,3 +43,19 @@ def test_every_setting_names_a_known_environment_and_whole_batches():
         assert setting.environment in ("gym", "vector")
         assert (setting.num_envs * setting.n_steps) % setting.batch_size == 0
         assert setting.torch_threads in (1, 2)
+
+
+@pytest.mark.parametrize("name", ["vector64-compact", "fast-vector64-compact"])
+def test_the_breakdown_accounts_for_the_whole_training_time(name):
+    """Every part of BREAKDOWN_PARTS is measured and together they are the training's time
+    (the rest is 'python between')."""
+    from training.throughput import BREAKDOWN_PARTS
+    result = run_setting(name, steps=10**9, seconds=0.0, seed=1)
+    breakdown = result["breakdown"]
+    assert tuple(breakdown) == BREAKDOWN_PARTS
+    assert all(seconds >= 0 for seconds in breakdown.values())
+    assert breakdown["environment"] > 0 and breakdown["inference"] > 0
+    assert sum(breakdown.values()) == pytest.approx(result["seconds"], rel=0.01)
+    assert result["update_share"] == pytest.approx(breakdown["update"] / result["seconds"])
+    expected_steps = 64 * 64 if name.startswith("fast") else 64  # a whole rollout / one step
+    assert result["steps"] == expected_steps

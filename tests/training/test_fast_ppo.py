@@ -1,0 +1,302 @@
+"""The fast learner (training/fast_ppo.py) and its network (agents/networks.py): legal
+sampling, the sparse layers against their dense definitions, GAE, exact resumption, the
+exported model, and learning itself (slow)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import json  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from agents.networks import (COMPACT_SIZE, SparseActorCritic, SparseInputs,  # noqa: E402
+                             compact_inputs)
+from agents.registry import make_agent  # noqa: E402
+from suburbia_env import Game  # noqa: E402
+from suburbia_env.action_space import NUM_ACTIONS  # noqa: E402
+from suburbia_env.errors import ModelFormatError  # noqa: E402
+from suburbia_env.observation import OBSERVATION_SIZE, encode_observation  # noqa: E402
+from suburbia_env.tile_data import TILES  # noqa: E402
+from suburbia_env.vector_env import SuburbiaVectorEnv  # noqa: E402
+from training.config import TrainingConfig, parse_config  # noqa: E402
+from training.evaluation import evaluate_against_dale  # noqa: E402
+from training.fast_ppo import (FastPPO, generalized_advantages, save_policy,  # noqa: E402
+                               train_fast)
+
+torch.set_num_threads(1)
+
+
+def _network(seed: int = 0) -> SparseActorCritic:
+    network = SparseActorCritic()
+    network.initialize(torch.Generator().manual_seed(seed))
+    return network
+
+
+def _positions(count: int = 16, seed: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
+    """Observations and masks of Dale games a few random moves in."""
+    env = SuburbiaVectorEnv(count, observation_format="flat", num_threads=1)
+    observations, _ = env.reset(seed=seed)
+    generator = np.random.default_rng(seed)
+    for _ in range(seed * 3):
+        masks = env.action_masks()
+        observations, *_ = env.step((generator.random(masks.shape) * masks).argmax(1))
+    return torch.from_numpy(observations), torch.from_numpy(env.action_masks())
+
+
+def _small_config(tmp_path, **changes) -> TrainingConfig:
+    values = dict(num_envs=8, n_steps=16, batch_size=64, n_epochs=2, seed=5,
+                  output_dir=str(tmp_path / "run"), eval_every=10**9, eval_games=4,
+                  checkpoint_every=10**9, progress_bar=False, learner="fast")
+    values.update(changes)
+    return TrainingConfig(**values)
+
+
+def test_masked_sampling_never_picks_an_illegal_action():
+    """Peaked random scores over random legal sets, one legal action in some rows: every
+    sample, the mode and all probability lie on legal actions (R5)."""
+    network = _network(1)
+    with torch.no_grad():
+        network.action_net.weight.mul_(500.0)  # scores far apart: illegal favourites abound
+    generator = torch.Generator().manual_seed(2)
+    observations, _ = _positions(32)
+    masks = torch.rand((32, NUM_ACTIONS), generator=generator) < 0.02
+    masks[:4] = False
+    masks[torch.arange(4), torch.tensor([0, 5, NUM_ACTIONS - 1, 1000])] = True
+    latent, _ = network.latents(SparseInputs.from_observations(observations))
+    distribution = network.legal_distribution(latent, masks)
+    for _ in range(200):
+        sample = distribution.sample(generator)
+        assert bool(masks[torch.arange(32), sample].all())
+    assert bool(masks[torch.arange(32), distribution.mode()].all())
+    assert torch.equal(distribution.sample(generator)[:4], torch.tensor([0, 5, NUM_ACTIONS - 1,
+                                                                         1000]))
+    totals = torch.zeros(32).index_add(0, distribution.rows, distribution.log_probabilities.exp())
+    assert torch.allclose(totals, torch.ones(32), atol=1e-5)
+    scores = network.dense_scores(observations, masks)
+    assert bool(torch.isinf(scores[~masks]).all()) and bool(torch.isfinite(scores[masks]).all())
+
+
+def test_a_row_without_a_legal_action_is_refused():
+    network = _network()
+    observations, masks = _positions(2)
+    masks[1] = False
+    latent, _ = network.latents(SparseInputs.from_observations(observations))
+    with pytest.raises(ValueError, match="at least one legal action"):
+        network.legal_distribution(latent, masks)
+
+
+def test_the_sparse_layers_compute_the_dense_policy_and_its_gradients():
+    """The first layer over non-zero entries is the dense layer over the compact view; the
+    legal-pair scores are the masked rows of the dense action layer; so are the gradients."""
+    network = _network(3)
+    observations, masks = _positions(12)
+    latent, value_latent = network.latents(SparseInputs.from_observations(observations))
+    distribution = network.legal_distribution(latent, masks)
+    loss = distribution.log_prob(distribution.mode()).sum() + network.values(value_latent).sum()
+    loss.backward()
+    sparse_gradients = {name: parameter.grad.clone()
+                        for name, parameter in network.named_parameters()}
+    network.zero_grad()
+    features = torch.relu(compact_inputs(observations) @ network.encoder.weight
+                          + network.encoder_bias)
+    dense_latent = network.policy_net(features)
+    scores = (dense_latent @ network.action_net.weight.T + network.action_net.bias
+              ).masked_fill(~masks, -torch.inf)
+    assert torch.allclose(scores[masks], distribution.scores, atol=1e-5)
+    log_probabilities = torch.log_softmax(scores, dim=1)
+    chosen = distribution.mode()
+    assert torch.equal(chosen, scores.argmax(1))
+    dense_loss = (log_probabilities[torch.arange(12), chosen].sum()
+                  + network.value_head(network.value_net(features)).sum())
+    assert torch.allclose(dense_loss, loss, atol=1e-4)
+    dense_loss.backward()
+    for name, parameter in network.named_parameters():
+        assert torch.allclose(parameter.grad, sparse_gradients[name], atol=1e-5), name
+    assert network.encoder.weight.shape == (COMPACT_SIZE, 256)
+
+
+def test_entropy_and_log_probabilities_match_the_masked_categorical():
+    network = _network(6)
+    observations, masks = _positions(8)
+    latent, _ = network.latents(SparseInputs.from_observations(observations))
+    distribution = network.legal_distribution(latent, masks)
+    scores = network.dense_scores(observations, masks)
+    reference = torch.distributions.Categorical(logits=scores)
+    chosen = distribution.sample(torch.Generator().manual_seed(0))
+    assert torch.allclose(distribution.log_prob(chosen), reference.log_prob(chosen), atol=1e-5)
+    probabilities = reference.probs
+    entropy = -(probabilities * torch.log(probabilities.clamp(min=1e-30))).sum(1)
+    assert torch.allclose(distribution.entropy(), entropy, atol=1e-5)
+
+
+def test_generalized_advantages_of_a_hand_example():
+    """Two games, three steps; game 1 ends at step 1 (no bootstrap across it)."""
+    rewards = torch.tensor([[0.0, 1.0], [1.0, 0.0], [0.0, 2.0]])
+    values = torch.tensor([[0.5, 0.2], [0.4, 0.1], [0.3, 0.6]])
+    dones = torch.tensor([[0.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    last_values = torch.tensor([1.0, -1.0])
+    gamma, lam = 0.9, 0.8
+    advantages, returns = generalized_advantages(rewards, values, dones, last_values, gamma, lam)
+    # plain reference, step by step
+    expected = np.zeros((3, 2))
+    for game in range(2):
+        running = 0.0
+        for step in (2, 1, 0):
+            following = last_values[game] if step == 2 else values[step + 1, game]
+            alive = 1.0 - float(dones[step, game])
+            delta = float(rewards[step, game] + gamma * following * alive - values[step, game])
+            running = delta + gamma * lam * alive * running
+            expected[step, game] = running
+    assert np.allclose(advantages.numpy(), expected, atol=1e-6)
+    # by hand: game 1, step 1 ends the game: delta = 0 - 0.1; step 2: 2 + 0.9 * -1 - 0.6
+    assert advantages[1, 1].item() == pytest.approx(-0.1)
+    assert advantages[2, 1].item() == pytest.approx(0.5)
+    assert advantages[0, 1].item() == pytest.approx(1.0 + 0.9 * 0.1 - 0.2 + 0.72 * -0.1)
+    assert torch.allclose(returns, advantages + values)
+
+
+def _states_equal(first: FastPPO, second: FastPPO) -> None:
+    for (name, one), (_, other) in zip(first.network.state_dict().items(),
+                                       second.network.state_dict().items()):
+        assert torch.equal(one, other), name
+    assert torch.equal(first.generator.get_state(), second.generator.get_state())
+    for name, tensor in first.games.state()["buffers"].items():
+        assert torch.equal(tensor, second.games.state()["buffers"][name]), name
+    assert first.timesteps == second.timesteps and first.updates == second.updates
+
+
+@pytest.mark.parametrize("mode", ["dale", "self_play"])
+def test_resuming_a_checkpoint_continues_bit_for_bit(tmp_path, mode):
+    """Three updates straight, or one, a checkpoint, a fresh process state and two: the
+    same weights, optimizer moments, generators, games and counters (one thread). In
+    self-play a snapshot of the learner joins the pool after the first update."""
+    config = _small_config(tmp_path, mode=mode, players=[2, 3], greedy_share=0.3)
+    straight = FastPPO(config)
+    resumed = FastPPO(config)
+    for learner in (straight, resumed):
+        learner.iterate()
+        if mode == "self_play":
+            learner.games.add_snapshot(learner.policy(), seed=9)
+    path = resumed.save_checkpoint(tmp_path / "one.pt", {"note": "after one"})
+    del resumed
+    resumed, extra = FastPPO.resume(path)
+    assert extra == {"note": "after one"}
+    for _ in range(2):
+        straight.iterate()
+        resumed.iterate()
+    _states_equal(straight, resumed)
+    for one, other in zip(straight.optimizer.state_dict()["state"].values(),
+                          resumed.optimizer.state_dict()["state"].values()):
+        assert all(torch.equal(one[key], other[key]) for key in one)
+    if mode == "self_play":
+        assert len(resumed.games.env.pool) == 1
+        assert np.array_equal(straight.games.env.seat_policies, resumed.games.env.seat_policies)
+
+
+def test_a_checkpoint_that_is_not_one_is_refused(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    with pytest.raises(SystemExit, match="not a readable checkpoint"):
+        FastPPO.resume(bad)
+    torch.save({"format": "something else"}, bad)
+    with pytest.raises(SystemExit, match="not a checkpoint of the fast learner"):
+        FastPPO.resume(bad)
+    with pytest.raises(SystemExit, match="no checkpoint"):
+        parse_config(["--learner", "fast", "--resume", str(tmp_path / "missing.pt")])
+    with pytest.raises(SystemExit, match="--learner fast"):
+        parse_config(["--resume", str(bad)])
+
+
+def test_the_exported_model_plays_as_the_policy_in_training(tmp_path):
+    """Saved in the safe format and loaded as `ppo:PATH`, the network makes the moves the
+    learner's own policy makes, game after game, and scores the same."""
+    learner = FastPPO(_small_config(tmp_path))
+    learner.iterate()
+    path = save_policy(learner, tmp_path / "model.safetensors", {"note": "test"})
+    description = json.loads(path.with_suffix(".json").read_text())
+    assert description["policy"] == {"class": "SparseActorCritic", "features_dim": 256,
+                                     "net_arch": [128], "activation_fn": "Tanh"}
+    agent = make_agent(f"ppo:{path}")
+    policy = learner.policy()
+    observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    moves = 0
+    for seed in (1, 2):
+        game = Game(players=1, mode="dale", seed=seed)
+        while not game.is_over:
+            encode_observation(game.state, TILES.table, game.current_player, observation)
+            mask = game.legal_action_mask()
+            action, _ = policy.predict(observation, action_masks=mask, deterministic=True)
+            assert agent.act(game) == int(action)
+            game.apply(int(action))
+            moves += 1
+    assert moves > 40
+    observations, masks = _positions(6)
+    loaded = agent.model.policy.network
+    assert torch.equal(loaded.dense_scores(observations, masks),
+                       learner.network.dense_scores(observations, masks))
+    search = make_agent(f"ppo-rollout:{path}", seed=3)
+    game = Game(players=2, mode="standard", seed=7)
+    assert game.is_legal(game.action_number(search.act(game)))
+
+
+def test_a_description_of_a_network_larger_than_its_weights_is_refused(tmp_path):
+    learner = FastPPO(_small_config(tmp_path))
+    path = save_policy(learner, tmp_path / "model.safetensors", {})
+    description_path = path.with_suffix(".json")
+    description = json.loads(description_path.read_text())
+    description["policy"]["features_dim"] = 60_000
+    description_path.write_text(json.dumps(description))
+    with pytest.raises(ModelFormatError, match="more than the .* bytes of the weights"):
+        make_agent(f"ppo:{path}")
+    description["policy"]["features_dim"] = 256
+    description["policy"]["activation_fn"] = "Softmax"
+    description_path.write_text(json.dumps(description))
+    with pytest.raises(ModelFormatError, match="activation_fn"):
+        make_agent(f"ppo:{path}")
+
+
+def test_a_callback_can_stop_a_run_which_then_resumes_to_the_end(tmp_path):
+    config = _small_config(tmp_path, total_timesteps=3 * 8 * 16)
+    events = []
+
+    def stop_after_two(event):
+        events.append(event)
+        return event["timesteps"] < 2 * 8 * 16
+
+    stopped = train_fast(config, callback=stop_after_two)
+    assert stopped["stopped"] and stopped["timesteps"] == 256
+    assert [event["timesteps"] for event in events] == [128, 256]
+    assert events[0]["total_timesteps"] == 384 and set(events[0]["losses"]) >= {"policy",
+                                                                                 "value"}
+    summary = train_fast(config, resume_from=stopped["checkpoint"])
+    assert summary["timesteps"] == 384
+    assert (tmp_path / "run" / "model.safetensors").is_file()
+    assert summary["final_evaluation"]["games"] == 4
+
+
+@pytest.mark.slow
+def test_a_short_training_plays_better_than_random_against_dale(tmp_path):
+    """About 50k steps against Dale (R9.2) beat the random player's margin on 60 seeded
+    games no training saw."""
+    config = _small_config(tmp_path, num_envs=64, n_steps=64, batch_size=1024, n_epochs=4,
+                           total_timesteps=49_152, ent_coef=0.0, gamma=0.99, seed=1)
+    summary = train_fast(config)
+    assert summary["timesteps"] == 49_152
+    trained = evaluate_against_dale(FastPPO.resume(summary["checkpoint"])[0].policy(), 60,
+                                    seed=77_000)
+
+    class RandomPolicy:
+        generator = np.random.default_rng(0)
+
+        def predict(self, observations, action_masks, deterministic):
+            scores = self.generator.random(action_masks.shape) * action_masks
+            return scores.argmax(1), None
+
+    random = evaluate_against_dale(RandomPolicy(), 60, seed=77_000)
+    assert trained["mean_margin"] > random["mean_margin"] + 10
+    assert trained["mean_population"] > random["mean_population"] + 10

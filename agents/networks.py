@@ -224,6 +224,33 @@ class SparseActorCritic(nn.Module):
             orthogonal(self.value_head.weight, 1.0)
             self.value_head.bias.zero_()
 
+    def load_sb3_compact(self, policy) -> None:
+        """The weights of a stable-baselines3 compact policy (training/features.py's
+        extractor, shared by actor and critic, one activation throughout): the same
+        function, so it plays and values exactly as that policy (up to float rounding)."""
+        extractor = getattr(policy, "features_extractor", None)
+        if (type(extractor).__name__ != "SuburbiaFeatures"
+                or not policy.share_features_extractor
+                or extractor.features_dim != self.features_dim
+                or getattr(policy.activation_fn, "__name__", "") != self.activation_name
+                or list(policy.net_arch if isinstance(policy.net_arch, list) else ())
+                != self.net_arch):
+            raise ValueError(f"not a stable-baselines3 compact policy with features_dim "
+                             f"{self.features_dim}, net_arch {self.net_arch} and "
+                             f"{self.activation_name}")
+        weights = policy.state_dict()
+        mapped = {"encoder.weight": weights["features_extractor.dense.0.weight"].T,
+                  "encoder_bias": weights["features_extractor.dense.0.bias"],
+                  "action_net.weight": weights["action_net.weight"],
+                  "action_net.bias": weights["action_net.bias"],
+                  "value_head.weight": weights["value_net.weight"],
+                  "value_head.bias": weights["value_net.bias"]}
+        for name in self.state_dict():
+            for part in ("policy_net", "value_net"):
+                if name.startswith(part + "."):
+                    mapped[name] = weights[f"mlp_extractor.{name}"]
+        self.load_state_dict({name: tensor.contiguous() for name, tensor in mapped.items()})
+
     def description(self) -> dict:
         """The `policy` part of a model description (agents/model_format.py)."""
         return {"class": NETWORK_CLASS, "features_dim": self.features_dim,

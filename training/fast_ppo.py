@@ -466,7 +466,8 @@ def save_policy(learner: FastPPO, path: str | Path, provenance: dict) -> Path:
 
 def load_initial_network(learner: FastPPO, path: str | Path) -> None:
     """--init-model for the fast learner: the weights of a safe-format model of its own
-    kind (weights only; the optimizer starts fresh)."""
+    kind or of the sb3 learner's compact policy with the same sizes (the same function,
+    agents/networks.py); weights only, the optimizer starts fresh."""
     from agents.model_format import load_safe_model
     from agents.networks import SparsePolicy
     from suburbia_env.errors import SuburbiaError
@@ -474,12 +475,12 @@ def load_initial_network(learner: FastPPO, path: str | Path) -> None:
         model = load_safe_model(path)
     except SuburbiaError as error:
         raise SystemExit(f"--init-model: {error}") from None
-    if not isinstance(model.policy, SparsePolicy):
-        raise SystemExit(f"--init-model {path}: a model of the sb3 learner; the fast learner "
-                         f"starts from its own models (or from nothing)")
     try:
-        learner.network.load_state_dict(model.policy.network.state_dict())
-    except RuntimeError as error:
+        if isinstance(model.policy, SparsePolicy):
+            learner.network.load_state_dict(model.policy.network.state_dict())
+        else:
+            learner.network.load_sb3_compact(model.policy)
+    except (RuntimeError, ValueError) as error:
         raise SystemExit(f"--init-model {path}: its network differs from this run's "
                          f"({str(error).splitlines()[0]})") from None
 

@@ -85,7 +85,60 @@ class SB3Learner:
         save_model_safely(self.model, path, training=provenance)
 
 
-LEARNERS = {"sb3": SB3Learner}
+class FastLearner:
+    """The plain-torch PPO of training/fast_ppo.py (the same algorithm, several times the
+    steps per second); a checkpoint holds weights, optimizer, generators, the games in
+    progress and counters, so a resumed stage goes on bit for bit as an uninterrupted
+    one (same threads)."""
+
+    name = "fast"
+
+    def __init__(self, config: TrainingConfig):
+        self.config = config
+        self.learner = None
+
+    def start(self, init_model: str | Path | None) -> None:
+        from .fast_ppo import FastPPO, load_initial_network
+        self.learner = FastPPO(self.config)
+        if init_model:
+            load_initial_network(self.learner, init_model)
+
+    def resume(self, checkpoint: str | Path) -> None:
+        from .fast_ppo import FastPPO
+        self.learner, self.progress = FastPPO.resume(checkpoint, self.config)
+
+    @property
+    def steps(self) -> int:
+        return int(self.learner.timesteps)
+
+    def rollout_steps(self) -> int:
+        return self.config.n_steps * self.config.num_envs
+
+    def learn_until(self, steps: int, on_steps=None) -> None:
+        """Whole rollouts (each with its update) until at least `steps`; self-play adds a
+        snapshot of the learner to the pool every `pool_update_every` steps."""
+        from .fast_ppo import SelfPlayGames
+        every = self.config.pool_update_every
+        while self.learner.timesteps < steps:
+            before = self.learner.timesteps
+            self.learner.iterate()
+            if (isinstance(self.learner.games, SelfPlayGames)
+                    and self.learner.timesteps // every > before // every):
+                self.learner.games.add_snapshot(self.learner.policy(),
+                                                seed=self.config.seed + self.learner.updates)
+            if on_steps is not None:
+                on_steps(self.learner.timesteps)
+
+    def save_checkpoint(self, path: str | Path) -> None:
+        import torch
+        torch.save(self.learner.checkpoint(), path)
+
+    def export(self, path: str | Path, provenance: dict) -> None:
+        from .fast_ppo import save_policy
+        save_policy(self.learner, path, provenance)
+
+
+LEARNERS = {"sb3": SB3Learner, "fast": FastLearner}
 """The learners a ppo stage may name ("learner"); a new one registers here."""
 
 

@@ -300,3 +300,50 @@ def test_a_short_training_plays_better_than_random_against_dale(tmp_path):
     random = evaluate_against_dale(RandomPolicy(), 60, seed=77_000)
     assert trained["mean_margin"] > random["mean_margin"] + 10
     assert trained["mean_population"] > random["mean_population"] + 10
+
+
+def test_a_compact_sb3_policy_becomes_the_same_sparse_network(tmp_path):
+    """The fast learner starts from the sb3 learner's compact models (the recipes' fits):
+    same probabilities and values on real positions."""
+    from sb3_contrib import MaskablePPO
+
+    from suburbia_env.sb3 import SB3VectorEnv
+    from training.features import SuburbiaFeatures
+    model = MaskablePPO("MlpPolicy", SB3VectorEnv(num_envs=2, num_threads=1), seed=3,
+                        device="cpu", policy_kwargs={
+                            "net_arch": [128], "features_extractor_class": SuburbiaFeatures,
+                            "features_extractor_kwargs": {"features_dim": 256}})
+    network = SparseActorCritic()
+    network.load_sb3_compact(model.policy)
+    observations, masks = _positions(10)
+    with torch.no_grad():
+        reference = model.policy.get_distribution(observations, action_masks=masks.numpy())
+        values = model.policy.predict_values(observations).reshape(-1)
+        latent, value_latent = network.latents(SparseInputs.from_observations(observations))
+    probabilities = torch.softmax(network.dense_scores(observations, masks), dim=1)
+    assert torch.allclose(probabilities, reference.distribution.probs, atol=1e-5)
+    assert torch.allclose(network.values(value_latent), values, atol=1e-5)
+    with pytest.raises(ValueError, match="not a stable-baselines3 compact policy"):
+        SparseActorCritic(features_dim=128).load_sb3_compact(model.policy)
+
+
+def test_the_recipes_fast_learner_checkpoints_and_exports(tmp_path):
+    """training/ppo_backend.py's "fast" learner: learn in whole rollouts, a checkpoint
+    the recipe runner resumes from, an export `ppo:PATH` plays."""
+    from training.ppo_backend import make_learner
+    config = _small_config(tmp_path, mode="self_play", pool_update_every=128)
+    learner = make_learner("fast", config)
+    learner.start(None)
+    seen = []
+    learner.learn_until(200, seen.append)
+    assert seen == [128, 256] and learner.steps == 256 == 2 * learner.rollout_steps()
+    assert len(learner.learner.games.env.pool) == 2
+    learner.save_checkpoint(tmp_path / "stage.pt")
+    learner.export(tmp_path / "stage.safetensors", {"stage": "test"})
+    again = make_learner("fast", config)
+    again.resume(tmp_path / "stage.pt")
+    assert again.steps == 256
+    _states_equal(learner.learner, again.learner)
+    game = Game(players=2, mode="standard", seed=1)
+    assert game.is_legal(game.action_number(make_agent(
+        f"ppo:{tmp_path / 'stage.safetensors'}").act(game)))

@@ -161,8 +161,10 @@ def _ppo(spec: str, path_text: str, deterministic: bool, seed: int | None,
     return agent
 
 
-def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
-                evaluation: str, allow_pickle: bool) -> Agent:
+def search_settings(spec: str, kind: str, arguments: str,
+                    evaluation: str) -> tuple[str, dict]:
+    """(model path text, ValueSearchAgent settings) of a search spec's arguments
+    'PATH,K,S,W,O', each setting checked (AgentSpecError naming it); nothing is loaded."""
     path_text, *values = [part.strip() for part in arguments.split(",")]
     if not path_text:
         raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
@@ -186,14 +188,20 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
     if math.prod(min(count, MAX_SEARCH_TRIALS + 1) for count in counts) > MAX_SEARCH_TRIALS:
         raise AgentSpecError(f"agent spec {shown(spec)}: K x S must be at most {MAX_SEARCH_TRIALS} "
                              f"trials per decision")
-    path = _model_path(spec, path_text)
-    from .value_search import ValueSearchAgent
     settings = dict(SEARCH_DEFAULTS[evaluation])
     settings.update(zip(("candidates", "samples"), counts))
     if prior:
         settings["prior_weight"] = prior[0]
     if opponent is not None:
         settings["opponent"] = opponent
+    return path_text, settings
+
+
+def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
+                evaluation: str, allow_pickle: bool) -> Agent:
+    path_text, settings = search_settings(spec, kind, arguments, evaluation)
+    path = _model_path(spec, path_text)
+    from .value_search import ValueSearchAgent
     agent = ValueSearchAgent(path, evaluation=evaluation, seed=seed, allow_pickle=allow_pickle,
                              **settings)
     agent.name = spec

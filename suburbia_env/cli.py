@@ -18,11 +18,12 @@ replay game records and render saved games.
 `suburbia <command> --help` lists each command's options; `suburbia --version` the
 version. Bad input (a file that is not what it should be, an option out of range, a path
 that cannot be written) gives a message on stderr and a non-zero status, never a
-traceback (a bad option: one line naming it, suburbia_env/arguments.py); a command that
-needs an extra the install lacks (match and league:
-bench; train and ppo agents: train; serve: web) names it and exits with status 3; an
-unexpected error is reported as an internal error with its type (SUBURBIA_DEBUG=1 shows
-the traceback).
+traceback (a bad option: one line naming it, suburbia_env/arguments.py). Exit statuses:
+0 done; 1 a file or folder that cannot be read or written; 2 bad input; 3 a command that
+needs an extra the install lacks (match and league: bench; train and ppo agents: train;
+serve: web), which it names; 4 `serve` on a port another program holds; 70 an unexpected
+error, reported as an internal error with its type (SUBURBIA_DEBUG=1 shows the
+traceback); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ MAX_SEED = 2**64 - 1
 EXIT_BAD_INPUT = 2
 EXIT_OS_ERROR = 1
 EXIT_MISSING_EXTRA = 3
+EXIT_PORT_TAKEN = 4
 EXIT_INTERNAL_ERROR = 70
 
 # What a command needs beyond the core install: the extra of pyproject.toml that brings
@@ -66,6 +68,11 @@ CORE_MODULES = ("numpy", "numba", "gymnasium", "resvg_py", "PIL")
 
 class CliError(Exception):
     """A command that cannot run as asked; main prints it and exits with status 2."""
+
+
+class PortTakenError(CliError):
+    """`suburbia serve` on a port another program listens on: status 4, said before the
+    server announces anything."""
 
 
 # play: the terminal game lives in terminal_game.py ------------------------------------------
@@ -433,7 +440,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1, this machine only)")
     serve.add_argument("--port", type=int, default=8000,
-                       help="port, 0..65535 (default 8000; 0: any free port)")
+                       help="port, 0..65535 (default 8000; 0: any free port); one another "
+                            "program holds gives exit status 4")
+    serve.add_argument("--allow-host", action="append", metavar="NAME",
+                       help="a name the server is reached by, besides localhost and its "
+                            "addresses (repeatable): requests naming any other host are "
+                            "refused, a guard against DNS rebinding")
     serve.add_argument("--models", type=Path, action="append", metavar="DIR",
                        help="folder of trained models offered as ppo:PATH agents (default: "
                             "./models); only files under these folders can be loaded")
@@ -508,6 +520,9 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None,
         _tolerate_bad_text(sys.stdout, "backslashreplace")  # odd bytes in file names
     try:
         return args.handler(args, extra, stdin or sys.stdin, stdout or sys.stdout)
+    except PortTakenError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_PORT_TAKEN
     except (CliError, SuburbiaError) as error:  # ConfigError, ModelFormatError, ...: bad input
         print(f"error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -565,5 +580,6 @@ def _tolerate_bad_text(stream, errors: str) -> None:
         pass
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # python -m suburbia_env.cli: the package's module, whose error
+    from suburbia_env.cli import main as package_main  # classes the commands raise
+    sys.exit(package_main())

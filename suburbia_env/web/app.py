@@ -35,16 +35,19 @@ from ..game import GameConfig
 from ..serialization import game_from_dict
 from ..tile_text import tile_catalog
 from .database import MEMORY, Database
+from .http_guards import AllowedHosts, RequestGuard
 from .sealing import SealError, Sealer, default_secret_file, load_or_create_key
-from .sessions import (MAX_DECISIONS, GameSession, Limits, ReplaySession, Seat, Store,
-                       WebError, check_model_path)
+from .agent_specs import (SEARCH_KINDS, ModelFolders, SpecRefused, build_agent,
+                          check_agent_spec, short_spec)
+from .sessions import MAX_DECISIONS, GameSession, Limits, ReplaySession, Seat, Store, WebError
 
 MAX_SEED = 2**63 - 1
 POLL_SECONDS = 20.0
 SessionId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
-Token = Annotated[str | None, Header(alias="X-Seat-Token", max_length=128)]
-MODEL_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
-SEARCH_KINDS = ("ppo-search", "ppo-rollout")
+TOKEN_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
+Token = Annotated[str | None, Header(alias="X-Seat-Token", pattern=TOKEN_PATTERN,
+                                     description="a seat's, the creator's or a replay "
+                                                 "maker's token (letters, digits, - and _)")]
 
 
 @dataclass
@@ -58,6 +61,10 @@ class Settings:
     store: Path | str | None = None
     """The SQLite file of the games and replays (database.py); None: in memory only
     (`suburbia serve` defaults to a file, `database.default_store_file`)."""
+    host: str = "127.0.0.1"
+    """The address listened on: requests may name it in Host (http_guards.py)."""
+    allowed_hosts: list[str] = field(default_factory=list)
+    """Further names requests may give in Host (`--allow-host`): the server's names."""
 
 
 # Request bodies ----------------------------------------------------------------------------
@@ -83,7 +90,8 @@ class NewGameIn(_Body):
 
 class ActionIn(_Body):
     action: StrictInt = Field(ge=0, le=a.NUM_ACTIONS - 1)
-    version: StrictInt | None = Field(None, ge=0)
+    version: StrictInt | None = Field(None, ge=0, description="the game's version the "
+                                      "decision was taken on (required)")
 
 
 class BotsIn(_Body):
@@ -173,48 +181,13 @@ async def _send_error(send, status: int, message: str) -> None:
 def _validation_message(errors: list) -> str:
     parts = []
     for error in errors[:5]:
-        where = ".".join(str(part) for part in error.get("loc", ()) if part != "body")
+        location = tuple(error.get("loc", ()))
+        if location == ("header", "X-Seat-Token"):
+            parts.append("X-Seat-Token: a token is 1 to 128 letters, digits, '-' and '_'")
+            continue
+        where = ".".join(str(part) for part in location if part != "body")
         parts.append(f"{where or 'body'}: {error.get('msg', 'invalid')}")
     return "; ".join(parts) or "malformed request"
-
-
-def short_spec(spec: str) -> str:
-    """An agent spec as a label: a model's folder is left out (`ppo:baseline`)."""
-    kind, separator, arguments = spec.strip().partition(":")
-    if kind.lower() in MODEL_KINDS and separator:
-        path, *rest = arguments.split(",")
-        arguments = ",".join([Path(path.strip()).stem] + rest)
-    return (kind + separator + arguments)[:40]
-
-
-def without_pickle_permission(spec: str) -> str:
-    """`spec` without the ``pickle:`` permission before a model's path: whatever a stored
-    or sealed seat says, the server never loads a pickled model (it runs code from the
-    file); such a spec then fails to load with the error that says so."""
-    kind, separator, arguments = spec.strip().partition(":")
-    if kind.lower() in MODEL_KINDS and separator \
-            and arguments.strip().lower().startswith("pickle:"):
-        return f"{kind}:{arguments.strip()[len('pickle:'):]}"
-    return spec
-
-
-MAX_WEB_SEARCH_TRIALS = 64
-"""K x S trials per decision at most for a search agent a client seats: the defaults
-(8 x 4, 4 x 4) fit, thousands would keep the server's cores busy for one client."""
-
-
-def check_search_trials(spec: str, settings: list[str]) -> None:
-    from agents.registry import SEARCH_DEFAULTS
-    kind = "critic" if spec.lower().startswith("ppo-search") else "rollout"
-    counts = [SEARCH_DEFAULTS[kind]["candidates"], SEARCH_DEFAULTS[kind]["samples"]]
-    for index, text in enumerate(settings[:2]):
-        try:
-            counts[index] = int(text)
-        except ValueError:
-            raise WebError(422, f"agent {spec!r}: K and S must be whole numbers") from None
-    if counts[0] * counts[1] > MAX_WEB_SEARCH_TRIALS:
-        raise WebError(422, f"agent {spec!r}: K x S = {counts[0] * counts[1]} trials per "
-                            f"decision; this server allows at most {MAX_WEB_SEARCH_TRIALS}")
 
 
 def warm_up() -> None:
@@ -242,22 +215,22 @@ def warm_up() -> None:
         game.apply(game.action_number(make_agent(spec, seed=0).act(game)))
 
 
-def agent_factory(spec: str, seed: int, seat: int, mode: str):
-    """A bot for a seat (a spec checked when the seat was made)."""
-    from agents.registry import make_agent
-    from agents.tournament import agent_seed
-    agent = make_agent(without_pickle_permission(spec), seed=agent_seed(seed, seat))
-    agent.check_mode(mode)
-    return agent
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     secret_file = settings.secret_file or default_secret_file()
     sealer = Sealer(load_or_create_key(secret_file))
+    folders = ModelFolders([Path(d) for d in settings.model_dirs])
+
+    def agent_factory(spec: str, seed: int, seat: int, mode: str):
+        """A bot for a seat (its spec checked when the seat was made); its model is found
+        in the served folders again."""
+        from agents.tournament import agent_seed
+        agent = build_agent(spec, agent_seed(seed, seat), folders)
+        agent.check_mode(mode)
+        return agent
+
     database = Database(settings.store if settings.store is not None else MEMORY)
     store = Store(settings.limits, database, agent_factory)
-    model_dirs = [Path(d) for d in settings.model_dirs]
 
     async def sweep_forever():
         while True:
@@ -283,6 +256,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.store = store
     app.state.settings = settings
     app.add_middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes)
+    app.add_middleware(RequestGuard, allowed=AllowedHosts(settings.host, settings.allowed_hosts))
     static = resources.files("suburbia_env").joinpath("web", "static")
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
 
@@ -302,45 +276,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Agents --------------------------------------------------------------------------------
 
-    def models() -> list[str]:
-        found = []
-        for folder in model_dirs:
-            if folder.is_dir():
-                for path in sorted(folder.rglob("*.safetensors")):  # with NAME.json beside
-                    try:
-                        found.append(str(path.relative_to(Path.cwd())))
-                    except ValueError:
-                        found.append(str(path))
-        return found[:50]
-
     def check_agent(spec: str, mode: str) -> str:
-        """The spec as the worker will build it; 422 when it names no usable agent."""
-        from agents.registry import make_agent
-        text = spec.strip()
-        kind, separator, arguments = text.partition(":")
-        kind = kind.lower()
-        if kind in MODEL_KINDS and separator:
-            if arguments.strip().lower().startswith("pickle:"):
-                raise WebError(422, f"agent {text!r}: the web server never loads pickled models "
-                                    f"(they run code from the file); convert it with "
-                                    f"'suburbia convert-model' and use the .safetensors file")
-            path_text, *rest = arguments.split(",")
-            path = check_model_path(path_text.strip(), model_dirs)
-            if kind in SEARCH_KINDS:
-                check_search_trials(text, rest)
-                from agents.value_search import ValueSearchAgent as agent_class
-            else:
-                from agents.ppo_agent import PPOAgent as agent_class
-            if agent_class.modes is not None and mode not in agent_class.modes:
-                raise WebError(422, f"agent {text!r} plays only "
-                                    f"{' and '.join(agent_class.modes)} games, not {mode!r}")
-            return ":".join([kind, ",".join([str(path)] + [r.strip() for r in rest])])
+        """The spec a seat keeps; 422 when it names no agent that can play here."""
         try:
-            agent = make_agent(text, seed=0)
-            agent.check_mode(mode)
-        except (SuburbiaError, ValueError, FileNotFoundError) as error:
-            raise WebError(422, f"agent {text!r}: {error}") from None
-        return text
+            return check_agent_spec(spec, mode, folders)
+        except SpecRefused as error:
+            raise WebError(422, str(error)) from None
 
     def build_seats(mode: str, players: int, seats_in: list[SeatIn]) -> list[Seat]:
         if len(seats_in) != players:
@@ -368,6 +309,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   "token": by_seat[humans[0]] if humans else session.owner_token,
                   "join": {str(seat): by_seat[seat] for seat in humans[1:]}}
         return answer
+
+    def replay_answer(replay: ReplaySession) -> dict:
+        return {"kind": "replay", "id": replay.id, "total": replay.total,
+                "token": replay.maker_token}
 
     def new_session(client: str, **kwargs) -> GameSession:
         store.check_room(client)
@@ -397,13 +342,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/api/options")
     def options():
         from agents.styles import STYLES
-        found = models()
+        found = folders.offered_models()
+        checkpoints = folders.offered_checkpoints()
         specs = ["greedy", *STYLES, "dale", "random"] + [f"ppo:{m}" for m in found] + \
             [f"ppo-sample:{m}" for m in found] + [f"ppo-rollout:{m}" for m in found] + \
-            [f"ppo-search:{m}" for m in found]
+            [f"ppo-search:{m}" for m in found] + [f"rllib:{c}" for c in checkpoints]
         return {"modes": {"dale": {"players": [1]}, "solitary": {"players": [1]},
                           "standard": {"players": [2, 3, 4]}},
                 "editions": ["2nd", "1st"], "agents": specs, "models": found,
+                "checkpoints": checkpoints,
                 "search_kinds": list(SEARCH_KINDS), "default_delay_ms": settings.default_delay_ms,
                 "limits": {"max_per_client": settings.limits.max_per_client,
                            "max_body_bytes": settings.limits.max_body_bytes,
@@ -446,6 +393,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.post("/api/games/{game_id}/actions")
     def play(game_id: SessionId, body: ActionIn, token: Token = None,
              log_since: Annotated[int, Query(ge=0, le=MAX_DECISIONS)] = 0):
+        if body.version is None:
+            raise WebError(422, "version: required, the game's version you decided on (from "
+                                "the view): a click sent twice then counts once")
         session: GameSession = store.get(game_id, "game")
         viewer = session.seat_of(token)
         session.play(viewer, body.action, body.version)
@@ -511,13 +461,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store.check_room(_client(request))
         replay = ReplaySession.of_game(session, _client(request))
         store.add(replay)
-        return {"kind": "replay", "id": replay.id, "total": replay.total}
+        return replay_answer(replay)
 
     @app.delete("/api/games/{game_id}")
     def delete_game(game_id: SessionId, token: Token = None):
         session: GameSession = store.get(game_id, "game")
-        if not session.is_member(token):
-            raise WebError(403, "only a seat of this game (or its creator) can delete it")
+        if not session.is_creator(token):
+            raise WebError(403, "only the creator of this game can delete it")
         store.remove(game_id)
         return {"ok": True}
 
@@ -532,14 +482,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             store.check_room(client)
             replay = ReplaySession(data, client)
             store.add(replay)
-            return {"kind": "replay", "id": replay.id, "total": replay.total}
+            return replay_answer(replay)
         if kind == "suburbia-sealed-game":
             try:
                 payload = sealer.open(data)
             except SealError as error:
                 raise WebError(422, f"cannot open this sealed game: {error}") from None
-            seats = [Seat(int(s["seat"]), None if s["agent"] is None
-                          else check_agent(str(s["agent"]), str(payload["mode"])),
+            seats = [Seat(int(s["seat"]), None if s["agent"] is None  # checked as a new
+                          else check_agent(folders.public_spec(str(s["agent"])),  # game's
+                                           str(payload["mode"])),
                           str(s["label"])) for s in payload["seats"]]
             session = new_session(client, mode=payload["mode"], players=payload["players"],
                                   edition=payload["edition"], seed=payload["seed"],
@@ -579,7 +530,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         store.check_room(client)
         replay = ReplaySession(body.record, client)
         store.add(replay)
-        return {"kind": "replay", "id": replay.id, "total": replay.total}
+        return replay_answer(replay)
 
     @app.get("/api/replays/{replay_id}")
     def replay_view(replay_id: SessionId,
@@ -597,8 +548,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return record
 
     @app.delete("/api/replays/{replay_id}")
-    def delete_replay(replay_id: SessionId):
-        store.get(replay_id, "replay")
+    def delete_replay(replay_id: SessionId, token: Token = None):
+        replay: ReplaySession = store.get(replay_id, "replay")
+        if not replay.is_maker(token):
+            raise WebError(403, "only the maker of this replay can delete it (with the token "
+                                "its creation answered)")
         store.remove(replay_id)
         return {"ok": True}
 

@@ -1,7 +1,13 @@
-"""`suburbia serve`: the web application under uvicorn, on 127.0.0.1 by default."""
+"""`suburbia serve`: the web application under uvicorn, on 127.0.0.1 by default.
+
+The listening socket is bound before anything is announced, so that a port another
+program holds is said at once, with its own exit status (cli.EXIT_PORT_TAKEN), and
+uvicorn serves on that very socket.
+"""
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import socket
 import sys
@@ -38,7 +44,8 @@ def settings_from_arguments(args) -> Settings:
                                   max_per_network=args.max_games_per_network,
                                   idle_seconds=args.idle_minutes * 60),
                     model_dirs=list(args.models or [Path("models")]),
-                    secret_file=args.secret_file,
+                    secret_file=args.secret_file, host=args.host,
+                    allowed_hosts=list(args.allow_host or []),
                     store=args.store if args.store is not None else default_store_file())
 
 
@@ -54,6 +61,31 @@ def trusted_proxies(args) -> list[str]:
     return proxies
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to `host`:`port` (0: any free port) and listening; PortTakenError
+    when another program holds the port, CliError for any other reason it cannot be."""
+    from ..cli import CliError, PortTakenError
+    address = host.strip("[]")
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+    try:
+        sock.bind((address, port))
+        sock.listen(2048)
+    except OSError as error:
+        sock.close()
+        if error.errno == errno.EADDRINUSE:
+            raise PortTakenError(f"port {port} on {host} is taken: another program listens "
+                                 f"there (another `suburbia serve`?); choose another with "
+                                 f"--port, or --port 0 for any free port") from None
+        if error.errno == errno.EACCES:
+            raise CliError(f"cannot listen on port {port} of {host}: permission denied (ports "
+                           f"below 1024 need privileges)") from None
+        raise CliError(f"cannot listen on {host}:{port}: "
+                       f"{getattr(error, 'strerror', None) or error}") from None
+    return sock
+
+
 def run_server(args, stdout=sys.stdout) -> int:
     import uvicorn
     from ..cli import CliError
@@ -64,7 +96,8 @@ def run_server(args, stdout=sys.stdout) -> int:
         raise CliError(str(error)) from None
     if not 0 <= args.port <= 65535:
         raise CliError("--port must be 0..65535")
-    port = args.port or free_port(args.host if _is_loopback(args.host) else "127.0.0.1")
+    sock = listening_socket(args.host, args.port)
+    port = sock.getsockname()[1]
     if not _is_loopback(args.host):
         print(f"warning: listening on {args.host}, not only this machine: anyone who can "
               f"reach it can start games", file=sys.stderr)
@@ -72,9 +105,19 @@ def run_server(args, stdout=sys.stdout) -> int:
         app = create_app(settings)
     except StoreError as error:
         raise CliError(str(error)) from None
-    print(f"Suburbia is served at http://{args.host}:{port}/  (Ctrl-C stops it)", file=stdout,
-          flush=True)
-    uvicorn.run(app, host=args.host, port=port, log_level="warning", access_log=False,
-                timeout_graceful_shutdown=3,  # long polls do not hold Ctrl-C up
-                proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Suburbia is served at http://{shown_host}:{port}/  (Ctrl-C stops it)",
+          file=stdout, flush=True)
+    server = uvicorn.Server(uvicorn.Config(
+        app, log_level="warning", access_log=False,
+        timeout_graceful_shutdown=3,  # long polls do not hold Ctrl-C up
+        proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None))
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+    if not server.started:
+        raise CliError("the server did not start (see the messages above)")
     return 0

@@ -27,7 +27,6 @@ from contextlib import contextmanager
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from .. import action_space as a
 from .. import constants as c
@@ -40,6 +39,7 @@ from ..render import describe_action, describe_events
 from ..rng import stream_words
 from ..serialization import game_from_json, replay_record
 from ..tile_text import goal_info
+from .agent_specs import hide_paths
 from .database import Database, network_of
 
 DALE_SEAT = int(c.DALE_SEAT)  # a plain int for JSON
@@ -307,10 +307,11 @@ class GameSession:
         403 for a token that is not one of this game's."""
         if token is None:
             return None
+        given = token.encode("utf-8", "replace")  # any text compares, none raises
         for known, seat in self.tokens.items():
-            if secrets.compare_digest(known, token):
+            if secrets.compare_digest(known.encode(), given):
                 return seat
-        if secrets.compare_digest(self.owner_token, token):
+        if secrets.compare_digest(self.owner_token.encode(), given):
             return None
         raise WebError(403, "this token is not one of this game's seats")
 
@@ -319,6 +320,14 @@ class GameSession:
             return False
         self.seat_of(token)
         return True
+
+    def is_creator(self, token: str | None) -> bool:
+        """Whether `token` is the creator's: the owner token, or the token of the seat
+        handed to the creator (the first person's); an invited person's is not."""
+        if token is None:
+            return False
+        seat = self.seat_of(token)
+        return seat is None or seat == min(self.humans, default=None)
 
     def reveal_for(self, viewer: int | None) -> bool:
         """Whether a viewer may see everything: the game is over, or nobody at the table is
@@ -656,7 +665,8 @@ class GameSession:
                 "log_total": len(self.log),
                 "bots": {"delay_ms": bots.delay_ms, "paused": bots.paused,
                          "fast_forward": bots.fast_forward, "thinking": thinking,
-                         "error": bots.error, "present": any(not x.human for x in self.seats)},
+                         "error": hide_paths(bots.error) if bots.error else None,
+                         "present": any(not x.human for x in self.seats)},
                 "scores": final_scores_view(game, self.labels) if game.is_over else None,
                 "can_undo": self.can_undo(viewer),
                 "can_save": viewer is not None and (len(self.humans) <= 1 or game.is_over)
@@ -798,6 +808,8 @@ class ReplaySession:
             replay._walk(client, {int(k): v for k, v in data["labels"].items()},
                          data["record"], game, data["moves"],
                          [Redraw.of(entry) for entry in data["redraws"]])
+        if "maker_token" in data:  # kept with the record: its maker still deletes it
+            replay.maker_token = replay._data["maker_token"] = data["maker_token"]
         replay.id = session_id
         return replay
 
@@ -805,6 +817,7 @@ class ReplaySession:
               game: Game, moves: list, redraws: list[Redraw]) -> None:
         self.id = new_id()
         self.kind = "replay"
+        self.maker_token = self._data.setdefault("maker_token", new_token())  # it deletes it
         self.client = client
         self.created = self.last_seen = time.monotonic()
         self.record = record
@@ -836,6 +849,10 @@ class ReplaySession:
     @property
     def total(self) -> int:
         return len(self.steps)
+
+    def is_maker(self, token: str | None) -> bool:
+        return token is not None and secrets.compare_digest(
+            self.maker_token.encode(), token.encode("utf-8", "replace"))
 
     def game_at(self, step: int) -> Game:
         checkpoint = max(kept for kept in self.checkpoints if kept <= step)
@@ -1092,17 +1109,3 @@ def _duration(seconds: float) -> str:
     if seconds >= 2 * 3600:
         return f"{seconds / 3600:.0f} hours"
     return f"{seconds / 60:.0f} minutes"
-
-
-def check_model_path(text: str, model_dirs: list[Path]) -> Path:
-    """A model file named by an agent spec, allowed only under the served model folders."""
-    path = Path(text).expanduser()
-    candidates = [path] if path.is_absolute() else [Path.cwd() / path] + [d / path for d in model_dirs]
-    for candidate in candidates:
-        resolved = candidate.resolve()
-        if resolved.is_file() and any(resolved.is_relative_to(d.resolve()) for d in model_dirs):
-            return resolved
-    raise WebError(422, f"model {text!r} is not one of the models this server offers "
-                        f"(files under {', '.join(str(d) for d in model_dirs) or 'no folder'})")
-
-

@@ -60,7 +60,7 @@ def test_the_web_offers_the_styles(tmp_path):
     from fastapi.testclient import TestClient
     from suburbia_env.web import Settings, create_app
     app = create_app(Settings(secret_file=tmp_path / "secret.key", model_dirs=[tmp_path]))
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:  # a Host it answers
         agents = client.get("/api/options").json()["agents"]
         assert {"greedy", *STYLES} <= set(agents)
         body = {"mode": "standard", "players": 2, "delay_ms": 0, "seed": 5,

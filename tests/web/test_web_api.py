@@ -39,7 +39,7 @@ def secret(tmp_path_factory):
 def make_client(secret, **limits):
     app = create_app(Settings(limits=Limits(**limits), secret_file=secret,
                               model_dirs=[REPO / "models"]))
-    return TestClient(app)
+    return TestClient(app, base_url="http://127.0.0.1")  # a Host the server answers
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +139,7 @@ def test_two_people_never_read_each_others_goals_or_the_stacks_r10_2(client):
         other = 1 - seat
         # the other seat cannot play for this one: 409, and the answer names nothing hidden
         refused = client.post(f"/api/games/{game_id}/actions", headers=headers(tokens[other]),
-                              json={"action": any_action(mine, rng)})
+                              json={"action": any_action(mine, rng), "version": mine["version"]})
         assert refused.status_code == 409 and "not your decision" in refused.json()["error"]
         bodies_seen[other].append(refused.text)
         played = client.post(f"/api/games/{game_id}/actions", headers=headers(tokens[seat]),
@@ -191,7 +191,7 @@ def test_a_person_against_bots_sees_only_public_information_and_the_log_hides_ke
         while view["legal"] is None:
             view = wait_for_version_change(client, created["id"], token, view["version"])
         body = client.post(f"/api/games/{created['id']}/actions", headers=headers(token),
-                           json={"action": any_action(view, rng)})
+                           json={"action": any_action(view, rng), "version": view["version"]})
         assert body.status_code == 200
         view = body.json()
         watched = client.get(f"/api/games/{created['id']}")
@@ -220,7 +220,7 @@ def test_a_random_seed_is_shown_only_when_the_game_is_over(client):
     while not view["over"]:
         assert view["seed"] is None and "random" in view["seed_note"]
         response = client.post(f"/api/games/{game_id}/actions", headers=headers(token),
-                               json={"action": any_action(view, rng)})
+                               json={"action": any_action(view, rng), "version": view["version"]})
         bodies.append(response.text)
         view = response.json()
     seed = view["seed"]
@@ -238,7 +238,7 @@ def test_sealed_save_hides_everything_and_loads_back_with_undo(client):
     view = client.get(f"/api/games/{game_id}", headers=headers(token)).json()
     for _ in range(3):
         view = client.post(f"/api/games/{game_id}/actions", headers=headers(token),
-                           json={"action": any_action(view, rng)}).json()
+                           json={"action": any_action(view, rng), "version": view["version"]}).json()
     saved = client.post(f"/api/games/{game_id}/save", headers=headers(token))
     assert saved.status_code == 200
     envelope = saved.json()
@@ -279,7 +279,7 @@ def test_undo_takes_back_the_persons_last_decision_and_the_bots_after_it(client)
         view = wait_for_version_change(client, game_id, token, view["version"])
     before = view
     view = client.post(f"/api/games/{game_id}/actions", headers=headers(token),
-                       json={"action": any_action(view, rng)}).json()
+                       json={"action": any_action(view, rng), "version": view["version"]}).json()
     while view["legal"] is None:  # the bot answers
         view = wait_for_version_change(client, game_id, token, view["version"])
     assert view["log_total"] > before["log_total"]
@@ -315,7 +315,7 @@ def test_undo_deals_the_unseen_anew_and_the_game_replays_here_not_from_its_seed(
     for _ in range(3):
         played.append(any_action(view, rng))
         view = client.post(f"/api/games/{game_id}/actions", headers=headers(token),
-                           json={"action": played[-1]}).json()
+                           json={"action": played[-1], "version": view["version"]}).json()
     undone = client.post(f"/api/games/{game_id}/undo", headers=headers(token))
     assert undone.status_code == 200
     played.pop()
@@ -331,7 +331,7 @@ def test_undo_deals_the_unseen_anew_and_the_game_replays_here_not_from_its_seed(
         number = any_action(view, rng)
         expected.apply(number)
         view = client.post(f"/api/games/{game_id}/actions", headers=headers(token),
-                           json={"action": number}).json()
+                           json={"action": number, "version": view["version"]}).json()
     assert expected.is_over
     assert client.get(f"/api/games/{game_id}/state").text == expected.to_json()
     refused = client.get(f"/api/games/{game_id}/record")
@@ -370,7 +370,7 @@ def test_undo_deals_the_unseen_anew_and_the_game_replays_here_not_from_its_seed(
     ({"mode": "dale", "players": 1, "seats": [{"kind": "agent", "agent": "greedy:x,y"}]},
      "greedy"),
     ({"mode": "dale", "players": 1, "seats": [{"kind": "agent", "agent": "ppo:/etc/passwd"}]},
-     "not one of the models"),
+     ".safetensors file"),
     ({"mode": "standard", "players": 2, "seats": [
         {"kind": "person"}, {"kind": "agent", "agent": "ppo-rollout:models/missing.safetensors"}]},
      "not one of the models"),
@@ -406,7 +406,8 @@ def test_malformed_and_illegal_actions_leave_the_game_unchanged(client):
         ({"action": 10**30}, 422, "action"),
         ({"action": -1}, 422, "action"),
         ({"action": view["legal"]["keep"]["0"], "extra": 1}, 422, "extra"),
-        ({"action": 0}, 422, "illegal action"),  # a buy during the keep_goal decision
+        ({"action": 0, "version": view["version"]}, 422, "illegal action"),  # a buy, at keep_goal
+        ({"action": view["legal"]["keep"]["0"]}, 422, "version: required"),
         ({}, 422, "action"),
     ]
     for body, status, words in cases:
@@ -416,14 +417,17 @@ def test_malformed_and_illegal_actions_leave_the_game_unchanged(client):
     response = client.post(url, content=b"{not json", headers={**headers(token),
                                                                "Content-Type": "application/json"})
     assert response.status_code == 422
-    assert client.post(url, json={"action": view["legal"]["keep"]["0"]}).status_code == 403
-    assert client.post(url, json={"action": 1}, headers=headers("x" * 30)).status_code == 403
+    mine = {"action": view["legal"]["keep"]["0"], "version": view["version"]}
+    assert client.post(url, json=mine).status_code == 403
+    assert client.post(url, json={**mine, "action": 1},
+                       headers=headers("x" * 30)).status_code == 403
     stale = client.post(url, json={"action": view["legal"]["keep"]["0"], "version": 0},
                         headers=headers(token))
     assert stale.status_code == 409 and "changed" in stale.json()["error"]
     after = client.get(f"/api/games/{game_id}", headers=headers(token)).json()
     assert after["version"] == view["version"] and after["svg"] == view["svg"]
-    assert client.post(url, json={"action": view["legal"]["keep"]["1"]},
+    assert client.post(url, json={"action": view["legal"]["keep"]["1"],
+                                  "version": view["version"]},
                        headers=headers(token)).status_code == 200
 
 
@@ -554,7 +558,7 @@ def test_open_long_polls_per_client_are_bounded(secret):
         assert refused.status_code == 429 and "waiting requests" in refused.json()["error"]
         view = client.get(f"/api/games/{game_id}", headers=headers(token)).json()
         client.post(f"/api/games/{game_id}/actions", headers=headers(token),
-                    json={"action": view["legal"]["keep"]["0"]})
+                    json={"action": view["legal"]["keep"]["0"], "version": view["version"]})
         for waiter in waiters:
             waiter.join(timeout=10)
         assert answers == [200, 200]

@@ -49,9 +49,15 @@ Design
   open long polls per client address (429 beyond); X-Forwarded-For believed only from a
   configured proxy; 5,000 decisions per record; a drawing cached per viewer of the
   current position only, a replay keeping every 16th position; games not played for a
-  week deleted by a sweep on a timer (reading does not renew them); model files only from
-  the served model folders, search agents of at most 64 trials per decision, no agent
-  spec that loads code (FILE.py:NAME, MODULE:NAME).
+  week deleted by a sweep on a timer (reading does not renew them); no agent spec that
+  loads code (FILE.py:NAME, MODULE:NAME).
+- **Hygiene** (http_guards.py, agent_specs.py). Only requests naming this server in Host
+  (DNS rebinding) and, when they change something, coming from its own pages (Origin);
+  no framing, no sniffing, the page's own script only (CSP). Only a game's creator
+  deletes it, only a replay's maker; a move names the version it was decided on. Models
+  only from the served folders, named FOLDER/FILE, a missing path and a refused one
+  answered alike; a spec is checked when its seat is made (search agents: at most 64
+  trials per decision); no answer shows the server's absolute paths.
 - **The log in words.** Each decision is told in words (`render.describe_action`) with
   its notation beside it, and its events in words (`describe_events(words=True)`).
 """

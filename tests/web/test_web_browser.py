@@ -18,6 +18,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("fastapi")
@@ -87,6 +88,8 @@ def page(browser):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text)  # the page's CSP holds
+            if "Content Security Policy" in message.text else None)
     yield page
     context.close()
     assert not errors, errors
@@ -115,11 +118,11 @@ def start_game(page, server, mode="dale", players=1, agents=(), seed=None, delay
         page.fill("#seed", str(seed))
     page.select_option("#delay", delay)
     page.click("#start")
-    page.wait_for_function("window.suburbia.view !== null && window.suburbia.game !== null")
+    page.wait_for_function("() => window.suburbia.view !== null && window.suburbia.game !== null")
 
 
 def my_turn(page, timeout=60_000):
-    page.wait_for_function("window.suburbia.view && (window.suburbia.view.legal !== null"
+    page.wait_for_function("() => window.suburbia.view && (window.suburbia.view.legal !== null"
                            " || window.suburbia.view.over)", timeout=timeout)
     return not page.evaluate("window.suburbia.view.over")
 
@@ -140,14 +143,14 @@ def click_a_decision(page, rng, screenshot=None):
             page.click("#choose-invest")
         else:
             page.click("#decision button[data-action]")  # pass
-            page.wait_for_function(f"window.suburbia.version > {version}")
+            page.wait_for_function(f"() => window.suburbia.version > {version}")
             return
         cells = page.locator("#board g.cell.legal")
         cells.first.wait_for()
         if screenshot:
             screenshot()
         cells.nth(rng.randrange(cells.count())).click()
-    page.wait_for_function(f"window.suburbia.version > {version}")
+    page.wait_for_function(f"() => window.suburbia.version > {version}")
 
 
 def score_table(page, selector="#scores"):
@@ -247,7 +250,7 @@ def test_save_and_reload(page, server, tmp_path, browser):
     other.goto(server + "/")
     other.wait_for_selector("#new-game")
     other.set_input_files("#open-file", str(path))
-    other.wait_for_function("window.suburbia.view && window.suburbia.view.kind === 'game'")
+    other.wait_for_function("() => window.suburbia.view && window.suburbia.view.kind === 'game'")
     assert other.evaluate("window.suburbia.game") != page.evaluate("window.suburbia.game")
     assert other.locator("#board g.seat[data-seat='0'] text").nth(1).text_content() == before_stats
     assert other.locator("#log > li").count() == before_log
@@ -259,7 +262,8 @@ def test_save_and_reload(page, server, tmp_path, browser):
         if (String(url).endsWith('/undo')) await new Promise((r) => setTimeout(r, 1500));
         return response; }; }""")
     other.click("#undo")  # the reloaded game keeps its decisions: undo works
-    other.wait_for_function(f"document.querySelectorAll('#log > li').length === {before_log - 1}")
+    other.wait_for_function(
+        f"() => document.querySelectorAll('#log > li').length === {before_log - 1}")
     assert my_turn(other)
     click_a_decision(other, rng)
     other.context.close()
@@ -278,12 +282,13 @@ def test_a_replay_stepped_both_ways(page, server, tmp_path):
     page.wait_for_selector("#new-game")
     page.set_input_files("#open-file", str(path))
     page.wait_for_selector("#replay:not([hidden])")
-    page.wait_for_function("document.getElementById('r-position').textContent.startsWith('Step 0')")
+    page.wait_for_function(
+        "() => document.getElementById('r-position').textContent.startsWith('Step 0')")
     assert page.inner_text("#r-position") == f"Step 0 of {total} · round 1"
 
     def at(step):
         page.wait_for_function(
-            f"document.getElementById('r-position').textContent.startsWith('Step {step} of')")
+            f"() => document.getElementById('r-position').textContent.startsWith('Step {step} of')")
         return page.inner_text("#r-step")  # the step in words, then its notation
 
     for step in (1, 2, 3):
@@ -297,7 +302,7 @@ def test_a_replay_stepped_both_ways(page, server, tmp_path):
     first_of_round_3 = page.evaluate("Number(document.getElementById('r-round').value)")
     assert "round 3" in at(first_of_round_3 + 1)
     page.click("#r-play")
-    page.wait_for_function(f"window.suburbia.step >= {first_of_round_3 + 3}")
+    page.wait_for_function(f"() => window.suburbia.step >= {first_of_round_3 + 3}")
     page.click("#r-play")
     shot(page, tmp_path, "web-replay")
     page.click("#r-last")
@@ -317,3 +322,132 @@ def test_a_replay_stepped_both_ways(page, server, tmp_path):
     assert page.evaluate(width) == natural and "fit the window" in page.inner_text("#zoom")
     page.click("#zoom")
     assert page.evaluate(width) < natural
+
+
+# The final scoring fits the screen (3 and 4 players, in play and in replay) ------------------
+
+SCREENS = [(1280, 720), (1366, 768), (1920, 1080)]
+MEASURE_SCORES = """(selector) => {
+    const panel = document.querySelector(selector);
+    const table = panel.querySelector('table.scores');
+    table.scrollIntoView({block: 'center'});
+    const side = panel.closest('.side');
+    const box = (el) => { const r = el.getBoundingClientRect();
+                          return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
+    const cells = [...table.querySelectorAll('th, td')];
+    return {overflowing: cells.filter((c) => c.scrollWidth > c.clientWidth)
+                              .map((c) => [c.textContent, c.scrollWidth, c.clientWidth]),
+            table: box(table), panel: box(panel),
+            lastHead: box(table.rows[0].cells[table.rows[0].cells.length - 1]),
+            sideScroll: [side.scrollWidth, side.clientWidth],
+            panelScroll: [panel.scrollWidth, panel.clientWidth],
+            viewport: [window.innerWidth, window.innerHeight]};
+}"""
+
+
+def check_scores_fit(page, selector, tmp_path, name):
+    """At each screen size: no cell of the final scoring overflows, the table lies inside
+    its panel and the viewport; on the screenshot, the panel's right padding beside the
+    table is blank (text cut at the edge would cross it) and its last column is drawn."""
+    from PIL import Image
+    for width, height in SCREENS:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(100)
+        found = page.evaluate(MEASURE_SCORES, selector)
+        assert not found["overflowing"], (width, found["overflowing"])
+        table, panel = found["table"], found["panel"]
+        assert found["viewport"] == [width, height]
+        assert 0 <= table["left"] and table["right"] <= width, (width, table)
+        assert 0 <= table["top"] and table["bottom"] <= height, (width, table)
+        assert table["right"] <= panel["right"] - 8, (width, table, panel)  # inside its padding
+        assert found["sideScroll"][0] <= found["sideScroll"][1], (width, found)
+        assert found["panelScroll"][0] <= found["panelScroll"][1], (width, found)
+        path = tmp_path / f"{name}-{width}x{height}.png"
+        page.screenshot(path=str(path))
+        image = Image.open(path).convert("RGB")
+        assert image.size == (width, height)
+        strip = image.crop((int(panel["right"]) - 9, int(table["top"]) + 1,
+                            int(panel["right"]) - 2, int(table["bottom"]) - 1))
+        assert (np.asarray(strip) == 255).all(), f"{path}: ink at the panel's edge"
+        head = found["lastHead"]
+        last = image.crop((int(head["left"]), int(head["top"]), int(head["right"]),
+                           int(head["bottom"])))
+        assert np.asarray(last, dtype=int).sum(axis=2).min() < 300, f"{path}: no last column"
+    if SCREENSHOTS:
+        shutil.copy(tmp_path / f"{name}-1366x768.png", Path(SCREENSHOTS) / f"{name}.png")
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_the_final_scoring_fits_in_play_and_in_replay(page, server, tmp_path, players):
+    agents = ["greedy", "random", "greedy:1.2345678901", "dale"][:players]
+    start_game(page, server, mode="standard", players=players,
+               agents=list(enumerate(agents)), delay="0")
+    page.wait_for_function("() => window.suburbia.view && window.suburbia.view.over",
+                           timeout=300_000)
+    page.wait_for_selector("#scores:not([hidden]) table.scores")
+    assert list(score_table(page)) == [f"Player {seat} · {agent}"
+                                       for seat, agent in enumerate(agents)]
+    check_scores_fit(page, "#scores", tmp_path, f"web-scores-{players}-play")
+    game = Game(players, "standard", "2nd", 21)
+    rng = random.Random(21)
+    while not game.is_over:
+        game.apply(int(rng.choice(list(game.legal_actions()))))
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(game.record()))
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(server + "/")
+    page.wait_for_selector("#new-game")
+    page.set_input_files("#open-file", str(path))
+    page.wait_for_selector("#replay:not([hidden])")
+    page.click("#r-last")
+    page.wait_for_selector("#r-scores:not([hidden]) table.scores")
+    table = score_table(page, "#r-scores")
+    assert [int(column["final"]) for column in table.values()] == [
+        score["population"] for score in game.final_scores()]
+    check_scores_fit(page, "#r-scores", tmp_path, f"web-scores-{players}-replay")
+
+
+# The top bar ----------------------------------------------------------------------------------
+
+def test_an_error_in_the_top_bar_is_cleared_by_a_later_success(page, server, tmp_path):
+    rng = random.Random(2)
+    start_game(page, server, seed=31)
+    assert my_turn(page)
+    path = tmp_path / "not-a-game.json"
+    path.write_text(json.dumps({"format": "chess"}))
+    page.set_input_files("#open-file", str(path))  # refused by the server: said in red
+    page.wait_for_function("() => document.getElementById('message').className === 'error'")
+    assert "file.format" in page.inner_text("#message")
+    click_a_decision(page, rng)  # a later success
+    page.wait_for_function("() => document.getElementById('message').textContent === ''")
+    assert page.get_attribute("#message", "class") == ""
+    # an error the page finds itself (a seed that is not a number) is cleared as well
+    page.goto(server + "/#/")
+    page.wait_for_selector("#new-game")
+    page.fill("#seed", "abc")
+    page.click("#start")  # refused by the page itself
+    assert "whole number" in page.inner_text("#message")
+    page.fill("#seed", "")
+    page.click("#start")
+    page.wait_for_function("() => window.suburbia.view !== null && window.suburbia.game !== null")
+    assert page.inner_text("#message") == ""
+
+
+def test_the_real_server_answers_only_its_names_and_forbids_framing(server):
+    """DNS rebinding and framing against `suburbia serve` itself (http_guards.py)."""
+    import http.client
+    from urllib.parse import urlsplit
+    address = urlsplit(server)
+    for host, status in (("evil.example", 400), (f"evil.example:{address.port}", 400),
+                         (f"localhost:{address.port}", 200), (address.netloc, 200)):
+        connection = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
+        connection.putrequest("GET", "/", skip_host=True)
+        connection.putheader("Host", host)
+        connection.endheaders()
+        response = connection.getresponse()
+        body = response.read()
+        assert response.status == status, (host, body[:200])
+        assert response.getheader("X-Frame-Options") == "DENY"
+        assert "frame-ancestors 'none'" in response.getheader("Content-Security-Policy")
+        assert response.getheader("X-Content-Type-Options") == "nosniff"
+        connection.close()

@@ -325,7 +325,8 @@ def test_a_bots_error_shows_no_server_path(client, root):
 
 def test_hide_paths_cuts_absolute_paths_to_their_last_part():
     assert hide_paths("no file at /srv/x/m.json (y)") == "no file at m.json (y)"
-    assert hide_paths("'/home/u/m.safetensors': bad; K/S = 2/3") == "'m.safetensors': bad; K/S = 2/3"
+    assert hide_paths("'/home/u/m.safetensors': bad; K/S = 2/3") == \
+        "'m.safetensors': bad; K/S = 2/3"
     assert hide_paths(r"C:\Users\u\m.json: no") == "m.json: no"
 
 

@@ -7,7 +7,7 @@ const $ = (id) => document.getElementById(id);
 const S = {
   tiles: [], options: null, gen: 0,
   game: null, token: null, version: -1, log: [], selection: null, view: null,
-  replay: null, step: 0, autoplay: null, clickStart: null, received: 0,
+  replay: null, step: 0, autoplay: null, clickStart: null, received: 0, errorFrom: null,
 };
 window.suburbiaTimings = [];
 window.suburbia = S;  // read by the browser tests
@@ -16,13 +16,21 @@ function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (ch) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[ch]));
 }
 
-function say(text, error = false) {
+function say(text, error = false, from = "action") {
+  // The top bar's message. An error is said to come from a person's action or from the
+  // page's own polling; a later success of the same kind (any action for an action's
+  // error) clears it, so that no error outlives what it was about.
   const box = $("message");
   box.textContent = text || "";
   box.className = error ? "error" : "";
+  S.errorFrom = error ? from : null;
 }
 
-async function api(method, url, body) {
+function succeeded(from) {
+  if (S.errorFrom !== null && (from === "action" || S.errorFrom === from)) say("");
+}
+
+async function api(method, url, body, from = "action") {
   const headers = {};
   if (S.token) headers["X-Seat-Token"] = S.token;
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -35,6 +43,7 @@ async function api(method, url, body) {
     error.status = response.status;
     throw error;
   }
+  succeeded(from);
   return data;
 }
 
@@ -148,13 +157,13 @@ async function openFile(event) {
   if (!file) return;
   let data;
   try { data = JSON.parse(await file.text()); } catch (e) { say(`${file.name} is not a JSON file.`, true); return; }
+  const previous = S.token;
   try {
-    const previous = S.token;
-    S.token = null;
+    S.token = null;  // a file is loaded by nobody's seat
     const answer = await api("POST", "/api/load", {file: data});
     S.token = previous;
     enterGame(answer);
-  } catch (error) { say(error.message, true); }
+  } catch (error) { S.token = previous; say(error.message, true); }
 }
 
 // Game -----------------------------------------------------------------------------------------
@@ -174,12 +183,12 @@ async function openGame(id) {
 async function pollLoop(gen) {
   while (gen === S.gen) {
     try {
-      const view = await api("GET", `/api/games/${S.game}?since_version=${S.version}&log_since=${logHeld()}`);
+      const view = await api("GET", `/api/games/${S.game}?since_version=${S.version}&log_since=${logHeld()}`, undefined, "poll");
       if (gen !== S.gen) return;
       render(view);
     } catch (error) {
       if (gen !== S.gen) return;
-      say(error.message, true);
+      say(error.message, true, "poll");
       if (error.status === 404) return;
       await new Promise((r) => setTimeout(r, 1500));
     }
@@ -202,8 +211,8 @@ function mergeLog(view) {
 }
 
 async function fillLog() {
-  try { render(await api("GET", `/api/games/${S.game}?log_since=${logHeld()}`)); }
-  catch (error) { say(error.message, true); }
+  try { render(await api("GET", `/api/games/${S.game}?log_since=${logHeld()}`, undefined, "poll")); }
+  catch (error) { say(error.message, true, "poll"); }
 }
 
 function tileOf(kind) { return S.tiles[Number(kind)]; }
@@ -442,6 +451,7 @@ function scoresTable(scores) {
 function renderScores() {
   const box = $("scores");
   box.hidden = !S.view.scores;
+  $("game").classList.toggle("over", Boolean(S.view.scores));
   if (S.view.scores) box.innerHTML = scoresTable(S.view.scores);
 }
 
@@ -542,6 +552,7 @@ async function showStep(step) {
       : `<h2 id="r-action">The setup (${escapeHtml(view.mode)}, ${view.players} player(s), edition ${escapeHtml(view.edition)}, ${view.seed === null ? "from a loaded state" : `seed ${view.seed}`})</h2>` +
         (view.next_step ? `<p class="hint">Next: ${escapeHtml(view.next_step.who)} ${escapeHtml(view.next_step.action)}</p>` : "");
     $("r-scores").hidden = !view.scores;
+    $("replay").classList.toggle("over", Boolean(view.scores));
     if (view.scores) $("r-scores").innerHTML = scoresTable(view.scores);
     const ms = performance.now() - start;
     window.suburbiaTimings.push(ms);

@@ -106,7 +106,7 @@ def wait_for_turn(client: Client, game_id: str, token: str, view: dict) -> dict:
 
 
 def play_game(client: Client, rng: random.Random, body: dict, undo_every: int,
-              save_at: int | None) -> str:
+              save_at: int | None) -> tuple[str, str]:
     created = client.request("new game", "POST", "/api/games", body)
     game_id, token = created["id"], created["token"]
     view = client.request("view (page opens a game)", "GET", f"/api/games/{game_id}",
@@ -139,10 +139,10 @@ def play_game(client: Client, rng: random.Random, body: dict, undo_every: int,
         client.request("state (game over)", "GET", f"/api/games/{game_id}/state")
     replay = client.request("open a replay", "POST", f"/api/games/{game_id}/replay")
     client.request(None, "DELETE", f"/api/games/{game_id}", token=token)
-    return replay["id"]
+    return replay["id"], replay["token"]
 
 
-def step_replay(client: Client, rng: random.Random, replay_id: str) -> None:
+def step_replay(client: Client, rng: random.Random, replay_id: str, token: str) -> None:
     first = client.request("replay step", "GET", f"/api/replays/{replay_id}?step=0")
     total = first["total"]
     for step in range(1, min(total, 40) + 1):
@@ -154,7 +154,7 @@ def step_replay(client: Client, rng: random.Random, replay_id: str) -> None:
     for _ in range(10):
         client.request("replay jump", "GET",
                        f"/api/replays/{replay_id}?step={rng.randrange(total + 1)}")
-    client.request(None, "DELETE", f"/api/replays/{replay_id}")
+    client.request(None, "DELETE", f"/api/replays/{replay_id}", token=token)  # its maker
 
 
 def person(port: int, number: int, pace: str, seconds: float, seed: int) -> dict:
@@ -319,8 +319,8 @@ def main(argv=None) -> int:
                                             {"kind": "agent", "agent": "greedy"},
                                             {"kind": "agent", "agent": "random"}]},
                     undo_every=0, save_at=None))
-            for replay_id in replays:
-                step_replay(client, rng, replay_id)
+            for replay_id, token in replays:
+                step_replay(client, rng, replay_id, token)
         finally:
             server.terminate()
             try:

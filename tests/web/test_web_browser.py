@@ -379,6 +379,7 @@ def check_scores_fit(page, selector, tmp_path, name):
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_the_final_scoring_fits_in_play_and_in_replay(page, server, tmp_path, players):
+    page.set_default_timeout(120_000)  # a shared machine may be slow to answer
     agents = ["greedy", "random", "greedy:1.2345678901", "dale"][:players]
     start_game(page, server, mode="standard", players=players,
                agents=list(enumerate(agents)), delay="0")

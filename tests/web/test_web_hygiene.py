@@ -387,3 +387,24 @@ def test_a_move_names_its_version_and_counts_once(client):
     assert "changed meanwhile" in again.json()["error"]
     assert first.json()["log_total"] == 1
     assert client.get(f"/api/games/{game_id}", headers=headers(token)).json()["log_total"] == 1
+
+
+def test_the_creator_and_the_maker_still_delete_after_a_restart(root, tmp_path):
+    """Their tokens are kept with the game and the replay in the store (database.py)."""
+    store = tmp_path / "games.sqlite3"
+    with make_client(root, store=store) as client:
+        body = {"mode": "standard", "players": 2, "seats": [{"kind": "person"}] * 2}
+        game = client.post("/api/games", json=body).json()
+        record = Game(1, "dale", "2nd", 4)
+        while not record.is_over:
+            record.apply(int(record.legal_actions()[-1]))
+        replay = client.post("/api/replays", json={"record": record.record()}).json()
+    with make_client(root, store=store) as client:  # the server started again
+        assert client.delete(f"/api/games/{game['id']}",
+                             headers=headers(game["join"]["1"])).status_code == 403
+        assert client.delete(f"/api/replays/{replay['id']}").status_code == 403
+        assert client.delete(f"/api/games/{game['id']}",
+                             headers=headers(game["token"])).status_code == 200
+        assert client.delete(f"/api/replays/{replay['id']}",
+                             headers=headers(replay["token"])).status_code == 200
+        assert client.get(f"/api/replays/{replay['id']}").status_code == 404

@@ -458,12 +458,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help="games and replays kept, in all: 1 or more (default 10000); when "
                             "full, the longest-idle one of the network holding the most "
                             "makes room")
-    serve.add_argument("--max-games-per-client", type=int, default=20,
+    serve.add_argument("--max-games-per-client", type=int, default=None,
                        help="games and replays one client address may hold: 1 or more "
-                            "(default 20)")
-    serve.add_argument("--max-games-per-network", type=int, default=60,
+                            "(default 20; on a loopback --host, where only this machine's "
+                            "users connect, --max-games)")
+    serve.add_argument("--max-games-per-network", type=int, default=None,
                        help="games and replays one network (/24 IPv4, /64 IPv6) may hold: "
-                            "1 or more (default 60)")
+                            "1 or more (default 60; on a loopback --host, --max-games)")
     serve.add_argument("--idle-minutes", type=float, default=7 * 24 * 60,
                        help="a game or replay nobody played for this long is deleted (reading "
                             "it does not count): a number above 0 (default 10080, a week)")

@@ -33,15 +33,35 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+PUBLIC_MAX_PER_CLIENT = 20
+PUBLIC_MAX_PER_NETWORK = 60
+
+
+def party_caps(args) -> tuple[int, int]:
+    """The per-address and per-network caps: as given, else the public defaults, except
+    on a loopback host, where every client is a user of this machine and one person
+    playing many games must not be refused (only --max-games bounds them)."""
+    local = _is_loopback(args.host)
+    per_client = args.max_games_per_client
+    per_network = args.max_games_per_network
+    if per_client is None:
+        per_client = args.max_games if local else PUBLIC_MAX_PER_CLIENT
+    if per_network is None:
+        per_network = args.max_games if local else PUBLIC_MAX_PER_NETWORK
+    return per_client, per_network
+
+
 def settings_from_arguments(args) -> Settings:
     for name in ("max_games", "max_games_per_client", "max_games_per_network"):
-        if getattr(args, name) < 1:
+        value = getattr(args, name)
+        if value is not None and value < 1:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1")
     if not args.idle_minutes > 0:
         raise ValueError("--idle-minutes must be positive")
+    per_client, per_network = party_caps(args)
     return Settings(limits=Limits(max_sessions=args.max_games,
-                                  max_per_client=args.max_games_per_client,
-                                  max_per_network=args.max_games_per_network,
+                                  max_per_client=per_client,
+                                  max_per_network=per_network,
                                   idle_seconds=args.idle_minutes * 60),
                     model_dirs=list(args.models or [Path("models")]),
                     secret_file=args.secret_file, host=args.host,

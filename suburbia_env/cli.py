@@ -39,14 +39,14 @@ from typing import TextIO
 
 from .arguments import ArgumentParser
 from .errors import StateFormatError, SuburbiaError, shown
+from .rng import MAX_SEED, secret_seed
 from .game import Game
 from .versions import version_text
 from .terminal_game import (TerminalGame, default_save_path, final_scores_lines,
-                            group_legal_moves, offer_to_save, random_seed, save_game)
+                            group_legal_moves, offer_to_save, save_game)
 from .terminal_game import write_error as _write_error
 
 MAX_JSON_BYTES = 100_000_000  # a state or record file larger than this is refused
-MAX_SEED = 2**64 - 1
 EXIT_BAD_INPUT = 2
 EXIT_OS_ERROR = 1
 EXIT_MISSING_EXTRA = 3
@@ -127,7 +127,7 @@ def _play_setup(args) -> tuple[Game, int, dict, dict, str]:
     source = "file" if saved is not None else "given" if args.seed is not None else "random"
     if saved is None:
         saved = Game(players, mode, args.edition or "2nd",
-                     args.seed if args.seed is not None else random_seed())
+                     args.seed if args.seed is not None else secret_seed())
     game = saved
     seed = game.seed if isinstance(game.seed, int) else 0
     agents = {seat: make_agent(spec, seed=agent_seed(seed, seat),

@@ -233,14 +233,15 @@ class Game:
     def redraw_hidden(self, viewer: int, words: np.ndarray) -> None:
         """Deal anew, from generator `words` (int32[4]), everything `viewer` cannot see: the
         unseen stack order, One More Round's place and the others' goals (R10.2,
-        hidden_information.py). An undo calls it, so that taking a move back never shows
-        what comes next. The game is then no deal of its seed, so it forgets the seed."""
+        hidden_information.py). An undo or a load calls it with `rng.secret_words`, so that
+        taking a move back or loading again never shows what comes next. The game is then
+        no deal of its seed, so it forgets the seed."""
         self._check_seat(viewer)
         given = np.asarray(words) if isinstance(words, (np.ndarray, list, tuple)) else None
         if (given is None or given.shape != (4,) or given.dtype.kind not in "iu"
                 or given.min() < -2**31 or given.max() >= 2**31):
             raise ArgumentError(f"words must be four int32 generator words "
-                                f"(rng.stream_words), not {shown(words)}")
+                                f"(rng.secret_words), not {shown(words)}")
         words = given.astype(np.int32)
         redraw_hidden_information(self.state, TILES.table, GOALS.table, int(viewer), words)
         self.seed = None

@@ -4,7 +4,17 @@ Every random choice of the engine (setup shuffles, first player, goal draws) and
 compiled random players draws from such words, never from a global generator, so the
 same seed gives the same game and the generator state is saved with the game (JSON).
 All arithmetic is int64 masked to 32 bits, identical compiled and under NUMBA_DISABLE_JIT.
+
+A seed or a redraw the project picks for a person (a game started without a typed seed,
+the redraw after an undo or a load) comes from the operating system's secure generator
+(`secret_seed`, `secret_words`), never from another seed: from what a player sees first
+(the market, the public goals) a search over a small seed space would otherwise find the
+seed and with it every hidden fact (R10.2), and words derived from the seed would tell
+the deal after each undo. A game's record keeps the seed and the redraw words, so that
+it still replays exactly.
 """
+
+import secrets
 
 import numpy as np
 
@@ -13,6 +23,10 @@ from .refcount_free import njit_without_refcounts
 
 
 _MASK32 = 0xFFFFFFFF
+SEED_BITS = 64
+"""Bits of a seed the project picks for a person: no search over them is feasible."""
+MAX_SEED = 2**SEED_BITS - 1
+"""The largest seed a person may type (the command line, the web): a picked seed's range."""
 
 
 def seed_words(seed: int, count: int = 1) -> np.ndarray:
@@ -26,15 +40,17 @@ def seed_words(seed: int, count: int = 1) -> np.ndarray:
     return words
 
 
-def stream_words(seed: int, stream: int) -> np.ndarray:
-    """Generator words (int32[4]) of the `stream`-th side stream of a seed, apart from the
-    setup's `seed_words(seed)`: the seeded source of a later draw, such as the redraw
-    that follows an undo (Game.redraw_hidden)."""
-    if not isinstance(stream, (int, np.integer)) or isinstance(stream, bool) or stream < 0:
-        raise ConfigError(f"stream must be a non-negative integer, not {shown(stream)}")
-    seed_words(seed)  # the same check of the seed
-    words = np.random.SeedSequence(int(seed), spawn_key=(int(stream),)).generate_state(
-        4, dtype=np.uint32).view(np.int32).copy()
+def secret_seed() -> int:
+    """A seed for a game nobody chose a seed for: SEED_BITS bits from the operating
+    system's secure generator (`secrets`), so that the first view cannot be searched for it."""
+    return secrets.randbits(SEED_BITS)
+
+
+def secret_words() -> np.ndarray:
+    """Fresh generator words (int32[4]) from the operating system's secure generator, for
+    a redraw of what a person cannot see (an undo, a load; Game.redraw_hidden): never a
+    function of the game's seed, so that knowing the seed tells nothing of the redraw."""
+    words = np.array([secrets.randbits(32) for _ in range(4)], dtype=np.uint32).view(np.int32)
     avoid_zero_state(words)
     return words
 

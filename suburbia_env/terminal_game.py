@@ -38,7 +38,6 @@ from __future__ import annotations
 import datetime
 import json
 import re
-import secrets
 import shlex
 import textwrap
 from pathlib import Path
@@ -54,7 +53,7 @@ from .game import Game
 from .legal_actions import illegal_reason
 from .render import (INVESTED_MARK, LAKE_LABEL, TILE_LABELS, describe_event, next_red_line,
                      render_borough)
-from .rng import stream_words
+from .rng import secret_words
 from .tile_data import GOALS, TILES
 from .tile_text import (goal_info, tile_effects_brief, tile_summary,
                         tile_type_words)
@@ -65,7 +64,6 @@ MAX_LINE = 10_000  # characters of one typed line that are read; the rest is ski
 SCREEN_WIDTH = 80
 SCREEN_HEIGHT = 24
 NEWS_LINES = 3  # a decision's screen keeps this many lines for the others' moves if it can
-RANDOM_SEEDS = 2**31  # a random seed is below this: short enough to type again
 
 PLAY_HELP = """Commands:
   <number>       the move of that number in the list 'legal' prints
@@ -220,10 +218,6 @@ def final_scores_lines(game: Game, labels: dict[int, str] | None = None) -> list
         lines.append(f"Solo ladder rank (R9.1): {rank}" if rank
                      else "No ladder rank: Dale was not beaten (R9.2)")
     return lines
-
-
-def random_seed() -> int:
-    return secrets.randbelow(RANDOM_SEEDS)
 
 
 # The decision screen --------------------------------------------------------------------
@@ -721,7 +715,6 @@ class TerminalGame:
         self.seed_source = seed_source
         self.undo_points = self._undo_points_of_history()
         self.setup_seed = game.seed  # still the setup's seed after an undo's redraw
-        self.undos = 0
         self.loaded_without_history = seed_source == "file" and not self.undo_points
         self.saved_state: np.ndarray | None = None
         self.recent: list[str] = []  # the others' moves since the person's last one
@@ -1064,8 +1057,7 @@ class TerminalGame:
         self._rewatch([(position, number) for position, number in self.watched
                        if len(position.history) < len(point.history)])
         taken_back = self.game.history[len(point.history):]
-        self.undos += 1
-        point.redraw_hidden(self.human, stream_words(self.setup_seed or 0, self.undos))
+        point.redraw_hidden(self.human, secret_words())
         self.game = point
         others = len(taken_back) - 1
         self.say(f"Undone: your '{taken_back[0]}'" + (

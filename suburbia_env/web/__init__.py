@@ -19,13 +19,25 @@ Design
   only when the game is over or, to the creator alone, when he typed it; the stack order
   is never sent. Only when the game is over, or when nobody at the table is a person (a watched
   all-bot game), is everything shown and the plain state and record offered.
+- **Seeds nobody can search for.** A seed the server picks has 64 bits from the
+  operating system's secure generator (`rng.secret_seed`): the first market and the
+  public goals, which any watcher sees, single out a seed of 31 bits in minutes, and
+  with it every hidden fact. Every redraw (undo, load) takes fresh secret words
+  (`rng.secret_words`), kept with the game so that it replays exactly. Seeds travel as
+  decimal text in the views and as typed (a JavaScript number is exact to 2**53 only).
+  The other seats are told the truth about the setup (`origin`, `seed_note`): a random
+  seed, a seed the creator chose, or a position the creator loaded: in the last two the
+  creator may know the hidden stacks and goals.
 - **Saving.** The state JSON (`Game.to_json()`) holds the stack order and every goal,
   so "save" gives the browser a *sealed* file (sealing.py): the state, how the game was
   set up and the decisions taken, encrypted and authenticated (Fernet) with a key kept
   in the user's configuration folder, in a JSON envelope naming its format and version.
   Only this server opens it again; a changed or foreign file is refused. A game of
   several people is saved once it is over (a sealed file loaded by one of them would
-  show him the others' goals). Plain states (`suburbia-state`) and records
+  show him the others' goals). Loading an unfinished save shows the same table but deals
+  what its person cannot see anew (R10.2), as an undo does: saving, peeking at what
+  follows and loading again tells nothing of the tiles to come. Plain states
+  (`suburbia-state`, continued as they are: whoever loads one has read it) and records
   (`suburbia-record`, opened as replays) load too.
 - **Bots off the request path.** Each game with an agent has a worker thread; the agent
   thinks on a copy of the game and its answer is applied only if nothing changed
@@ -34,8 +46,9 @@ Design
 - **Undo** (one person against bots) sets the game up again from its seed, or from the
   loaded state, and replays the decisions before the person's last one; then what the
   person cannot see is dealt anew (`Game.redraw_hidden`, R10.2), since the tiles drawn
-  after the move taken back have been seen. Such a game replays on the server but has
-  no seed-and-moves record.
+  after the move taken back have been seen, from fresh secret words, never words derived
+  from the seed. Such a game replays on the server (seed, decisions and redraw words)
+  but has no seed-and-moves record file.
 - **Kept across restarts.** Every game and replay is a row of a SQLite file (database.py),
   written as each decision, undo or bots' setting is made: the setup (seed or loaded
   state), seats and tokens, decisions, undo redraw words. A restarted server rebuilds a

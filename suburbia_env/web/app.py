@@ -32,6 +32,7 @@ from starlette.concurrency import run_in_threadpool
 from .. import action_space as a
 from ..errors import SuburbiaError
 from ..game import GameConfig
+from ..rng import MAX_SEED, secret_seed
 from ..serialization import game_from_dict
 from ..tile_text import tile_catalog
 from .database import MEMORY, Database
@@ -41,7 +42,6 @@ from .agent_specs import (SEARCH_KINDS, ModelFolders, SpecRefused, build_agent,
                           check_agent_spec, short_spec)
 from .sessions import MAX_DECISIONS, GameSession, Limits, ReplaySession, Seat, Store, WebError
 
-MAX_SEED = 2**63 - 1
 POLL_SECONDS = 20.0
 SessionId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
 TOKEN_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
@@ -83,7 +83,10 @@ class NewGameIn(_Body):
     mode: Literal["standard", "solitary", "dale"] = "dale"
     players: StrictInt = Field(1, ge=1, le=4)
     edition: Literal["2nd", "1st"] = "2nd"
-    seed: StrictInt | None = Field(None, ge=0, le=MAX_SEED, description="null: random")
+    seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] | Annotated[
+        str, Field(pattern=r"^[0-9]{1,20}$")] | None = Field(
+        None, description="null: a secret random seed of 64 bits; a typed one as a number "
+                          "or as decimal text (a page's numbers are exact to 2**53 only)")
     seats: list[SeatIn] = Field(min_length=1, max_length=4)
     delay_ms: StrictInt | None = Field(None, ge=0, le=10_000)
 
@@ -194,7 +197,7 @@ def warm_up() -> None:
     """Play a little of each mode once, so that the engine's compiled kernels are loaded
     (or compiled) before the first click rather than during it."""
     from ..game import Game
-    from ..rng import stream_words
+    from ..rng import secret_words
     from ..serialization import game_from_json, replay_record
     from .sessions import legal_choices
     for players, mode in ((1, "dale"), (2, "standard"), (1, "solitary")):
@@ -208,7 +211,7 @@ def warm_up() -> None:
             game.apply(number)
         replay_record(game.record())
         game_from_json(game.to_json())
-        game.redraw_hidden(0, stream_words(0, 1))
+        game.redraw_hidden(0, secret_words())
     from agents.registry import make_agent  # the built-in agents' kernels too: their first
     game = Game(3, "standard", "2nd", 0)      # move is then a move, not a compilation
     for spec in ("random", "greedy", "dale"):
@@ -368,7 +371,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except SuburbiaError as error:
             raise WebError(422, f"players: {error}") from None
         seats = build_seats(body.mode, players, body.seats)
-        seed = body.seed if body.seed is not None else secrets.randbelow(2**31)
+        seed = secret_seed() if body.seed is None else int(body.seed)
+        if seed > MAX_SEED:
+            raise WebError(422, f"seed: at most {MAX_SEED} (64 bits), not {seed}")
         session = new_session(_client(request), mode=body.mode, players=players,
                               edition=body.edition, seed=seed, seed_chosen=body.seed is not None,
                               seats=seats, delay_ms=body.delay_ms if body.delay_ms is not None
@@ -498,10 +503,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                   base_state=payload["base_state"], actions=payload["actions"],
                                   deciders=payload["deciders"],
                                   redraws=payload.get("redraws", []),
-                                  undos=payload.get("undos", 0), delay_ms=payload["delay_ms"])
-            if session.game.to_json() != payload["state"]:
-                store.remove(session.id)
-                raise WebError(422, "the sealed game does not replay to its saved state")
+                                  undos=payload.get("undos", 0), delay_ms=payload["delay_ms"],
+                                  saved_state=payload["state"])
             return tokens_answer(session)
         if kind == "suburbia-state":
             try:
@@ -517,7 +520,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             seats = build_seats(config.mode, config.players, seats_in)
             session = new_session(client, mode=config.mode, players=config.players,
                                   edition=config.edition,
-                                  seed=game.seed if game.seed is not None else 0,
+                                  seed=game.seed if game.seed is not None else secret_seed(),
                                   seed_chosen=True, seats=seats, base_state=game.to_json(),
                                   delay_ms=settings.default_delay_ms)
             return tokens_answer(session)

@@ -36,7 +36,7 @@ from ..errors import SuburbiaError
 from ..game import Game
 from ..hex_grid import NUM_CELLS
 from ..render import describe_action, describe_events
-from ..rng import stream_words
+from ..rng import secret_words
 from ..serialization import game_from_json, replay_record
 from ..tile_text import goal_info
 from .agent_specs import hide_paths
@@ -55,6 +55,12 @@ class WebError(Exception):
     def __init__(self, status: int, message: str):
         super().__init__(message)
         self.status = status
+
+
+def seed_text(seed: int | None) -> str | None:
+    """A seed as the JSON views send it: decimal text, since a seed of 64 bits is more
+    than a JavaScript number holds exactly (2**53)."""
+    return None if seed is None else str(int(seed))
 
 
 def new_token() -> str:
@@ -231,8 +237,9 @@ class BotStatus:
 
 @dataclass(frozen=True)
 class Redraw:
-    """An undo's redraw: before decision `at` (0-based), what seat `viewer` cannot see was
-    dealt anew from generator `words` (`Game.redraw_hidden`)."""
+    """A redraw of an undo or a load: before decision `at` (0-based), what seat `viewer`
+    cannot see was dealt anew from generator `words` (`Game.redraw_hidden`), fresh secret
+    words (`rng.secret_words`) kept here so that the game replays exactly."""
 
     at: int
     viewer: int
@@ -243,6 +250,11 @@ class Redraw:
 
     def apply(self, game: Game) -> None:
         game.redraw_hidden(self.viewer, self.words)
+
+    @classmethod
+    def fresh(cls, at: int, viewer: int) -> "Redraw":
+        """A redraw from words no seed tells (R10.2): the operating system's secure ones."""
+        return cls(at, viewer, [int(word) for word in secret_words()])
 
     @classmethod
     def of(cls, entry) -> "Redraw":
@@ -260,7 +272,11 @@ class GameSession:
                  base_state: str | None = None, actions: list[int] | None = None,
                  deciders: list[int] | None = None, redraws: list | None = None,
                  undos: int = 0, delay_ms: int = 700, paused: bool = False,
-                 identity: dict | None = None):
+                 identity: dict | None = None, saved_state: str | None = None):
+        """`seed` may have 64 bits (`rng.secret_seed`): more than an SQLite INTEGER or a
+        JavaScript number holds exactly, so it is kept and sent as text outside Python.
+        `saved_state`: a loaded save's state, which the decisions must replay to; then the
+        person's unseen facts are dealt anew (`_continue_saved`)."""
         identity = identity or {"id": new_id(), "owner_token": new_token(),
                                 "tokens": {new_token(): seat.seat for seat in seats
                                            if seat.human}}
@@ -289,6 +305,8 @@ class GameSession:
         self.undos = undos
         self.redraws: list[Redraw] = [Redraw.of(entry) for entry in redraws or []]
         self._replay(list(actions or []), list(deciders or []))
+        if saved_state is not None:
+            self._continue_saved(saved_state)
         self.version = 1
         self._worker = None
         if any(not seat.human for seat in seats):
@@ -351,6 +369,19 @@ class GameSession:
                 raise WebError(422, "the saved decisions do not replay")
             self._apply(number)
         self._redraw_at(len(self.actions))
+
+    def _continue_saved(self, saved_state: str) -> None:
+        """A loaded save goes on where it was saved, with what its person cannot see dealt
+        anew from fresh secret words (R10.2), as after an undo: loading the same save twice
+        shows the same table but never tells the tiles to come. A finished game, or one
+        without a person (nothing hidden from anyone), goes on as it was."""
+        if self.game.to_json() != saved_state:
+            raise WebError(422, "the sealed game does not replay to its saved state")
+        if self.game.is_over or len(self.humans) != 1:
+            return
+        redraw = Redraw.fresh(len(self.actions), self.humans[0])
+        self.redraws.append(redraw)
+        redraw.apply(self.game)
 
     def _redraw_at(self, index: int, game: Game | None = None) -> None:
         for redraw in self.redraws:
@@ -484,9 +515,8 @@ class GameSession:
                 raise WebError(409, "the game is over: no undo after the final scoring")
             last = max(index for index, decider in enumerate(self.deciders) if decider == seat)
             self.undos += 1
-            words = [int(word) for word in stream_words(self.seed, self.undos)]
             self.redraws = [redraw for redraw in self.redraws if redraw.at < last]
-            self.redraws.append(Redraw(last, seat, words))
+            self.redraws.append(Redraw.fresh(last, seat))
             self._agents.clear()  # seated again, they are shown the moves that remain
             self._replay(self.actions[:last], self.deciders[:last])
             self.version += 1
@@ -597,15 +627,45 @@ class GameSession:
 
     # Views ---------------------------------------------------------------------------------
 
+    @property
+    def origin(self) -> str:
+        """How the game was set up: "random" (a secret seed), "chosen" (the creator typed
+        the seed) or "position" (the creator loaded a state, with every hidden fact)."""
+        if self.base_state is not None:
+            return "position"
+        return "chosen" if self.seed_chosen else "random"
+
+    def _creator(self, viewer: int | None) -> bool:
+        return viewer is not None and bool(self.humans) and viewer == self.humans[0]
+
     def seed_for(self, viewer: int | None) -> int | None:
         """The seed, to a viewer who may know it: everybody once nothing is hidden, else
         only the person who typed it (the creator's seat); a random seed would tell the
-        others the stacks and goals (R10.2)."""
+        others the stacks and goals (R10.2). None for a game set up from a position."""
+        if self.origin == "position":
+            return None
         if self.reveal_for(viewer):
             return self.seed
-        if self.seed_chosen and viewer is not None and viewer == self.humans[0]:
+        if self.origin == "chosen" and self._creator(viewer):
             return self.seed
         return None
+
+    def seed_note(self, viewer: int | None) -> str | None:
+        """Why the seed is not shown, in true words: the other seats must know when the
+        game's creator could know the hidden stacks and goals (a typed seed, a loaded
+        position)."""
+        if self.seed_for(viewer) is not None:
+            return None
+        if self.origin == "position":
+            if self._creator(viewer):
+                return "none, this game began from the position you loaded"
+            return ("none, this game began from a position its creator loaded from a file, "
+                    "so the creator may know the hidden stacks and goals (R10.2)")
+        if self.origin == "chosen":
+            return ("chosen by the game's creator, who may therefore know the hidden stacks "
+                    "and goals (R10.2); shown when the game is over")
+        return ("random, shown when the game is over (it would tell the hidden stacks and "
+                "goals, R10.2)")
 
     def svg(self, viewer: int | None, reveal: bool) -> str:
         """The drawing for one viewer, cached per position: at most one per seat, the
@@ -643,10 +703,8 @@ class GameSession:
             view = {
                 "kind": "game", "id": self.id, "version": self.version,
                 "mode": self.mode, "players": self.players, "edition": self.edition,
-                "seed": self.seed_for(viewer),
-                "seed_note": None if self.seed_for(viewer) is not None else
-                "random, shown when the game is over (it would tell the hidden stacks and "
-                "goals, R10.2)",
+                "seed": seed_text(self.seed_for(viewer)),
+                "seed_note": self.seed_note(viewer), "origin": self.origin,
                 "you": viewer, "round": game.round + 1, "over": game.is_over,
                 "current": game.current_player, "decision": game.pending_decision,
                 "seats": [{"seat": seat.seat, "label": seat.label,
@@ -696,9 +754,9 @@ class GameSession:
                 raise WebError(409, "this game was loaded from a state, not set up from a seed: "
                                     "download its state instead")
             if not self.has_record:
-                raise WebError(409, "an undo dealt the hidden stacks anew (R10.2), so the seed "
-                                    "and the moves no longer replay this game: download its "
-                                    "state, or replay it here")
+                raise WebError(409, "an undo or a load dealt the hidden stacks anew (R10.2), "
+                                    "so the seed and the moves no longer replay this game: "
+                                    "download its state, or replay it here")
             return {"format": "suburbia-record", "version": _record_version(),
                     "config": self.game.config.to_dict(), "seed": int(self.seed),
                     "actions": [entry.notation for entry in self.log]}
@@ -876,7 +934,7 @@ class ReplaySession:
         return {"kind": "replay", "id": self.id, "step": step, "total": self.total,
                 "has_record": self.record is not None,
                 "mode": self.config.mode, "players": self.config.players,
-                "edition": self.config.edition, "seed": self.seed, "svg": svg,
+                "edition": self.config.edition, "seed": seed_text(self.seed), "svg": svg,
                 "round": game.round + 1, "over": game.is_over,
                 "this_step": self.steps[step - 1] if step else None,
                 "next_step": ({k: v for k, v in self.steps[step].items() if k != "lines"}

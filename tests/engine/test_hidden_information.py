@@ -9,7 +9,7 @@ from suburbia_env import state_layout as s
 from suburbia_env.errors import ArgumentError, ConfigError
 from suburbia_env.hidden_information import redraw_hidden_information
 from suburbia_env.invariants import check_invariants
-from suburbia_env.rng import seed_words, stream_words
+from suburbia_env.rng import secret_words, seed_words
 from suburbia_env.state_layout import player_base
 from suburbia_env.setup import stack_sizes
 from suburbia_env.tile_data import GOALS, TILES
@@ -123,31 +123,25 @@ def test_the_redraw_does_not_depend_on_the_hidden_facts(decisions):
     np.testing.assert_array_equal(first, second)
 
 
-def test_game_redraw_hidden_is_the_seeded_redraw_and_forgets_the_seed():
-    """`Game.redraw_hidden` (what an undo calls): the viewer's view is kept, the stacks to
-    come are dealt anew, the same stream gives the same deal, and the game no longer claims
-    to be the deal of its seed (its record would not replay it)."""
+def test_game_redraw_hidden_is_the_redraw_of_its_words_and_forgets_the_seed():
+    """`Game.redraw_hidden` (what an undo and a load call): the viewer's view is kept, the
+    stacks to come are dealt anew, the same words give the same deal (a record keeps
+    them), and the game no longer claims to be the deal of its seed."""
     game = midgame(dict(players=3, mode="standard"), 6, 9)
     viewer = game.current_player
+    words = secret_words()
     redrawn = game.copy()
-    redrawn.redraw_hidden(viewer, stream_words(6, 1))
+    redrawn.redraw_hidden(viewer, words)
     assert redrawn.seed is None and game.seed is not None
     np.testing.assert_array_equal(seen_by(redrawn.state, viewer), seen_by(game.state, viewer))
     assert not np.array_equal(undrawn_stacks(redrawn.state), undrawn_stacks(game.state))
     by_hand = game.state.copy()
-    redraw_hidden_information(by_hand, TILES.table, GOALS.table, viewer, stream_words(6, 1))
+    redraw_hidden_information(by_hand, TILES.table, GOALS.table, viewer, words.copy())
     np.testing.assert_array_equal(redrawn.state, by_hand)
     with pytest.raises(ArgumentError, match="player must be a seat"):
-        game.copy().redraw_hidden(3, stream_words(6, 1))
+        game.copy().redraw_hidden(3, secret_words())
 
 
-def test_stream_words_are_seeded_apart_from_the_setup_and_from_each_other():
-    setup = seed_words(6)[0]
-    streams = [stream_words(6, stream) for stream in range(3)]
-    assert all(not np.array_equal(words, setup) for words in streams)
-    assert not np.array_equal(streams[1], streams[2])
-    np.testing.assert_array_equal(stream_words(6, 2), streams[2])
-    with pytest.raises(ConfigError, match="stream must be a non-negative integer"):
-        stream_words(6, -1)
+def test_seed_words_refuse_a_negative_seed():
     with pytest.raises(ConfigError, match="seed must be a non-negative integer"):
-        stream_words(-6, 1)
+        seed_words(-6)

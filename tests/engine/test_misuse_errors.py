@@ -15,7 +15,7 @@ from suburbia_env import NUM_ACTIONS, Game, GameConfig, positions
 from suburbia_env.errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
                                  NotationError, StateFormatError, SuburbiaError, shown)
 from suburbia_env.notation import format_action, parse_action
-from suburbia_env.rng import stream_words
+from suburbia_env.rng import secret_words
 from suburbia_env.vector_env import SuburbiaVectorEnv
 
 HUGE_DIGITS = "9" * 5000
@@ -137,7 +137,7 @@ def test_seat_queries_refuse_with_argument_error(seat):
     game = _turn_game()
     before = game.copy()
     for query in (game.player_state, game.private_goal, game.goal_options,
-                  lambda seat: game.redraw_hidden(seat, stream_words(3, 1))):
+                  lambda seat: game.redraw_hidden(seat, secret_words())):
         with pytest.raises(ArgumentError, match=r"player must be a seat 0\.\.1") as raised:
             query(seat)
         assert_names_the_problem(str(raised.value))

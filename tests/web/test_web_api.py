@@ -23,7 +23,6 @@ from hidden_facts import undrawn_stacks
 from repository import REPO
 from suburbia_env import Game
 from suburbia_env import state_layout as s
-from suburbia_env.rng import stream_words
 from suburbia_env.tile_data import GOALS, TILES
 from suburbia_env.web import Settings, create_app
 from suburbia_env.web.sessions import Limits
@@ -173,9 +172,9 @@ def test_two_people_never_read_each_others_goals_or_the_stacks_r10_2(client):
         if seat is not None:
             assert any(secrets_of[seat][0] in body or secrets_of[seat][1] in body
                        for body in during), "a seat sees its own drawn goals"
-    assert all(f'"seed":{SEED}' in body for body in bodies_seen[0] if '"svg"' in body)
+    assert all(f'"seed":"{SEED}"' in body for body in bodies_seen[0] if '"svg"' in body)
     final = json.loads(bodies_seen[None][-1])
-    assert final["seed"] == SEED and final["can_download"]
+    assert final["seed"] == str(SEED) and final["can_download"]
     assert client.get(f"/api/games/{game_id}/record").json()["seed"] == SEED
 
 
@@ -197,7 +196,7 @@ def test_a_person_against_bots_sees_only_public_information_and_the_log_hides_ke
         watched = client.get(f"/api/games/{created['id']}")
         for name in hidden:
             assert name not in body.text and name not in watched.text
-        assert view["seed"] == SEED  # the person typed it
+        assert view["seed"] == str(SEED)  # the person typed it (as text: 64 bits)
         assert str(SEED) not in watched.text  # a watcher did not
     bot_keeps = [entry for entry in view["log"] if entry["seat"] != 0 and entry["round"] == 1
                  and "keep" in entry["action"]]
@@ -224,9 +223,9 @@ def test_a_random_seed_is_shown_only_when_the_game_is_over(client):
         bodies.append(response.text)
         view = response.json()
     seed = view["seed"]
-    assert isinstance(seed, int) and f"seed {seed}" in view["svg"]
-    assert not any(str(seed) in body for body in bodies[:-1])
-    assert client.get(f"/api/games/{game_id}/record").json()["seed"] == seed
+    assert isinstance(seed, str) and seed.isdigit() and f"seed {seed}" in view["svg"]
+    assert not any(seed in body for body in bodies[:-1])
+    assert client.get(f"/api/games/{game_id}/record").json()["seed"] == int(seed)
 
 
 def test_sealed_save_hides_everything_and_loads_back_with_undo(client):
@@ -304,9 +303,10 @@ def test_undo_takes_back_the_persons_last_decision_and_the_bots_after_it(client)
 
 def test_undo_deals_the_unseen_anew_and_the_game_replays_here_not_from_its_seed(client):
     """After an undo the person has seen the tiles drawn after the move taken back; what
-    he cannot see is dealt anew (R10.2) from the seed's stream 1 (rng.stream_words), so
-    the stacks to come are not the ones he saw. The game then has no seed-and-moves record,
-    but replays here to its final position, and a sealed save keeps the redraw."""
+    he cannot see is dealt anew (R10.2) from fresh secret words (rng.secret_words), kept
+    with the game, so the stacks to come are not the ones he saw. The game then has no
+    seed-and-moves record, but replays here to its final position, and a sealed save
+    keeps the redraw."""
     created = new_game(client, mode="dale", players=1, seats=[{"kind": "person"}])
     game_id, token = created["id"], created["token"]
     rng = random.Random(4)
@@ -323,7 +323,9 @@ def test_undo_deals_the_unseen_anew_and_the_game_replays_here_not_from_its_seed(
     for number in played:
         expected.apply(number)
     original_order = undrawn_stacks(expected.state)
-    expected.redraw_hidden(0, stream_words(SEED, 1))
+    redraw, = client.app.state.store.get(game_id, "game").redraws  # what the game keeps
+    assert (redraw.at, redraw.viewer) == (len(played), 0)
+    expected.redraw_hidden(0, redraw.words)
     assert not np.array_equal(undrawn_stacks(expected.state), original_order)
     saved = client.post(f"/api/games/{game_id}/save", headers=headers(token)).json()
     view = undone.json()
@@ -345,9 +347,9 @@ def test_undo_deals_the_unseen_anew_and_the_game_replays_here_not_from_its_seed(
     assert last["this_step"]["notation"] == expected.history[-1]
     assert client.get(f"/api/replays/{replay_id}/record").status_code == 409
     assert not view["has_record"] and not last["has_record"]  # the page hides its buttons
-    # the sealed save made after the undo continues with the same redrawn stacks
+    # the sealed save made after the undo replays, redraw included, to its saved state
     loaded = client.post("/api/load", json={"file": saved})
-    assert loaded.status_code == 201  # the server replays it, redraw included, to its state
+    assert loaded.status_code == 201
     loaded = loaded.json()
     again = client.get(f"/api/games/{loaded['id']}", headers=headers(loaded["token"])).json()
     assert again["svg"] == undone.json()["svg"]
@@ -622,7 +624,7 @@ def test_all_bot_games_are_watched_with_everything_shown_and_skip_ends_them(clie
     game_id, token = created["id"], created["token"]
     assert created["seat"] is None
     view = client.get(f"/api/games/{game_id}").json()
-    assert view["seed"] == SEED  # nothing is hidden from the watcher of bots
+    assert view["seed"] == str(SEED)  # nothing is hidden from the watcher of bots
     assert client.post(f"/api/games/{game_id}/bots", json={"skip": "yes"},
                        headers=headers(token)).status_code == 422
     assert client.post(f"/api/games/{game_id}/bots", json={"skip": True}).status_code == 403

@@ -452,3 +452,30 @@ def test_the_real_server_answers_only_its_names_and_forbids_framing(server):
         assert "frame-ancestors 'none'" in response.getheader("Content-Security-Policy")
         assert response.getheader("X-Content-Type-Options") == "nosniff"
         connection.close()
+
+
+def test_a_seed_of_64_bits_stays_exact_in_the_page(page, server, tmp_path):
+    """JavaScript numbers are exact to 2**53 only: the page sends a typed seed as text,
+    shows the seed the server sends as text, and opens and downloads a record as the
+    text it is, so a seed of 64 bits (`rng.secret_seed`) survives every trip."""
+    seed = 2**64 - 59
+    start_game(page, server, seed=seed)
+    page.wait_for_function("document.getElementById('seed-line').textContent.length > 0")
+    assert page.inner_text("#seed-line").startswith(f"Seed {seed} ")
+    game = Game(1, "dale", "2nd", seed)
+    choices = random.Random(3)
+    while not game.is_over:
+        game.apply(int(choices.choice(list(game.legal_actions()))))
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(game.record()))
+    page.goto(server + "/")
+    page.wait_for_selector("#new-game")
+    page.set_input_files("#open-file", str(path))
+    page.wait_for_selector("#replay:not([hidden])")
+    page.wait_for_function("document.getElementById('r-action') !== null")
+    assert f"seed {seed}" in page.inner_text("#r-action")
+    with page.expect_download() as download:
+        page.click("#r-download")
+    saved = tmp_path / "downloaded.json"
+    download.value.save_as(saved)
+    assert json.loads(saved.read_text()) == game.record()

@@ -30,21 +30,29 @@ function succeeded(from) {
   if (S.errorFrom !== null && (from === "action" || S.errorFrom === from)) say("");
 }
 
-async function api(method, url, body, from = "action") {
+async function apiText(method, url, body, from = "action") {
+  // The answer's text as sent: a seed of 64 bits in a record or state stays exact (a
+  // JavaScript number holds 2**53); `body` is an object or JSON text sent as it is.
   const headers = {};
   if (S.token) headers["X-Seat-Token"] = S.token;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(url, {method, headers, body: body === undefined ? undefined : JSON.stringify(body)});
+  const sent = body === undefined || typeof body === "string" ? body : JSON.stringify(body);
+  const response = await fetch(url, {method, headers, body: sent});
   const text = await response.text();
-  let data = null;
-  try { data = text ? JSON.parse(text) : null; } catch (e) { data = {error: text}; }
   if (!response.ok) {
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch (e) { data = {error: text}; }
     const error = new Error((data && data.error) || `${response.status} ${response.statusText}`);
     error.status = response.status;
     throw error;
   }
   succeeded(from);
-  return data;
+  return text;
+}
+
+async function api(method, url, body, from = "action") {
+  const text = await apiText(method, url, body, from);
+  return text ? JSON.parse(text) : null;
 }
 
 function download(name, text) {
@@ -134,8 +142,8 @@ async function startGame(event) {
   const body = {mode, players, edition: form.elements.edition.value, seats,
                 delay_ms: Number($("delay").value)};
   if (seedText) {
-    if (!/^\d{1,18}$/.test(seedText)) { say("The seed is a whole number (or empty for a random one).", true); return; }
-    body.seed = Number(seedText);
+    if (!/^\d{1,20}$/.test(seedText)) { say("The seed is a whole number (or empty for a random one).", true); return; }
+    body.seed = seedText;  // as text: exact up to 2**64 - 1
   }
   try {
     const answer = await api("POST", "/api/games", body);
@@ -155,12 +163,12 @@ async function openFile(event) {
   const file = event.target.files[0];
   event.target.value = "";
   if (!file) return;
-  let data;
-  try { data = JSON.parse(await file.text()); } catch (e) { say(`${file.name} is not a JSON file.`, true); return; }
+  const text = await file.text();
+  try { JSON.parse(text); } catch (e) { say(`${file.name} is not a JSON file.`, true); return; }
   const previous = S.token;
   try {
     S.token = null;  // a file is loaded by nobody's seat
-    const answer = await api("POST", "/api/load", {file: data});
+    const answer = await api("POST", "/api/load", `{"file": ${text}}`);  // its seed exact
     S.token = previous;
     enterGame(answer);
   } catch (error) { S.token = previous; say(error.message, true); }
@@ -497,8 +505,7 @@ async function save() {
 
 async function downloadPlain(what) {
   try {
-    const data = await api("GET", `/api/games/${S.game}/${what}`);
-    download(`suburbia-${what}.json`, JSON.stringify(data, null, 1));
+    download(`suburbia-${what}.json`, await apiText("GET", `/api/games/${S.game}/${what}`));
   } catch (error) { say(error.message, true); }
 }
 
@@ -617,7 +624,7 @@ async function init() {
   $("r-slider").addEventListener("change", (e) => showStep(Number(e.target.value)));
   $("r-round").addEventListener("change", (e) => showStep(Number(e.target.value) + 1));
   $("r-download").addEventListener("click", async () => {
-    try { download("suburbia-record.json", JSON.stringify(await api("GET", `/api/replays/${S.replay}/record`), null, 1)); }
+    try { download("suburbia-record.json", await apiText("GET", `/api/replays/${S.replay}/record`)); }
     catch (error) { say(error.message, true); }
   });
   document.addEventListener("keydown", (e) => {

@@ -129,7 +129,7 @@ def _play_setup(args) -> tuple[Game, int, dict, dict, str]:
         saved = Game(players, mode, args.edition or "2nd",
                      args.seed if args.seed is not None else secret_seed())
     game = saved
-    seed = game.seed if isinstance(game.seed, int) else 0
+    seed = game.seed if isinstance(game.seed, int) else secret_seed()  # the bots' seeds
     agents = {seat: make_agent(spec, seed=agent_seed(seed, seat),
                                allow_pickle=args.allow_pickle)
               for seat, spec in seats.items()}
@@ -161,12 +161,12 @@ def command_play(args, extra, stdin: TextIO, stdout: TextIO) -> int:
     game = session.game  # an undo replaces the game
     if args.save_record and game.is_over:
         try:
-            what = save_game(game, args.save_record)  # a state after an undo's redraw
+            what = save_game(game, args.save_record, human)  # a state after a redraw
             print(f"{what.capitalize()} written to {args.save_record}", file=stdout)
         except (OSError, ValueError) as error:  # the finished game is not lost for that
             print(f"Cannot write {shown(str(args.save_record))}: {_write_error(error)}",
                   file=stdout)
-            offer_to_save(game, stdin, stdout, default_save_path(game), True)
+            offer_to_save(game, human, stdin, stdout, default_save_path(game), True)
             return 1
     return status
 
@@ -378,19 +378,21 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seat", type=int, default=0,
                       help="your seat in a standard game, 0..players-1 (default 0)")
     play.add_argument("--seed", type=int, default=None,
-                      help="seed of the setup, 0..2**64-1 (default: random, shown when the "
-                           "game is over)")
+                      help="seed of the setup, 0..2**64-1 (default: 64 random bits from the "
+                           "operating system's secure generator, shown when the game is over)")
     play.add_argument("--edition", choices=("2nd", "1st"), default=None,
                       help="stack layout: 2nd (default) or 1st (R3.2, R3.3)")
     play.add_argument("--resume", type=Path, metavar="FILE",
                       help="continue a saved game (a game record or a saved state, e.g. the "
                            "file an unfinished game was saved to); its mode, players and "
-                           "edition are the file's")
+                           "edition are the file's, and what you cannot see is dealt anew "
+                           "(R10.2)")
     play.add_argument("--no-board", action="store_true",
                       help="draw the game only when asked ('board')")
     play.add_argument("--save-record", type=Path, metavar="PATH",
                       help="write the game record (JSON) here at the end, or the unfinished "
-                           "game if you leave or the input ends")
+                           "game (your position, without what you cannot see) if you leave "
+                           "or the input ends")
     play.add_argument("--allow-pickle", action="store_true",
                       help="let ppo agents load pickled stable-baselines3 .zip models, which "
                            "runs code stored in the file (trusted files only)")

@@ -14,6 +14,12 @@ the game and reads the person's commands:
     undo             back to before your last decision (bots' moves after it undone too)
     save [file]      save now and go on playing; quit: leave (offering to save)
 
+A save of an unfinished game holds the person's position without what the person cannot
+see (no seed; the stacks and the others' goals dealt anew), and resuming deals that anew
+again (R10.2): saving, peeking at what follows and resuming tells nothing of the tiles to
+come. A seed nobody typed has 64 bits from the operating system's secure generator, and
+an undo's redraw takes fresh secret words (rng.py), so that no search finds them.
+
 What is printed is what the person's seat may know (R10.1): other seats' kept and
 returned goals, the order of the stacks and the position of One More Round are never
 shown (R10.2), so a bot's `keep` is printed without its goal and a random seed (which
@@ -81,7 +87,7 @@ PLAY_HELP = """Commands:
   show           this decision's screen again
   log            every move of the others since your last decision
   undo           back to before your last decision (and the bots' replies to it)
-  save [file]    save the game now and go on playing
+  save [file]    save your position now (not what you cannot see) and go on
   help           this text
   quit           leave the game (you are offered to save it)"""
 
@@ -614,20 +620,40 @@ def default_save_path(game: Game, seed_known: bool = False) -> Path:
     return Path(f"suburbia-{game.config.mode}-{seed}{stamp}.json")
 
 
-def save_game(game: Game, path: Path) -> str:
-    """Write the game to `path`: its record (seed and moves, replayable) when replaying it
-    gives this very state, else the saved state itself. Returns what was written."""
-    record = game.record() if game.seed is not None else None
-    try:
-        same = record is not None and np.array_equal(Game.replay(record).state, game.state)
-    except SuburbiaError:
-        same = False
-    text = (json.dumps(record, indent=1) + "\n") if same else game.to_json()
+SAVED_POSITION = "your position, not what you cannot see"
+
+
+def save_game(game: Game, path: Path, viewer: int) -> str:
+    """Write the game to `path`; returns what was written. A finished game, which hides
+    nothing any more: its record (seed and moves) when replaying it gives this very
+    state, else its state. An unfinished game: its position as seat `viewer` knows it
+    (R10.1), in the state format but with no seed and with what the seat cannot see (the
+    stacks' order, One More Round, the others' goals) dealt anew from fresh secret words
+    (R10.2), so the file tells nothing hidden; resuming it deals that anew again
+    (`TerminalGame`), so that reading the file tells nothing of the tiles to come either."""
+    if game.is_over:
+        record = game.record() if game.seed is not None else None
+        try:
+            same = record is not None and np.array_equal(Game.replay(record).state, game.state)
+        except SuburbiaError:
+            same = False
+        text = (json.dumps(record, indent=1) + "\n") if same else game.to_json()
+        what = "game record" if same else "game state"
+    else:
+        position = game.copy()
+        position.redraw_hidden(viewer, secret_words())
+        text, what = position.to_json(), SAVED_POSITION
     path = Path(path).expanduser()
     if path.parent != Path("."):
         path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
-    return "game record" if same else "game state"
+    return what
+
+
+def saved_lines(lead: str, target: Path, what: str) -> list[str]:
+    """`Saved in FILE (what was written).`, the file name whole on the first line."""
+    line = f"{lead} {target} ({what})."
+    return [line] if len(line) <= SCREEN_WIDTH else [f"{lead} {target},", f"  {what}."]
 
 
 def write_error(error: Exception) -> str:
@@ -642,13 +668,13 @@ def _name_problem(target: Path) -> str | None:
     return None
 
 
-def offer_to_save(game: Game, stdin: TextIO, stdout: TextIO, default: Path, ask: bool,
-                  resume_hint: str = "") -> Path | None:
-    """Save an unfinished game: ask for a file name (Enter: `default`, 'no': not saved)
-    when `ask`, else (the input has ended) write `default`. A file that cannot be written
-    gets its reason and a new question; the end of the input or Ctrl-C at the question
-    saves to `default`, or, if that cannot be written, to a new file in the current
-    folder."""
+def offer_to_save(game: Game, viewer: int, stdin: TextIO, stdout: TextIO, default: Path,
+                  ask: bool, resume_hint: str = "") -> Path | None:
+    """Save an unfinished game as seat `viewer` knows it (`save_game`): ask for a file
+    name (Enter: `default`, 'no': not saved) when `ask`, else (the input has ended) write
+    `default`. A file that cannot be written gets its reason and a new question; the end
+    of the input or Ctrl-C at the question saves to `default`, or, if that cannot be
+    written, to a new file in the current folder."""
 
     def say(text: str = "") -> None:
         print(text, file=stdout, flush=True)
@@ -673,11 +699,12 @@ def offer_to_save(game: Game, stdin: TextIO, stdout: TextIO, default: Path, ask:
         problem = _name_problem(target)
         if problem is None:
             try:
-                what = save_game(game, target)
+                what = save_game(game, target, viewer)
             except (OSError, ValueError) as error:
                 problem = write_error(error)
         if problem is None:
-            say(f"The game is saved in {target} ({what}).")
+            for line in saved_lines("The game is saved in", target, what):
+                say(line)
             say("Continue it with:")
             say(f"  suburbia play --resume {shlex.quote(str(target))}{resume_hint}")
             return target
@@ -696,7 +723,9 @@ class TerminalGame:
     """One person at seat `human` against the agents of `opponents` (seat -> agent), on
     `stdin`/`stdout`. `labels` names the agents' seats (their specs). `seed_source`:
     "given" (the person chose it: printed), "random" (printed only once the game is over,
-    since it tells the stacks, R10.2) or "file" (a resumed game: not printed)."""
+    since it tells the stacks, R10.2) or "file" (a resumed game: not printed, and what the
+    person cannot see is dealt anew from fresh secret words, R10.2, so that a file read
+    or loaded twice tells nothing of the tiles to come)."""
 
     def __init__(self, game: Game, human: int, opponents: dict, stdin: TextIO,
                  stdout: TextIO, show_board: bool = True, labels: dict[int, str] | None = None,
@@ -714,7 +743,7 @@ class TerminalGame:
         self.resume_hint = resume_hint
         self.seed_source = seed_source
         self.undo_points = self._undo_points_of_history()
-        self.setup_seed = game.seed  # still the setup's seed after an undo's redraw
+        self.setup_seed = game.seed  # still the setup's seed after a redraw
         self.loaded_without_history = seed_source == "file" and not self.undo_points
         self.saved_state: np.ndarray | None = None
         self.recent: list[str] = []  # the others' moves since the person's last one
@@ -722,6 +751,8 @@ class TerminalGame:
         self.stood_in: set[int] = set()  # seats whose bot failed: the stand-in plays them
         self.watched: list[tuple[Game, int]] = []  # (position, move) shown to watching bots
         self._show_history_to_watchers()
+        if seed_source == "file" and not game.is_over:  # after the history is replayed
+            game.redraw_hidden(human, secret_words())
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
@@ -759,13 +790,17 @@ class TerminalGame:
                              "over, since it fixes the hidden order of the stacks (R10.2). "
                              "--seed N chooses one."):
                 self.say(line)
+        elif not self.game.is_over:
+            for line in wrap("Resumed: what you cannot see (the order of the stacks, One "
+                             "More Round, the others' goals) was dealt anew (R10.2)."):
+                self.say(line)
         self.say("Type 'help' for the commands.")
         try:
             status = self._loop()
         except KeyboardInterrupt:
             self.say()
             self.say("Interrupted.")
-            offer_to_save(self.game, self.stdin, self.stdout, self.default, True,
+            offer_to_save(self.game, self.human, self.stdin, self.stdout, self.default, True,
                           self.resume_hint)
             return 130
         if status == "quit":
@@ -776,11 +811,11 @@ class TerminalGame:
                 self.say(f"  suburbia play --resume {shlex.quote(str(self.default))}"
                          f"{self.resume_hint}")
                 return 0
-            offer_to_save(self.game, self.stdin, self.stdout, self.default, True,
+            offer_to_save(self.game, self.human, self.stdin, self.stdout, self.default, True,
                           self.resume_hint)
             return 0
         if status == "end of input":
-            offer_to_save(self.game, self.stdin, self.stdout, self.default, False,
+            offer_to_save(self.game, self.human, self.stdin, self.stdout, self.default, False,
                           self.resume_hint)
             return 1
         self._game_over()
@@ -1070,7 +1105,7 @@ class TerminalGame:
         problem = _name_problem(target)
         if problem is None:
             try:
-                what = save_game(self.game, target)
+                what = save_game(self.game, target, self.human)
             except (OSError, ValueError) as error:
                 problem = write_error(error)
         if problem is not None:
@@ -1078,7 +1113,8 @@ class TerminalGame:
             return
         self.default = target
         self.saved_state = self.game.state.copy()
-        self.say(f"Saved in {target} ({what}).")
+        for line in saved_lines("Saved in", target, what):
+            self.say(line)
         self.say("Continue it later with:")
         self.say(f"  suburbia play --resume {shlex.quote(str(target))}{self.resume_hint}")
 

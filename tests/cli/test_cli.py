@@ -138,12 +138,14 @@ def test_quit_and_end_of_input_leave_the_game(tmp_path, monkeypatch):
     saved = list(tmp_path.glob("suburbia-dale-*.json"))
     assert len(saved) == 1 and f"is saved in {saved[0].name}" in output
     assert "seed" not in saved[0].name
-    assert json.loads(saved[0].read_text())["actions"] == []
+    position = json.loads(saved[0].read_text())  # no seed, nothing hidden (R10.2)
+    assert position["format"] == "suburbia-state" and position["seed"] is None
     status, output = run_cli(["play", "--no-board", "--seed", "0"], "")
     assert status == 1 and len(list(tmp_path.glob("suburbia-dale-seed0-*.json"))) == 1
     status, output = run_cli(["play", "--no-board", "--save-record", "mine.json"], "quit\n\n")
     assert status == 0 and (tmp_path / "mine.json").is_file()
-    assert "is saved in mine.json (game record).\nContinue it with:\n" \
+    assert "is saved in mine.json (your position, not what you cannot see)." \
+        "\nContinue it with:\n" \
         "  suburbia play --resume mine.json\n" in output
 
 

@@ -31,7 +31,7 @@ from suburbia_env import state_layout as s
 from suburbia_env.cli import main
 from suburbia_env.terminal_game import (SCREEN_HEIGHT, SCREEN_WIDTH, TerminalGame,
                                         _recent_lines, decision_screen, market_lines)
-from suburbia_env.tile_data import GOALS
+from suburbia_env.tile_data import GOALS, TILES
 
 PROMPT = re.compile(r"player \d> ")
 
@@ -298,33 +298,59 @@ def test_undo_then_a_new_move_continues_from_the_earlier_position():
 
 # Save and resume -------------------------------------------------------------------------------
 
-def test_save_then_resume_continues_the_same_game_with_its_undo(in_tmp):
-    game = Game(2, seed=5)
+def hidden_of(game: Game, viewer: int) -> tuple:
+    """What `viewer` cannot see (R10.2): the stacks to come and the others' goals."""
+    return (tuple(undrawn_stacks(game.state)),
+            tuple(int(goal) for seat in range(game.num_seats) if seat != viewer
+                  for goal in s.goal_options(game.state, seat)))
+
+
+def test_a_save_holds_the_position_but_nothing_the_person_cannot_see(in_tmp):
+    """An unfinished game is saved as the person's position: no seed, and what the
+    person cannot see (the stacks' order, One More Round, the others' goals) dealt anew
+    from fresh secret words (R10.2), so reading the file tells nothing hidden."""
     specs = {1: "greedy"}
-    terminal, _, output = session(game, ["1", "1", "save mine.json", "1", "quit", "no"],
+    terminal, _, output = session(Game(2, seed=5), ["1", "1", "save mine.json", "quit"],
                                   specs=specs)
-    saved = json.loads((in_tmp / "mine.json").read_text())
-    assert saved["format"] == "suburbia-record" and saved["seed"] == 5
-    played_then = Game.replay(saved)
-    assert "Saved in mine.json (game record).\nContinue it later with:\n" in output
-    assert "The game was not saved." in output  # quit after one more move: 'no'
-    assert len(terminal.game.history) > len(played_then.history)
-    # resumed through the command line: the same position, and undo reaches back into it
+    assert "Saved in mine.json (your position, not what you cannot see).\n" \
+        "Continue it later with:\n" in output
+    text = (in_tmp / "mine.json").read_text()
+    saved = Game.from_json(text)
+    live = terminal.game
+    assert json.loads(text)["seed"] is None
+    assert np.array_equal(seen_by(saved.state, 0), seen_by(live.state, 0))
+    assert not np.array_equal(undrawn_stacks(saved.state), undrawn_stacks(live.state))
+    assert json.dumps([TILES.names[kind] for kind in undrawn_stacks(live.state)[:4]])[1:-1] \
+        not in text  # the true stacks to come are nowhere in the file
+    assert hidden_of(saved, 0) != hidden_of(live, 0)
+
+
+def test_resuming_a_save_twice_shows_the_same_table_but_deals_the_unseen_anew(in_tmp):
+    """Resuming deals anew what the person cannot see (R10.2), as an undo does: a person
+    who saves, peeks at what follows and resumes learns nothing of the tiles to come."""
+    specs = {1: "greedy"}
+    terminal, _, _ = session(Game(2, seed=5), ["1", "1", "save mine.json", "quit"], specs=specs)
+    text = (in_tmp / "mine.json").read_text()
+    resumed = []
+    for _ in range(2):
+        again, _, output = session(Game.from_json(text), ["quit", "no"], specs=specs,
+                                   seed_source="file")
+        assert "Resumed: what you cannot see (the order of the stacks, One More Round, the " \
+            "others' goals) was dealt anew (R10.2)." in " ".join(output.split())
+        assert np.array_equal(seen_by(again.game.state, 0), seen_by(terminal.game.state, 0))
+        resumed.append(again.game)
+    assert hidden_of(resumed[0], 0) != hidden_of(resumed[1], 0)
+    assert hidden_of(resumed[0], 0) != hidden_of(Game.from_json(text), 0)
+    # through the command line, an old save (a record: its seed in plain) resumes the same
+    # way, and undo still reaches back into its moves
+    record = Game(2, seed=5)
+    replay_with_bots(record, [Game(2, seed=5).legal_actions_text()[0]], specs)
+    (in_tmp / "old.json").write_text(json.dumps(record.record()))
     stdout = io.StringIO()
-    status = main(["play", "--resume", "mine.json", "--opponents", "greedy", "--no-board"],
-                  stdin=io.StringIO("undo\nsave again.json\nquit\n"), stdout=stdout)
-    assert status == 0
-    again = Game.from_json((in_tmp / "again.json").read_text())  # a state: see below
-    person_moves = [move for seat, move in _seats_of(played_then) if seat == 0]
-    assert "Undone: your '" + person_moves[-1] + "'" in stdout.getvalue()
-    expected = Game(2, seed=5)
-    replay_with_bots(expected, person_moves[:-1], specs)
-    assert expected.current_player == 0
-    # the undo dealt the unseen anew (R10.2): what the person sees is the same
-    assert np.array_equal(seen_by(again.state, 0), seen_by(expected.state, 0))
-    assert again.seed is None  # so the file is a state, not a seed-and-moves record
-    assert "The game is saved in again.json.\nContinue it with:\n  suburbia play --resume " \
-        "again.json --opponents greedy\n" in stdout.getvalue()
+    status = main(["play", "--resume", "old.json", "--opponents", "greedy", "--no-board"],
+                  stdin=io.StringIO("undo\nquit\nno\n"), stdout=stdout)
+    assert status == 0 and "Resumed: what you cannot see" in stdout.getvalue()
+    assert f"Undone: your '{record.history[0]}'" in stdout.getvalue()
 
 
 def _seats_of(game: Game):
@@ -336,8 +362,8 @@ def _seats_of(game: Game):
 
 
 def test_a_saved_state_without_its_record_resumes_too(in_tmp):
-    """A game whose seed is unknown is saved as its state (R10.1 facts and the hidden
-    ones alike, for the engine): resuming gives the same position, with no undo before."""
+    """A game whose seed is unknown (a position): resuming gives the same position as the
+    person sees it, with no undo before."""
     game = Game(1, "solitary", seed=2)
     for _ in range(3):
         game.apply(game.legal_actions()[0])
@@ -346,11 +372,12 @@ def test_a_saved_state_without_its_record_resumes_too(in_tmp):
     _, _, output = session(game, ["save state.json", "quit"], seed_source="file")
     stored = json.loads((in_tmp / "state.json").read_text())
     assert stored["format"] == "suburbia-state"
-    assert "Saved in state.json (game state)." in output
+    assert "Saved in state.json (your position, not what you cannot see)." in output
     stdout = io.StringIO()
     assert main(["play", "--resume", "state.json", "--no-board"],
                 stdin=io.StringIO("undo\nsave back.json\nquit\n"), stdout=stdout) == 0
-    assert np.array_equal(Game.from_json((in_tmp / "back.json").read_text()).state, game.state)
+    back = Game.from_json((in_tmp / "back.json").read_text())
+    assert np.array_equal(seen_by(back.state, 0), seen_by(game.state, 0))
     assert "Nothing to undo: you have taken no decision since the game was loaded." \
         in stdout.getvalue()
 
@@ -508,7 +535,7 @@ COMMANDS = ["show", "board", "market", "info 0", "info 3", "info 0,0", "legal", 
 def test_what_is_printed_does_not_depend_on_hidden_facts(players, in_tmp):
     """The same position with another stack order, One More Round elsewhere and other
     goals drawn, kept and returned by the other players: every command prints the same
-    (saving aside, whose file holds the whole state for the engine)."""
+    (and the saved file holds none of them: `save_game`)."""
     game = _at_persons_turn(players, seed=players, decisions=14)
     outputs = []
     for variant in range(4):
@@ -574,12 +601,15 @@ def test_a_real_process_plays_saves_and_resumes(in_tmp):
     expected = Game(1, "dale", seed=3)
     expected.apply("keep Builder")
     expected.apply(expected.legal_actions()[0])
-    assert json.loads((in_tmp / "g.json").read_text())["actions"] == expected.history
+    saved = Game.from_json((in_tmp / "g.json").read_text())
+    assert saved.seed is None and np.array_equal(seen_by(saved.state, 0),
+                                                 seen_by(expected.state, 0))
     resumed = subprocess.run(command[:-2] + ["--resume", "g.json", "--no-board"],
                              input="quit\nno\n", capture_output=True, text=True, cwd=in_tmp,
                              env=environment, timeout=300)
     assert resumed.returncode == 0, resumed.stderr
     assert "Seed" not in resumed.stdout.splitlines()[1]
+    assert "Resumed: what you cannot see" in resumed.stdout
     assert f"Round {expected.round + 1}." in resumed.stdout
 
 

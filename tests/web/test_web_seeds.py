@@ -163,7 +163,7 @@ def test_the_top_bits_of_400_picked_seeds_are_uniform(client):
     assert np.all(np.abs(bits.mean(axis=0) - 0.5) < 0.13)  # each bit: sd 0.025
 
 
-# Redraws -------------------------------------------------------------------------------------------
+# Redraws ---------------------------------------------------------------------------------------
 
 def undo_once(client, created, rng) -> None:
     play_some(client, created, 3, rng)
@@ -222,7 +222,8 @@ def test_loading_a_save_twice_shows_the_same_table_but_deals_the_unseen_anew(cli
     # the loaded game plays to its end and replays exactly: seed, moves and redraws kept
     loaded, session = loads[0]
     rng = random.Random(7)
-    view = client.get(f"/api/games/{loaded['id']}", headers={"X-Seat-Token": loaded["token"]}).json()
+    view = client.get(f"/api/games/{loaded['id']}",
+                      headers={"X-Seat-Token": loaded["token"]}).json()
     while not view["over"]:
         view = client.post(f"/api/games/{loaded['id']}/actions",
                            headers={"X-Seat-Token": loaded["token"]},
@@ -241,7 +242,7 @@ def test_loading_a_save_twice_shows_the_same_table_but_deals_the_unseen_anew(cli
     assert last["over"] and last["scores"] == view["scores"]
 
 
-# What the seats are told ---------------------------------------------------------------------------
+# What the seats are told ---------------------------------------------------------------------
 
 TWO_PEOPLE = [{"kind": "person"}, {"kind": "person"}]
 

@@ -507,7 +507,8 @@ def game_from_json(text: str | bytes) -> Game:
 def refuse_sealed_save(data) -> None:
     """StateFormatError saying what a sealed browser save is and how to open it, for a
     document that is one (no state or record can be read from it, R10.2)."""
-    if isinstance(data, dict) and data.get("format") == SEALED_FORMAT:
+    if isinstance(data, dict) and isinstance(data.get("format"), str) \
+            and data["format"] == SEALED_FORMAT:
         raise StateFormatError(
             "this is a sealed browser save (made by 'suburbia serve'), which only the "
             "server that sealed it can open: run `suburbia serve` as the same user on the "

@@ -1173,3 +1173,13 @@ def test_replay_checks_the_record_fields(finished_record):
     assert _replay_error(record).startswith("seed: missing field")
     assert _replay_error(json.dumps(finished_record)[:40]).startswith("record: JSON syntax error")
     assert _replay_error("[]").startswith("record: must be an object, not a list")
+
+
+@pytest.mark.parametrize("value", [np.array([1, 2]), [1, 2], {"a": 1}, None, 3])
+def test_a_format_field_of_any_python_value_is_refused_by_name(value):
+    """The sealed-save check reads `format` first: an array there (found by the fuzzer)
+    raised numpy's ambiguous-truth ValueError instead of a StateFormatError."""
+    document = json.loads(Game(players=2, seed=0).to_json())
+    document["format"] = value
+    with pytest.raises(StateFormatError, match="format"):
+        serialization.game_from_dict(document)

@@ -68,7 +68,7 @@ from .dale_agent import DaleAgent
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
 from .styles import STYLES, WEIGHT_NAMES, StyleAgent
-from .value_search import ROLLOUT_OPPONENTS
+from .value_search import ROLLOUT_OPPONENTS, ValueSearchAgent
 
 # Settings of the search agents when a spec gives none (chosen on 200 games, seeds 6000+).
 SEARCH_DEFAULTS = {
@@ -201,7 +201,6 @@ def _ppo_search(spec: str, kind: str, arguments: str, seed: int | None,
                 evaluation: str, allow_pickle: bool) -> Agent:
     path_text, settings = search_settings(spec, kind, arguments, evaluation)
     path = _model_path(spec, path_text)
-    from .value_search import ValueSearchAgent
     agent = ValueSearchAgent(path, evaluation=evaluation, seed=seed, allow_pickle=allow_pickle,
                              **settings)
     agent.name = spec

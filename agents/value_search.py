@@ -61,7 +61,10 @@ from suburbia_env.tile_data import GOALS, TILES
 from suburbia_env.turn import apply_legal_action
 
 from .base import Agent
+from .dale_agent import DaleAgent
+from .greedy import GreedyAgent
 from .ppo_agent import PPOAgent
+from .random_agent import RandomAgent
 
 EVALUATIONS = ("critic", "rollout")
 MODEL_OPPONENT = "model"
@@ -75,6 +78,14 @@ ROLLOUT_OPPONENTS = (INFERRED_OPPONENT, MODEL_OPPONENT, "greedy", "dale", "rando
 """Who may play the other seats inside the trials, the default first (a spec's O)."""
 GUESS_ERROR = 0.25
 """How often a greedy or model player is taken to make a move other than its own choice."""
+
+
+def _rollout_agent(name: str, seed: int | None) -> Agent:
+    """The agent a named opponent model is: built here, not through the registry, which
+    builds this agent from its spec (the registry imports this module, not the reverse)."""
+    if name == "random":
+        return RandomAgent(seed)
+    return {"greedy": GreedyAgent, "dale": DaleAgent}[name]()
 
 
 @njit(cache=True)
@@ -157,9 +168,7 @@ class ValueSearchAgent(Agent):
         self.splits_redraws = opponent in (MIXED_OPPONENT, INFERRED_OPPONENT)
         self.inferred = opponent == INFERRED_OPPONENT
         if isinstance(opponent, str) and opponent != MODEL_OPPONENT:
-            from .registry import make_agent
-            self.opponent = make_agent("greedy" if self.splits_redraws else opponent,
-                                       seed=seed)
+            self.opponent = _rollout_agent("greedy" if self.splits_redraws else opponent, seed)
         self.path = self.policy_agent.path
         self.candidates = int(candidates)
         self.samples = int(samples)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from suburbia_env.errors import ConfigError
+
 from .config import TrainingConfig
 
 
@@ -143,10 +145,11 @@ LEARNERS = {"sb3": SB3Learner, "fast": FastLearner}
 
 
 def make_learner(name: str, config: TrainingConfig):
+    """The learner `name` for `config`; a ConfigError names the learners (recipe.py checks
+    a stage's learner against LEARNERS first, importing this module, not the reverse)."""
     try:
         learner = LEARNERS[name]
     except KeyError:
-        from .recipe import RecipeError
-        raise RecipeError(f"unknown learner {name!r}; the learners are: "
+        raise ConfigError(f"unknown learner {name!r}; the learners are: "
                           f"{', '.join(sorted(LEARNERS))}") from None
     return learner(config)

@@ -20,10 +20,9 @@ from pathlib import Path
 
 from suburbia_env import Game
 from suburbia_env.errors import StateFormatError
-from suburbia_env.versions import RULES_REVISION
+from suburbia_env.versions import DATASET_FORMAT_VERSION, RULES_REVISION
 
 DATASET_FORMAT = "suburbia-league-game"
-DATASET_VERSION = 2  # 2: "forfeits" (a list; games with a stand-in end)
 DATASET_FILE = "games.jsonl"
 ENTRY_FIELDS = ("format", "version", "rules", "table", "deal", "seed", "mode", "players",
                 "edition", "agents", "specs", "first_player", "scores", "winners", "wins",
@@ -48,7 +47,7 @@ def dataset_entry(rows: list[dict], record: dict) -> dict:
                                f"populations than the results")
     forfeits = [{"seat": row["seat"], "reason": row["forfeit"],
                  "decision": row["forfeit_decision"]} for row in rows if row.get("forfeit")]
-    return {"format": DATASET_FORMAT, "version": DATASET_VERSION, "rules": RULES_REVISION,
+    return {"format": DATASET_FORMAT, "version": DATASET_FORMAT_VERSION, "rules": RULES_REVISION,
             "table": first["table"], "deal": first["game"], "seed": first["seed"],
             "mode": first["mode"], "players": first["seats"], "edition": game.config.edition,
             "agents": [row["agent"] for row in rows], "specs": [row["spec"] for row in rows],
@@ -110,10 +109,10 @@ def read_dataset(path: Path | str) -> list[dict]:
             if entry.get("version") == 1 and "forfeit" in entry:  # before the stand-in
                 forfeit = entry.pop("forfeit")
                 entry["forfeits"] = [] if forfeit is None else [forfeit]
-                entry["version"] = DATASET_VERSION
-            if entry.get("version") != DATASET_VERSION:
+                entry["version"] = DATASET_FORMAT_VERSION
+            if entry.get("version") != DATASET_FORMAT_VERSION:
                 raise StateFormatError(f"{path} line {number}: version: "
-                                       f"{entry.get('version')!r} is not {DATASET_VERSION}")
+                                       f"{entry.get('version')!r} is not {DATASET_FORMAT_VERSION}")
             missing = [name for name in ENTRY_FIELDS if name not in entry]
             if missing:
                 raise StateFormatError(f"{path} line {number}: missing field(s) "

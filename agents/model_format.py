@@ -14,9 +14,9 @@ dtypes, values (finite) and the weights file's SHA-256 against the description.
 Nothing is unpickled. Anything wrong gives a ModelFormatError naming the file and the
 problem.
 
-The description (format "suburbia-policy", version 1):
+The description (format "suburbia-policy", version MODEL_FORMAT_VERSION of versions.py):
 
-    format, format_version       "suburbia-policy", 1
+    format, format_version       "suburbia-policy", MODEL_FORMAT_VERSION
     weights                      {"format": "safetensors", "sha256": hex digest, "bytes": size}
     policy                       {"class": "SparseActorCritic", "features_dim": 256,
                                   "net_arch": [128], "activation_fn": "Tanh"} (the fast
@@ -67,11 +67,11 @@ import gymnasium as gym
 import numpy as np
 
 from suburbia_env.errors import ModelFormatError, shown
+from suburbia_env.versions import MODEL_FORMAT_VERSION
 
 from .model_files import check_regular_file, check_safetensors_header, read_model_file
 
 FORMAT = "suburbia-policy"
-FORMAT_VERSION = 1
 MAX_DESCRIPTION_BYTES = 1_000_000
 MAX_WEIGHTS_BYTES = 1_000_000_000
 MAX_ZIP_MEMBER_BYTES = 1_000_000_000
@@ -428,9 +428,9 @@ def read_description(path: str | Path) -> dict:
         fields.fail(f"is not a model description: 'format' must be {FORMAT!r}, "
                     f"not {shown(fields.get('format', None))}")
     version = fields.get("format_version", None)
-    if version != FORMAT_VERSION:
+    if version != MODEL_FORMAT_VERSION:
         fields.fail(f"has format_version {shown(version)}; this version of the package reads "
-                    f"version {FORMAT_VERSION}")
+                    f"version {MODEL_FORMAT_VERSION}")
     return description
 
 
@@ -567,7 +567,7 @@ def save_safe_model(policy, path: str | Path, gamma: float, env_id: str | None =
         else observation_space
     description = {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": MODEL_FORMAT_VERSION,
         "weights": {"format": "safetensors", "sha256": hashlib.sha256(data).hexdigest(),
                     "bytes": len(data)},
         "policy": describe_policy(policy),

@@ -1,25 +1,150 @@
-"""Versions of the rules, the environments and the file formats, kept in one place.
+"""Versions of the rules, the environments and the file formats: one table, HISTORY.
 
 A change of rules changes results, so every public id that results are reported under
-says which rules it plays (RULES.md "Revisions"). Bump them together when the rules
-change, regenerate the golden playthroughs (tests/golden/) and re-measure every figure.
+says which rules it plays (RULES.md "Revisions"). Each row of HISTORY is one change a
+user can see, with the ids and format versions in force from it on; the constants below
+are read from the newest row, and the code uses them. The docs render the table:
+`python scripts/version_tables.py` writes docs/reference.md ("Versions"), README's
+"Rules versions", docs/dataset.md's heading and the "Version history" of each
+environment's docstring; tests/docs/test_version_tables.py fails when one drifts and
+tests/engine/test_versions.py checks the table against the files and ids themselves.
+A rules change adds a row (docs/architecture.md, "How to change a rule").
 
-=========  ===========  ==============  ==========================  ===============
-rules      gym id       PettingZoo      state and record formats    what changed
-=========  ===========  ==============  ==========================  ===============
-2026-11-25 Suburbia-v1  suburbia_v1     version 2                   R9.2: the Dale game's player draws two goals and keeps
-                                                                    one; R9.1: Solitary fall-back below a red line +1/+1
-original   Suburbia-v0  suburbia_v0     version 1                   the first release
-=========  ===========  ==============  ==========================  ===============
+This module is the foundation layer: it imports nothing of ours.
 """
 
-RULES_REVISION = "2026-11-25"
-ENV_ID = "Suburbia-v1"
-PETTINGZOO_NAME = "suburbia_v1"
-FORMAT_VERSION = 2
-"""The version of both the saved-state and the game-record format (serialization.py)."""
+from __future__ import annotations
 
-MODES_UNCHANGED_SINCE = {1: ("standard",)}
+from dataclasses import dataclass
+
+ENVIRONMENTS = ("gym", "vector", "pettingzoo")
+"""The environments whose docstrings carry a version history, for the rows' `environments`."""
+
+
+@dataclass(frozen=True)
+class Version:
+    """One row of the history: what changed on `date`, and what is in force from then on."""
+
+    id: str
+    """`v<N>.<M>`: N is the Gymnasium id's version (it moves with the rules), M counts the
+    changes since that kept the rules."""
+    date: str
+    changed: str
+    """What changed, for the people who use it, citing rule ids and issues."""
+    rules: str
+    """The RULES.md revision played: the date of its "Revisions" entry, or "original"."""
+    env_id: str
+    """The Gymnasium id (`gym.make`); SuburbiaVectorEnv carries the same."""
+    pettingzoo_name: str
+    formats: int
+    """The version of the state and the record formats (formats/serialization.py); they
+    move together."""
+    model_format: int | None
+    """The version of the "suburbia-policy" model description (agents/model_format.py),
+    None before it existed."""
+    dataset_format: int | None
+    """The version of the "suburbia-league-game" dataset line (agents/league_dataset.py),
+    None before it existed."""
+    modes: tuple[str, ...] = ()
+    """For a rules revision, the modes whose rules changed (their older saves are refused);
+    the first release made them all (constants.MODE_NAMES)."""
+    environments: tuple[str, ...] = ()
+    """The environments (ENVIRONMENTS) whose behaviour or id the change touches."""
+    notes: tuple[tuple[str, str], ...] = ()
+    """(environment, text): what the change means for one environment, where that says
+    more than `changed`."""
+    aliases: str = ""
+    """For a move of modules: the table of old module paths that still import."""
+
+    def note(self, environment: str) -> str:
+        return dict(self.notes).get(environment, self.changed)
+
+
+HISTORY = (
+    Version("v0", "2026-11-22", "First release.", "original", "Suburbia-v0", "suburbia_v0",
+            formats=1, model_format=None, dataset_format=None,
+            modes=("standard", "solitary", "dale"),
+            environments=ENVIRONMENTS,
+            notes=(("gym", "First release. No longer registered: `gym.make(\"Suburbia-v0\")` "
+                           "raises gymnasium's DeprecatedEnv naming v1."),)),
+    Version("v1", "2026-11-25",
+            "RULES.md revision: in the Dale game the player draws two goals and keeps one "
+            "(R9.2); in Solitary Architect falling back below a red line gives +1/+1, not "
+            "+2/+2 (R9.1). Saved states and records of version 1 still load for standard "
+            "games, whose rules did not change; solo ones are refused naming the version.",
+            "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=None,
+            dataset_format=None, modes=("solitary", "dale"), environments=ENVIRONMENTS,
+            notes=(("gym", "RULES.md revision. In mode \"dale\" the learner first keeps one "
+                           "of two drawn goals (a `keep` decision; the observation already "
+                           "shows both) and scores it at the end (R9.2); in \"solitary\" "
+                           "falling back below a red line gives +1/+1, not +2/+2 (R9.1). "
+                           "Results of v0 are not comparable in those modes; \"standard\" "
+                           "is unchanged."),
+                   ("vector", "The rules revision of SuburbiaEnv v1: a `keep` decision for "
+                              "the learner in mode \"dale\" (R9.2), Solitary fall-back "
+                              "+1/+1 (R9.1)."),
+                   ("pettingzoo", "RULES.md revision; the standard game this environment "
+                                  "plays is unchanged (the revision touches the solo modes "
+                                  "only), the version moves with the project's other ids so "
+                                  "results are reported under one rules version."))),
+    Version("v1.1", "2026-11-25",
+            "Models without code execution: the \"suburbia-policy\" model format, "
+            "safetensors weights and a JSON description.",
+            "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
+            dataset_format=None),
+    Version("v1.2", "2026-11-25",
+            "The league's game dataset, one \"suburbia-league-game\" line per game "
+            "(docs/dataset.md).",
+            "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
+            dataset_format=1),
+    Version("v1.3", "2026-11-25",
+            "The Gymnasium environment's `illegal_action` defaults to \"lose\" instead of "
+            "\"raise\" (issue 20), so that gymnasium's and stable-baselines3's checkers and "
+            "the standard random loop run with default settings. Code that relied on the "
+            "exception passes `illegal_action=\"raise\"`. Rules and results of legal play "
+            "are unchanged.",
+            "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
+            dataset_format=1, environments=("gym",)),
+    Version("v1.4", "2026-11-26",
+            "League dataset version 2: `forfeits`, a list (a seat that forfeits is played "
+            "on by a stand-in to the end); version 1 lines, with `forfeit`, are read and "
+            "converted.",
+            "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
+            dataset_format=2),
+    Version("v1.5", "2026-11-27",
+            "Modules moved into layer subpackages (engine/, formats/, display/, envs/, "
+            "apps/; agents/ took the network modules inference needs from training/; issue "
+            "31). The old module paths still import, with a DeprecationWarning naming the "
+            "new one (training's aliases stay silent, because released model files name "
+            "them); the list is below. Behaviour, ids and file formats are unchanged.",
+            "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
+            dataset_format=2, aliases="suburbia_env._moved.OLD_TO_NEW"),
+)
+"""Oldest first."""
+
+CURRENT = HISTORY[-1]
+RULES_REVISION = CURRENT.rules
+ENV_ID = CURRENT.env_id
+PETTINGZOO_NAME = CURRENT.pettingzoo_name
+FORMAT_VERSION = CURRENT.formats
+"""The version of both the saved-state and the game-record format (serialization.py)."""
+MODEL_FORMAT_VERSION = CURRENT.model_format
+DATASET_FORMAT_VERSION = CURRENT.dataset_format
+
+
+def _modes_unchanged_since() -> dict[int, tuple[str, ...]]:
+    """For each older format version, the modes that no later rules revision changed."""
+    unchanged = {}
+    for index, row in enumerate(HISTORY):
+        if row.formats == FORMAT_VERSION:
+            continue
+        changed = {mode for later in HISTORY[index + 1:] if later.rules != row.rules
+                   for mode in later.modes}
+        unchanged[row.formats] = tuple(mode for mode in HISTORY[0].modes if mode not in changed)
+    return unchanged
+
+
+MODES_UNCHANGED_SINCE = _modes_unchanged_since()
 """For each older format version, the modes whose rules are still today's: only those
 games of that version load; the others are refused, naming the version."""
 

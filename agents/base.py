@@ -15,9 +15,9 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from suburbia_env import Game
-from suburbia_env.action_space import NUM_ACTIONS
+from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.errors import ArgumentError, ConfigError
-from suburbia_env.observation import OBSERVATION_SIZE
+from suburbia_env.engine.observation import OBSERVATION_SIZE
 
 
 class Agent(ABC):

@@ -1,14 +1,14 @@
-"""Dale's decision procedure of R9.2 as a player of any mode (suburbia_env.dale)."""
+"""Dale's decision procedure of R9.2 as a player of any mode (suburbia_env.engine.dale)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from suburbia_env import Game
-from suburbia_env import event_log as ev
-from suburbia_env.action_space import NUM_ACTIONS
-from suburbia_env.dale import dale_policy_action
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine.action_space import NUM_ACTIONS
+from suburbia_env.engine.dale import dale_policy_action
+from suburbia_env.engine.tile_data import TILES
 
 from .base import Agent
 

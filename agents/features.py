@@ -1,4 +1,4 @@
-"""A cheaper first layer for the policy: the compact view of training/compact_input.py
+"""A cheaper first layer for the policy: the compact view of agents/compact_input.py
 (own borough in full, other boroughs as per-plane totals, the rest as it is) -> dense.
 
 With SB3's default flatten extractor the first dense layer reads all 8714 inputs, of

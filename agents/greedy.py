@@ -32,15 +32,17 @@ import numpy as np
 from numba import njit
 
 from suburbia_env import Game
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import state_layout as s
-from suburbia_env.legal_actions import can_pay_premium, legal_action_mask
-from suburbia_env.market import first_slot, last_slot
-from suburbia_env.resolution import (RED_LINE_FALL_BACK_GAIN, clamped_level, copy_state,
-                                     red_line_penalty, red_lines_at_or_below)
-from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.turn import apply_legal_action, income_step_outcome, population_step_outcome
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.legal_actions import can_pay_premium, legal_action_mask
+from suburbia_env.engine.market import first_slot, last_slot
+from suburbia_env.engine.resolution import (RED_LINE_FALL_BACK_GAIN, clamped_level,
+                                            copy_state, red_line_penalty,
+                                            red_lines_at_or_below)
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.turn import (apply_legal_action, income_step_outcome,
+                                      population_step_outcome)
 
 from .base import Agent
 

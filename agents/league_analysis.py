@@ -2,7 +2,7 @@
 seats that win from those that lose, written so that a Suburbia player can read it.
 
 Every game of the dataset is replayed move by move (`seat_facts`); the event log of each
-action (suburbia_env/event_log.py) says what each seat bought, for how much and when,
+action (suburbia_env/engine/event_log.py) says what each seat bought, for how much and when,
 its lakes and what they paid (R6.7), its investments (R7.3) and the red lines it crossed
 (R8.1); the entry's scores give the goal bonuses (R8.2). Time is told by the stack the
 market refills from at the decision (R4.2): phase A (the opening), B (the middle game)
@@ -23,9 +23,9 @@ from collections import Counter
 import numpy as np
 
 from suburbia_env import Game
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env.tile_data import COLUMN_TYPE, GOALS, TILES
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine.tile_data import COLUMN_TYPE, GOALS, TILES
 
 from .statistics import game_bootstrap_difference, newcombe_interval, wilson_interval
 

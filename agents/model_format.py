@@ -7,7 +7,7 @@ A model is two files side by side, with the same name:
 
 Either path names the model (`ppo:models/baseline.safetensors`). The loader reads the
 description, builds the network it describes from this package's own code (SB3's
-MaskableActorCriticPolicy with the compact extractor of training/features.py, or SB3's
+MaskableActorCriticPolicy with the compact extractor of agents/features.py, or SB3's
 flatten / combined extractor, or the fast learner's SparseActorCritic of
 agents/networks.py), and copies the tensors into it after checking their names, shapes,
 dtypes, values (finite) and the weights file's SHA-256 against the description.
@@ -94,7 +94,8 @@ _ZIP_CLASSES = {
         "MaskableActorCriticPolicy",
     "sb3_contrib.common.maskable.policies.MaskableMultiInputActorCriticPolicy":
         "MaskableMultiInputActorCriticPolicy",
-    "training.features.SuburbiaFeatures": "SuburbiaFeatures",
+    "agents.features.SuburbiaFeatures": "SuburbiaFeatures",
+    "training.features.SuburbiaFeatures": "SuburbiaFeatures",  # zips saved before the move
     "stable_baselines3.common.torch_layers.FlattenExtractor": "FlattenExtractor",
     "stable_baselines3.common.torch_layers.CombinedExtractor": "CombinedExtractor",
     **{f"torch.nn.modules.activation.{name}": name for name in ACTIVATIONS},
@@ -276,7 +277,7 @@ def _policy_options(fields: _Fields) -> tuple[str, dict]:
         "ortho_init": False,  # the weights are overwritten anyway
     }
     if extractor == "SuburbiaFeatures":
-        from training.features import SuburbiaFeatures
+        from agents.features import SuburbiaFeatures
         options["features_extractor_class"] = SuburbiaFeatures
         options["features_extractor_kwargs"] = {
             "features_dim": extractor_fields.integer("features_dim", 1, MAX_UNITS)}
@@ -295,8 +296,8 @@ def _build_sparse_policy(policy_fields: _Fields, observation_space, action_space
     environments' actions; sized from the description and refused, before anything is
     allocated, if it needs more bytes than its weights file holds (as `_build_policy`)."""
     import torch
-    from suburbia_env.action_space import NUM_ACTIONS
-    from suburbia_env.observation import OBSERVATION_SIZE
+    from suburbia_env.engine.action_space import NUM_ACTIONS
+    from suburbia_env.engine.observation import OBSERVATION_SIZE
     from .networks import ACTIVATIONS as SPARSE_ACTIVATIONS
     from .networks import COMPACT_SIZE, SparseActorCritic, SparsePolicy
     features_dim = policy_fields.integer("features_dim", 1, MAX_UNITS)
@@ -520,7 +521,7 @@ def current_env_id() -> str | None:
     """The newest Suburbia gym id registered (the rules this package plays now)."""
     import suburbia_env  # noqa: F401  (registers the environment)
     ids = [name for name, spec in gym.registry.items()
-           if spec.entry_point == "suburbia_env.gym_env:SuburbiaEnv"]
+           if spec.entry_point == "suburbia_env.envs.gym_env:SuburbiaEnv"]
     return max(ids, key=lambda name: int(name.rpartition("-v")[2] or 0)) if ids else None
 
 
@@ -644,7 +645,7 @@ def _zip_member(archive: zipfile.ZipFile, name: str, source: Path) -> bytes:
 def _zip_description(source: Path, data: dict) -> tuple[dict, str, dict]:
     """(policy description, observation format, provenance) from the plain fields of a
     stable-baselines3 zip's `data` entry."""
-    from suburbia_env.observation import OBSERVATION_SIZE
+    from suburbia_env.engine.observation import OBSERVATION_SIZE
     fields = _Fields(source, "data", data)
     policy_class = _ZIP_CLASSES.get(_pickled_global(
         fields.object("policy_class").get(":serialized:", "")) or "")
@@ -701,7 +702,7 @@ def convert_pickled_model(source: str | Path, destination: str | Path,
     anything (module docstring); returns the weights path. The network is rebuilt from the
     zip's plain description and must take its weights exactly."""
     import torch
-    from suburbia_env.env_options import observation_spaces
+    from suburbia_env.envs.env_options import observation_spaces
     source = check_regular_file(source, "model file")
     try:
         with zipfile.ZipFile(source) as archive:

@@ -1,7 +1,7 @@
 """The policy network of the fast learner (training/fast_ppo.py), in plain torch, with
 the few methods of a stable-baselines3 policy that the agents call.
 
-Same function as the stable-baselines3 compact policy (training/features.py with
+Same function as the stable-baselines3 compact policy (agents/features.py with
 net_arch [128]): the compact view (own borough in full, the other boroughs as per-plane
 totals / 10, the rest as it is) -> dense 256, ReLU -> separate policy and value layers
 (Tanh) -> action scores and value. What differs is how it is computed:
@@ -28,10 +28,10 @@ import torch
 from numba import njit
 from torch import nn
 
-from suburbia_env.action_space import NUM_ACTIONS
-from suburbia_env.constants import MAX_PLAYERS
-from suburbia_env.observation import (BOROUGH_SIZE, BOROUGHS_START, CELL_FEATURES,
-                                      OBSERVATION_SIZE, PLAYERS_START)
+from suburbia_env.engine.action_space import NUM_ACTIONS
+from suburbia_env.engine.constants import MAX_PLAYERS
+from suburbia_env.engine.observation import (BOROUGH_SIZE, BOROUGHS_START, CELL_FEATURES,
+                                             OBSERVATION_SIZE, PLAYERS_START)
 
 OTHER_BOROUGHS_SIZE = (MAX_PLAYERS - 1) * CELL_FEATURES
 COMPACT_SIZE = BOROUGH_SIZE + OTHER_BOROUGHS_SIZE + (OBSERVATION_SIZE - PLAYERS_START)
@@ -225,7 +225,7 @@ class SparseActorCritic(nn.Module):
             self.value_head.bias.zero_()
 
     def load_sb3_compact(self, policy) -> None:
-        """The weights of a stable-baselines3 compact policy (training/features.py's
+        """The weights of a stable-baselines3 compact policy (agents/features.py's
         extractor, shared by actor and critic, one activation throughout): the same
         function, so it plays and values exactly as that policy (up to float rounding)."""
         extractor = getattr(policy, "features_extractor", None)
@@ -354,8 +354,8 @@ class SparsePolicy(nn.Module):
     def __init__(self, network: SparseActorCritic, observation_space=None, action_space=None,
                  seed: int | None = None):
         super().__init__()
-        from suburbia_env.env_options import action_space as make_action_space
-        from suburbia_env.env_options import observation_spaces
+        from suburbia_env.envs.env_options import action_space as make_action_space
+        from suburbia_env.envs.env_options import observation_spaces
         self.network = network
         self.observation_space = observation_space or observation_spaces("flat")
         self.action_space = action_space or make_action_space()

@@ -1,7 +1,7 @@
 """A trained MaskablePPO policy (sb3-contrib) as a player of any mode.
 
 The agent sees what the environments show a learner: the observation of the seat that
-decides (suburbia_env.observation, public information only, R10) and the legal-action
+decides (suburbia_env.engine.observation, public information only, R10) and the legal-action
 mask. A model is loaded from the safe format of agents/model_format.py (NAME.safetensors
 with NAME.json: tensors and plain data, nothing executed). A pickled stable-baselines3
 zip runs code stored in the file when loaded, so it loads only with `allow_pickle=True`
@@ -23,12 +23,12 @@ import gymnasium as gym
 import numpy as np
 
 from suburbia_env import Game
-from suburbia_env.action_space import NUM_ACTIONS
+from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.errors import (ConfigError, ModelFileNotFoundError,
                                  ModelFormatError)
-from suburbia_env.env_options import observation_spaces
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.tile_data import TILES
+from suburbia_env.envs.env_options import observation_spaces
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.tile_data import TILES
 
 from .base import Agent, checked_policy_input
 from .model_files import check_regular_file
@@ -66,7 +66,7 @@ def load_pickled_model(path: Path):
     are then rebuilt from the readable description beside the pickle
     (`substitute_spaces`); the weights do not depend on numpy.
     """
-    import training.features  # noqa: F401  (the compact extractor must be importable)
+    import agents.features  # noqa: F401  (the compact extractor must be importable)
     from sb3_contrib import MaskablePPO
     try:
         try:

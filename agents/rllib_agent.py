@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 
 from suburbia_env import Game
-from suburbia_env.action_space import NUM_ACTIONS
+from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.errors import (ConfigError, ModelFileNotFoundError,
                                  ModelFormatError, shown)
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.tile_data import TILES
 
 from .base import Agent, checked_policy_input
 from .model_files import check_safetensors_header, read_model_file
@@ -114,7 +114,7 @@ def load_policy(checkpoint: str | Path):
     model_config = _model_config(description_path, description)
     try:
         from safetensors.torch import load as load_tensors
-        from training.rllib_module import build_module
+        from agents.rllib_module import build_module
     except ImportError:
         raise ConfigError('an rllib agent needs the distributed extra: '
                           'pip install -e ".[distributed]"') from None

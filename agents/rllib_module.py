@@ -2,7 +2,7 @@
 
 Observations are the environments' dict `{"observation", "action_mask"}` (gym_env.py,
 pettingzoo.py). The network mirrors the stable-baselines3 policy of training/train.py: a
-shared first layer over the compact view (training/compact_input.py), then separate
+shared first layer over the compact view (agents/compact_input.py), then separate
 policy and value layers. Illegal actions get the lowest float logit, so they are never
 sampled and carry no probability in PPO's ratio, entropy and KL terms (R10.1: only legal
 actions are played). The legality itself comes from the core's mask; nothing here
@@ -21,8 +21,8 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
-from suburbia_env.action_space import NUM_ACTIONS
-from suburbia_env.env_options import observation_spaces
+from suburbia_env.engine.action_space import NUM_ACTIONS
+from suburbia_env.envs.env_options import observation_spaces
 
 from .compact_input import COMPACT_SIZE, compact_inputs
 

@@ -44,16 +44,16 @@ import numpy as np
 from numba import njit
 
 from suburbia_env import Game
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import state_layout as s
-from suburbia_env.event_log import NUM_EVENT_FIELDS
-from suburbia_env.legal_actions import legal_action_mask
-from suburbia_env.resolution import copy_state, waiting_lake_payments
-from suburbia_env.scoring import goal_lead
-from suburbia_env.tile_data import (GOAL_COLUMN_CRITERION, GOAL_COLUMN_PRIVATE_BONUS,
-                                    GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
-from suburbia_env.turn import own_turn_trial
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
+from suburbia_env.engine.legal_actions import legal_action_mask
+from suburbia_env.engine.resolution import copy_state, waiting_lake_payments
+from suburbia_env.engine.scoring import goal_lead
+from suburbia_env.engine.tile_data import (GOAL_COLUMN_CRITERION, GOAL_COLUMN_PRIVATE_BONUS,
+                                           GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
+from suburbia_env.engine.turn import own_turn_trial
 
 from .base import Agent
 from .greedy import position_value, turns_left

@@ -73,10 +73,10 @@ import numpy as np
 
 from suburbia_env.arguments import ArgumentParser
 from suburbia_env import Game
-from suburbia_env.constants import EDITION_NAMES
-from suburbia_env import state_layout as s
+from suburbia_env.engine.constants import EDITION_NAMES
+from suburbia_env.engine import state_layout as s
 from suburbia_env.errors import ConfigError, SuburbiaError, shown
-from suburbia_env.scoring import LADDER, ladder_rank, winners_among
+from suburbia_env.engine.scoring import LADDER, ladder_rank, winners_among
 
 from .base import observers
 from .registry import AGENT_SPECS, agent_name, allow_pickle_in_spec, make_agent

@@ -2,7 +2,7 @@
 
 At each decision the policy proposes its `candidates` most probable legal actions. Each
 is tried on `samples` copies of the game in which what the player cannot see is redrawn
-from what it can know (suburbia_env.hidden_information, R10.2): the stack order, One
+from what it can know (suburbia_env.engine.hidden_information, R10.2): the stack order, One
 More Round, and the other players' private and returned goals. The same redraws serve
 every candidate, and they depend only on public facts, the player's own goals and the
 agent's generator, never on the true hidden facts. Inside a trial the other seats are
@@ -47,18 +47,18 @@ import numpy as np
 from numba import njit
 
 from suburbia_env import Game
-from suburbia_env import constants as c
-from suburbia_env import state_layout as s
-from suburbia_env.action_space import NUM_ACTIONS
-from suburbia_env.env_core import REWARD_MARGIN, REWARD_NAMES, final_reward
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.action_space import NUM_ACTIONS
+from suburbia_env.engine.env_core import REWARD_MARGIN, REWARD_NAMES, final_reward
 from suburbia_env.errors import ConfigError
-from suburbia_env.event_log import NUM_EVENT_FIELDS
-from suburbia_env.hidden_information import redraw_hidden_information
-from suburbia_env.legal_actions import legal_action_mask
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.resolution import copy_state
-from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.turn import apply_legal_action
+from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
+from suburbia_env.engine.hidden_information import redraw_hidden_information
+from suburbia_env.engine.legal_actions import legal_action_mask
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.resolution import copy_state
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.turn import apply_legal_action
 
 from .base import Agent
 from .dale_agent import DaleAgent

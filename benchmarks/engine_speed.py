@@ -29,17 +29,17 @@ import numba
 import numpy as np
 from numba import njit
 
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env import state_layout as s
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import state_layout as s
 from suburbia_env.arguments import ArgumentParser
-from suburbia_env.legal_actions import legal_action_mask
-from suburbia_env.random_play import play_random_games, play_random_games_parallel
-from suburbia_env.rng import random_below, seed_words
-from suburbia_env.setup import new_game
-from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.turn import apply_legal_action
+from suburbia_env.engine.legal_actions import legal_action_mask
+from suburbia_env.engine.random_play import play_random_games, play_random_games_parallel
+from suburbia_env.engine.rng import random_below, seed_words
+from suburbia_env.engine.setup import new_game
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.turn import apply_legal_action
 
 BREAKDOWN_GAMES = 24  # games whose states feed the breakdown (150 decisions each at most)
 
@@ -258,10 +258,10 @@ import json, time
 start = time.perf_counter()
 import numpy as np
 from suburbia_env import Game
-from suburbia_env.invariants import check_invariants
-from suburbia_env.random_play import play_random_games, play_random_games_parallel
-from suburbia_env.rng import seed_words
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.engine.checks.invariants import check_invariants
+from suburbia_env.engine.random_play import play_random_games, play_random_games_parallel
+from suburbia_env.engine.rng import seed_words
+from suburbia_env.engine.tile_data import GOALS, TILES
 imported = time.perf_counter()
 game = Game(players=2, seed=0)
 while not game.is_over:

@@ -46,23 +46,24 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 
-from suburbia_env import action_space as a  # noqa: E402
-from suburbia_env import constants as c  # noqa: E402
-from suburbia_env import event_log as ev  # noqa: E402
-from suburbia_env import state_layout as s  # noqa: E402
-from suburbia_env.dale import dale_choose_cell, dale_choose_slot  # noqa: E402
-from suburbia_env.env_core import (OPPONENT_DALE, Settings, play_game_opponents,  # noqa: E402
+from suburbia_env.engine import action_space as a  # noqa: E402
+from suburbia_env.engine import constants as c  # noqa: E402
+from suburbia_env.engine import event_log as ev  # noqa: E402
+from suburbia_env.engine import state_layout as s  # noqa: E402
+from suburbia_env.engine.dale import dale_choose_cell, dale_choose_slot  # noqa: E402
+from suburbia_env.engine.env_core import (OPPONENT_DALE, Settings, play_game_opponents,  # noqa: E402
                                    reset_game, step_legal_game)
-from suburbia_env.env_runner import ENGINE_TABLES, new_games  # noqa: E402
-from suburbia_env.gym_env import SuburbiaEnv  # noqa: E402
-from suburbia_env.legal_actions import legal_action_mask  # noqa: E402
-from suburbia_env.observation import update_observation  # noqa: E402
-from suburbia_env.pettingzoo import env as pettingzoo_env  # noqa: E402
-from suburbia_env.random_play import play_random_games, play_random_games_parallel  # noqa: E402
-from suburbia_env.rng import random_below, seed_words  # noqa: E402
-from suburbia_env.tile_data import GOALS, TILES  # noqa: E402
-from suburbia_env.turn import apply_legal_action  # noqa: E402
-from suburbia_env.vector_env import SuburbiaVectorEnv  # noqa: E402
+from suburbia_env.envs.env_runner import ENGINE_TABLES, new_games  # noqa: E402
+from suburbia_env.envs.gym_env import SuburbiaEnv  # noqa: E402
+from suburbia_env.engine.legal_actions import legal_action_mask  # noqa: E402
+from suburbia_env.engine.observation import update_observation  # noqa: E402
+from suburbia_env.envs.pettingzoo import env as pettingzoo_env  # noqa: E402
+from suburbia_env.engine.random_play import (play_random_games,  # noqa: E402
+                                             play_random_games_parallel)
+from suburbia_env.engine.rng import random_below, seed_words  # noqa: E402
+from suburbia_env.engine.tile_data import GOALS, TILES  # noqa: E402
+from suburbia_env.engine.turn import apply_legal_action  # noqa: E402
+from suburbia_env.envs.vector_env import SuburbiaVectorEnv  # noqa: E402
 
 VECTOR_SIZES = (1, 64, 1024)
 THREADS = (1, 2)

@@ -18,10 +18,10 @@ import time
 import numpy as np
 
 from suburbia_env import Game
-from suburbia_env import action_space as a
+from suburbia_env.engine import action_space as a
 from agents.dale_agent import DaleAgent
 from agents.greedy import DEFAULT_MONEY_WEIGHT, GreedyAgent, greedy_action
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_data import GOALS, TILES
 
 SETUPS = (("dale 2nd, greedy alone", dict(players=1, mode="dale", edition="2nd")),
           ("standard 2p 2nd, greedy vs Dale's procedure",

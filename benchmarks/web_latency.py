@@ -1,10 +1,10 @@
 """How fast `suburbia serve` answers the requests a page makes: median, 95th percentile and
 maximum response time per kind of request, while whole games are played through the
-same HTTP API the page (suburbia_env/web/static/app.js) uses.
+same HTTP API the page (suburbia_env/apps/web/static/app.js) uses.
 
     python benchmarks/web_latency.py [--dale-games N] [--bot-games N] [--seed S]
 
-It starts the real server (`python -m suburbia_env.cli serve` on a free loopback port,
+It starts the real server (`python -m suburbia_env.apps.cli serve` on a free loopback port,
 a temporary sealing key), waits for it to answer, then over one kept-alive connection,
 as a browser does:
 - loads the page (index, script, options, tile texts);
@@ -230,7 +230,7 @@ def start_server(port: int, folder: Path, options: list[str] = ()) -> subprocess
     env = dict(os.environ, XDG_CONFIG_HOME=str(folder), OMP_NUM_THREADS="1")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
     process = subprocess.Popen(
-        [sys.executable, "-m", "suburbia_env.cli", "serve", "--port", str(port),
+        [sys.executable, "-m", "suburbia_env.apps.cli", "serve", "--port", str(port),
          "--models", str(REPO / "models"), "--secret-file", str(folder / "secret.key"),
          "--store", str(folder / "games.sqlite3"), *options],
         cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -8,6 +8,6 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 source scripts/python_env.sh
 PYTHON=$(suburbia_python "$PWD")
 "$PYTHON" -m pip install --quiet --disable-pip-version-check -e ".[train,bench]"
-"$PYTHON" -m suburbia_env.cli train --config training/configs/quickstart.json
-"$PYTHON" -m suburbia_env.cli match --agents ppo:runs/quickstart/model.safetensors greedy random \
+"$PYTHON" -m suburbia_env.apps.cli train --config training/configs/quickstart.json
+"$PYTHON" -m suburbia_env.apps.cli match --agents ppo:runs/quickstart/model.safetensors greedy random \
     --mode dale --games 200 --output-dir runs/quickstart/evaluation

@@ -11,22 +11,22 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import action_space as a
-from . import constants as c
-from . import event_log as ev
-from . import state_layout as s
+from .engine import action_space as a
+from .engine import constants as c
+from .engine import event_log as ev
+from .engine import state_layout as s
 from .errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
                      NotationError, StateFormatError, SuburbiaError, shown)
-from .hex_grid import cell_coordinates
-from .hidden_information import redraw_hidden_information
-from .invariants import validate_state
-from .legal_actions import illegal_reason, is_legal_action, legal_action_mask
-from .notation import format_action, parse_action
-from .rng import seed_words
-from .scoring import ladder_rank
-from .setup import new_game, seats
-from .tile_data import COLUMN_COST, GOALS, TILES
-from .turn import STATUS_OK, apply_action
+from .engine.hex_grid import cell_coordinates
+from .engine.hidden_information import redraw_hidden_information
+from .engine.checks.invariants import validate_state
+from .engine.legal_actions import illegal_reason, is_legal_action, legal_action_mask
+from .formats.notation import format_action, parse_action
+from .engine.rng import seed_words
+from .engine.scoring import ladder_rank
+from .engine.setup import new_game, seats
+from .engine.tile_data import COLUMN_COST, GOALS, TILES
+from .engine.turn import STATUS_OK, apply_action
 
 DEFAULT_LOG_CAPACITY = 512
 
@@ -227,7 +227,7 @@ class Game:
             raise IllegalActionError(self._illegal_reason(number))
         self.history.append(text)
         self.last_events = self._log[1:self._log[0, 0] + 1].copy()
-        from .render import describe_events
+        from .display.render import describe_events
         return describe_events(self.last_events, self.config.mode == "dale")
 
     def redraw_hidden(self, viewer: int, words: np.ndarray) -> None:
@@ -375,26 +375,26 @@ class Game:
     # Saving, records, rendering ---------------------------------------------------------
 
     def to_json(self) -> str:
-        from .serialization import game_to_json
+        from .formats.serialization import game_to_json
         return game_to_json(self)
 
     @classmethod
     def from_json(cls, text: str) -> "Game":
-        from .serialization import game_from_json
+        from .formats.serialization import game_from_json
         return game_from_json(text)
 
     def record(self) -> dict:
         """The game record: config, seed and the actions in notation (replays exactly)."""
-        from .serialization import game_record
+        from .formats.serialization import game_record
         return game_record(self)
 
     @classmethod
     def replay(cls, record: dict | str) -> "Game":
-        from .serialization import replay_record
+        from .formats.serialization import replay_record
         return replay_record(record)
 
     def render(self) -> str:
-        from .render import render_game
+        from .display.render import render_game
         return render_game(self)
 
     def __repr__(self) -> str:

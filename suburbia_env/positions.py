@@ -19,14 +19,14 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import constants as c
-from . import state_layout as s
+from .engine import constants as c
+from .engine import state_layout as s
 from .errors import ArgumentError, ConfigError, shown
 from .game import Game
-from .hex_grid import cell_index
-from .invariants import validate_state
-from .resolution import put_next_tile
-from .tile_data import COLUMN_STACK, TILES
+from .engine.hex_grid import cell_index
+from .engine.checks.invariants import validate_state
+from .engine.resolution import put_next_tile
+from .engine.tile_data import COLUMN_STACK, TILES
 
 
 def take_physical_tile(state: np.ndarray, kind: int) -> None:

@@ -22,10 +22,10 @@ import json, os, resource, sys, time
 import torch
 torch.set_num_threads(1)
 import safetensors.torch, sb3_contrib.common.maskable.policies  # noqa: F401
-import training.features  # noqa: F401
+import agents.features  # noqa: F401
 import agents.ppo_agent, agents.value_search  # noqa: F401
 if sys.argv[3] == "rllib":
-    import agents.rllib_agent, training.rllib_module  # noqa: F401
+    import agents.rllib_agent, agents.rllib_module  # noqa: F401
 from agents.registry import make_agent
 
 def status(field):

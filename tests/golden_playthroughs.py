@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from suburbia_env import Game
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.render import describe_events
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.display.render import describe_events
+from suburbia_env.engine.tile_data import TILES
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 GAME_SEEDS = (0, 1)

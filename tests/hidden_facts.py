@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from suburbia_env import state_layout as s
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.setup import stack_sizes
-from suburbia_env.tile_data import COLUMN_STACK, GOALS, TILES
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.setup import stack_sizes
+from suburbia_env.engine.tile_data import COLUMN_STACK, GOALS, TILES
 
 
 def seen_by(state, seat) -> np.ndarray:

@@ -8,16 +8,16 @@ its own file, so a cached copy of these loops could go on playing an old engine.
 import numpy as np
 from numba import njit
 
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env import state_layout as s
-from suburbia_env.legal_actions import legal_action_mask
-from suburbia_env.resolution import red_line_value
-from suburbia_env.rng import random_below, seed_words
-from suburbia_env.setup import new_game
-from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.turn import apply_legal_action
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.legal_actions import legal_action_mask
+from suburbia_env.engine.resolution import red_line_value
+from suburbia_env.engine.rng import random_below, seed_words
+from suburbia_env.engine.setup import new_game
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.turn import apply_legal_action
 
 
 @njit(cache=False)

@@ -23,7 +23,7 @@ def free_port() -> int:
 
 
 class Server:
-    """`python -m suburbia_env.cli serve` on a loopback port with the given store file,
+    """`python -m suburbia_env.apps.cli serve` on a loopback port with the given store file,
     sealing key and extra options; `start` waits until it answers."""
 
     def __init__(self, folder: Path, store: Path, *options: str):
@@ -37,7 +37,7 @@ class Server:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "suburbia_env.cli", "serve", "--port", str(self.port),
+                [sys.executable, "-m", "suburbia_env.apps.cli", "serve", "--port", str(self.port),
                  "--models", str(REPO / "models"), "--secret-file",
                  str(self.folder / "secret.key"), "--store", str(self.store), *self.options],
                 cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT)

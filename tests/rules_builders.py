@@ -11,14 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from suburbia_env import Game
-from suburbia_env import action_space as a
-from suburbia_env import event_log as ev
-from suburbia_env import state_layout as s
-from suburbia_env.hex_grid import NUM_CELLS, cell_coordinates, cell_index
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.hex_grid import NUM_CELLS, cell_coordinates, cell_index
 from suburbia_env.positions import invest_without_effects, put_tile_without_effects
-from suburbia_env.resolution import put_tile
-from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.turn import finish_game
+from suburbia_env.engine.resolution import put_tile
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.turn import finish_game
 
 SLOT_PREMIUMS = (10, 8, 6, 4, 2, 0, 0)  # R4.1, written out by hand
 

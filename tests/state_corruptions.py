@@ -22,18 +22,18 @@ import numpy as np
 
 from random_play import midgame
 from suburbia_env import Game, StateFormatError
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env import state_layout as s
-from suburbia_env.hidden_information import redraw_hidden_information
-from suburbia_env.invariants import check_invariants, validate_state
-from suburbia_env.legal_actions import legal_action_mask
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.hidden_information import redraw_hidden_information
+from suburbia_env.engine.checks.invariants import check_invariants, validate_state
+from suburbia_env.engine.legal_actions import legal_action_mask
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.positions import set_current_player, set_player_values
-from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.constants import DALE_SEAT
-from suburbia_env.turn import STATUS_OK, apply_action, dale_turn
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.constants import DALE_SEAT
+from suburbia_env.engine.turn import STATUS_OK, apply_action, dale_turn
 
 MODES = (dict(players=2), dict(players=3, edition="1st"), dict(players=4),
          dict(players=1, mode="solitary"), dict(players=1, mode="dale"))

@@ -20,7 +20,7 @@ class TrainingConfig:
     # self-play only: seats at the table, drawn per game from this list (2 to 4, R3.1)
     players: list[int] = field(default_factory=lambda: [2])
     edition: str = "2nd"
-    reward: str = "margin"  # "win_loss" or "margin" (suburbia_env.env_core)
+    reward: str = "margin"  # "win_loss" or "margin" (suburbia_env.engine.env_core)
     population_shaping: float = 0.0
     # Run.
     learner: str = "sb3"  # "sb3": MaskablePPO; "fast": training/fast_ppo.py (plain torch)
@@ -42,7 +42,7 @@ class TrainingConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
-    features: str = "compact"  # "compact": training.features.SuburbiaFeatures; "flat": SB3 flatten
+    features: str = "compact"  # "compact": agents.features.SuburbiaFeatures; "flat": SB3 flatten
     features_dim: int = 256  # width of the compact extractor's dense layer
     net_arch: list[int] = field(default_factory=lambda: [128])
     # Imitation before PPO (training/imitation.py): pretrain_games games of the
@@ -106,7 +106,7 @@ MEANINGS = {
     "ent_coef": "entropy bonus coefficient",
     "vf_coef": "value loss coefficient",
     "max_grad_norm": "gradient norm clip",
-    "features": "observation features: compact (training.features.SuburbiaFeatures) or "
+    "features": "observation features: compact (agents.features.SuburbiaFeatures) or "
                 "flat (stable-baselines3's flatten)",
     "features_dim": "width of the compact extractor's dense layer",
     "net_arch": "hidden layer widths of the policy and value heads",

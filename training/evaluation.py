@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from agents.statistics import wilson_interval
-from suburbia_env.scoring import ladder_rank
-from suburbia_env.vector_env import SuburbiaVectorEnv
+from suburbia_env.engine.scoring import ladder_rank
+from suburbia_env.envs.vector_env import SuburbiaVectorEnv
 
 
 def evaluate_against_dale(policy, games: int = 200, seed: int = 12345, num_envs: int = 64,
@@ -62,8 +62,8 @@ def evaluate_against_greedy(policy, games: int = 200, seed: int = 12345, players
     (issue 18). A shared win counts as 1/winners (agents.tournament)."""
     from agents.greedy import GreedyAgent
     from suburbia_env import Game
-    from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-    from suburbia_env.tile_data import TILES
+    from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+    from suburbia_env.engine.tile_data import TILES
 
     greedy = GreedyAgent()
     observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)

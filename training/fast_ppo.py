@@ -66,7 +66,7 @@ class DaleGames:
     """The vector env against Dale (R9.2), read in place (copy=False)."""
 
     def __init__(self, config: TrainingConfig):
-        from suburbia_env.vector_env import SuburbiaVectorEnv
+        from suburbia_env.envs.vector_env import SuburbiaVectorEnv
         self.env = SuburbiaVectorEnv(num_envs=config.num_envs, players=1, mode="dale",
                                      edition=config.edition, reward=config.reward,
                                      population_shaping=config.population_shaping,

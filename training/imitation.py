@@ -31,12 +31,12 @@ import torch
 from agents.registry import agent_name, make_agent
 from agents.tournament import agent_seed, play_out
 from suburbia_env import Game
-from suburbia_env import state_layout as s
-from suburbia_env.action_space import NUM_ACTIONS
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.errors import ConfigError
-from suburbia_env.legal_actions import legal_action_mask
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.legal_actions import legal_action_mask
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.tile_data import TILES
 
 
 def _play_demonstrations(arguments: tuple[int, int, str, str, tuple[str, ...]]

@@ -1,6 +1,6 @@
 """Train PPO with RLlib on Ray: `suburbia train --backend rllib` (options: --help).
 
-Two modes, both with the action-masking module of training/rllib_module.py and RLlib's
+Two modes, both with the action-masking module of agents/rllib_module.py and RLlib's
 current API stack (RLModule, Learner, EnvRunner):
 
 - ``dale``: one learner against Dale's procedure (R9.2), the Gymnasium environment
@@ -148,14 +148,14 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
 
 def make_dale_env(env_config: dict):
     """One learner against Dale (gym_env.py), dict observations with the action mask."""
-    from suburbia_env.gym_env import SuburbiaEnv
+    from suburbia_env.envs.gym_env import SuburbiaEnv
     return SuburbiaEnv(mode="dale", observation_format="dict", **dict(env_config))
 
 
 def make_table_env(env_config: dict):
     """A table of the PettingZoo environment (pettingzoo.py) as an RLlib MultiAgentEnv."""
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-    from suburbia_env.pettingzoo import env
+    from suburbia_env.envs.pettingzoo import env
     return PettingZooEnv(env(**dict(env_config)))
 
 
@@ -188,7 +188,7 @@ def algorithm_config(options: argparse.Namespace):
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from .rllib_module import SuburbiaRLModule
+    from agents.rllib_module import SuburbiaRLModule
     module = RLModuleSpec(module_class=SuburbiaRLModule, model_config={
         "features_dim": options.features_dim, "hidden": list(options.net_arch)})
     env_config = {"edition": options.edition, "reward": options.reward}

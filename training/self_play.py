@@ -10,7 +10,7 @@ Snapshots play stochastically from their masked policy; opponents of all games t
 wait on the same snapshot are batched into one forward pass. Every seat keeps its own
 private goal (R3.6): the learner learns that decision too.
 
-The games run on the environments' shared runner (suburbia_env/env_runner.py), the
+The games run on the environments' shared runner (suburbia_env/envs/env_runner.py), the
 learner's step and Dale's seats compiled; snapshot and greedy seats are its external
 seats, decided here. Misuse raises what every environment raises (errors.py).
 """
@@ -24,18 +24,18 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from agents.greedy import DEFAULT_MONEY_WEIGHT, greedy_action
-from suburbia_env import action_space as a
-from suburbia_env import state_layout as s
-from suburbia_env.env_core import OPPONENT_DALE, OPPONENT_EXTERNAL, STEP_TERMINATED
-from suburbia_env.env_options import (action_space, check_count, check_number, check_reward,
-                                      check_seed, observation_spaces)
-from suburbia_env.env_runner import EnvRunner
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.env_core import OPPONENT_DALE, OPPONENT_EXTERNAL, STEP_TERMINATED
+from suburbia_env.envs.env_options import (action_space, check_count, check_number,
+                                           check_reward, check_seed, observation_spaces)
+from suburbia_env.envs.env_runner import EnvRunner
 from suburbia_env.errors import ConfigError, IllegalActionError, shown
 from suburbia_env.game import GameConfig
-from suburbia_env.legal_actions import legal_action_mask
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.rng import seed_words
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.engine.legal_actions import legal_action_mask
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.rng import seed_words
+from suburbia_env.engine.tile_data import GOALS, TILES
 
 DALE_SEAT_POLICY = -1
 GREEDY_SEAT_POLICY = -2

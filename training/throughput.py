@@ -25,8 +25,8 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
 
-from suburbia_env.gym_env import SuburbiaEnv  # noqa: E402
-from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
+from suburbia_env.envs.gym_env import SuburbiaEnv  # noqa: E402
+from suburbia_env.envs.sb3 import SB3VectorEnv  # noqa: E402
 
 from .config import TrainingConfig  # noqa: E402
 from .evaluation import evaluate_against_dale  # noqa: E402

@@ -20,9 +20,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback  # noqa: E402
+from stable_baselines3.common.callbacks import (BaseCallback, CallbackList,  # noqa: E402
+                                                CheckpointCallback)
 
-from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
+from suburbia_env.envs.sb3 import SB3VectorEnv  # noqa: E402
 
 from agents.model_format import save_model_safely  # noqa: E402
 
@@ -107,7 +108,7 @@ def policy_options(config: TrainingConfig) -> dict:
     """Network of the policy: the extractor (shared by actor and critic), then heads."""
     options = {"net_arch": list(config.net_arch)}
     if config.features == "compact":
-        from .features import SuburbiaFeatures
+        from agents.features import SuburbiaFeatures
         options["features_extractor_class"] = SuburbiaFeatures
         options["features_extractor_kwargs"] = {"features_dim": config.features_dim}
     return options

@@ -51,18 +51,18 @@ from typing import TextIO
 
 import numpy as np
 
-from . import constants as c
-from . import event_log as ev
-from . import state_layout as s
-from .errors import IllegalActionError, SuburbiaError, shown
-from .game import Game
-from .legal_actions import illegal_reason
-from .render import (INVESTED_MARK, LAKE_LABEL, TILE_LABELS, describe_event, next_red_line,
-                     render_borough)
-from .rng import secret_words
-from .tile_data import GOALS, TILES
-from .tile_text import (goal_info, tile_effects_brief, tile_summary,
-                        tile_type_words)
+from ..engine import constants as c
+from ..engine import event_log as ev
+from ..engine import state_layout as s
+from ..errors import IllegalActionError, SuburbiaError, shown
+from ..game import Game
+from ..engine.legal_actions import illegal_reason
+from ..display.render import (INVESTED_MARK, LAKE_LABEL, TILE_LABELS, describe_event,
+                              next_red_line, render_borough)
+from ..engine.rng import secret_words
+from ..engine.tile_data import GOALS, TILES
+from ..display.tile_text import (goal_info, tile_effects_brief, tile_summary,
+                                 tile_type_words)
 
 QUIT_WORDS = ("quit", "exit", "q")
 CELLS_SHOWN = 40  # at most this many cells are listed per line of the compact legal list

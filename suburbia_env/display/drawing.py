@@ -28,11 +28,11 @@ from html import escape
 
 import numpy as np
 
-from . import constants as c
-from . import state_layout as s
-from .hex_grid import MIN_COLUMN, NUM_CELLS, NUM_COLUMNS, NUM_ROWS, cell_coordinates
-from .resolution import red_line_value, red_lines_at_or_below
-from .tile_data import COLUMN_COST, COLUMN_ICON, COLUMN_TYPE, GOALS, TILES
+from ..engine import constants as c
+from ..engine import state_layout as s
+from ..engine.hex_grid import MIN_COLUMN, NUM_CELLS, NUM_COLUMNS, NUM_ROWS, cell_coordinates
+from ..engine.resolution import red_line_value, red_lines_at_or_below
+from ..engine.tile_data import COLUMN_COST, COLUMN_ICON, COLUMN_TYPE, GOALS, TILES
 from .tile_text import ICON_WORDS, goal_info, tile_summary
 
 HEX_RADIUS = 36
@@ -513,7 +513,7 @@ def table_svg(game, viewer: int | None = None, labels: dict[int, str] | None = N
 
 def game_of_state(state: np.ndarray):
     """A `Game` view of a bare state vector (the environments' pictures)."""
-    from .game import Game, GameConfig
+    from ..game import Game, GameConfig
     mode = c.MODE_NAMES[int(state[s.MODE])]
     seats = int(state[s.NUM_PLAYERS])
     config = GameConfig(seats if mode == "standard" else 1, mode,

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import constants as c
-from . import event_log as ev
-from . import state_layout as s
-from .hex_grid import MAX_COLUMN, MIN_COLUMN, NUM_CELLS, NUM_ROWS, cell_coordinates
-from .resolution import red_line_value, red_lines_at_or_below
+from ..engine import constants as c
+from ..engine import event_log as ev
+from ..engine import state_layout as s
+from ..engine.hex_grid import MAX_COLUMN, MIN_COLUMN, NUM_CELLS, NUM_ROWS, cell_coordinates
+from ..engine.resolution import red_line_value, red_lines_at_or_below
 
-from .tile_data import COLUMN_COST, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES
+from ..engine.tile_data import COLUMN_COST, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES
 
 CELL_WIDTH = 5  # characters per borough column; a label is at most 4 (3 + marker)
 EMPTY_CELL = "."
@@ -125,7 +125,7 @@ def describe_action(action: int, state: np.ndarray) -> str:
     """A decision in words, read from the state it is taken in ("buys Office Building from
     slot 2 and places it at -1,0"); the notation (notation.py) stays what records hold.
     Which goal a `keep` keeps is named: callers hide it from the other players (R10.2)."""
-    from . import action_space as a
+    from ..engine import action_space as a
     action = int(action)
     if action == a.ACTION_PASS:
         return "passes"

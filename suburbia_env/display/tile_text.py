@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import constants as c
-from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
-                        COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
-                        COLUMN_CONDITIONAL_TARGET, COLUMN_COPIES, COLUMN_FEATURES, COLUMN_COST, COLUMN_ICON,
-                        COLUMN_IMMEDIATE_AMOUNT, COLUMN_IMMEDIATE_ATTRIBUTE,
-                        COLUMN_IMMEDIATE_COUNT, COLUMN_STACK, COLUMN_TYPE,
-                        GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
+from ..engine import constants as c
+from ..engine.tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
+                                COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
+                                COLUMN_CONDITIONAL_TARGET, COLUMN_COPIES, COLUMN_FEATURES,
+                                COLUMN_COST, COLUMN_ICON, COLUMN_IMMEDIATE_AMOUNT,
+                                COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT,
+                                COLUMN_STACK, COLUMN_TYPE, GOAL_COLUMN_PRIVATE_BONUS,
+                                GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
 
 ICON_WORDS = ("restaurant", "airport", "office", "school", "skyscraper", "car dealership")
 """ICON_WORDS[icon]: the icon (R1.4) as a reader says it."""

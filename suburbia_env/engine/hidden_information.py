@@ -23,8 +23,8 @@ from numba import njit
 
 from . import constants as c
 from . import state_layout as s
-from .errors import StateFormatError
-from .invariants import check_consistency
+from ..errors import StateFormatError
+from .checks.invariants import check_consistency
 from .rng import random_below, shuffle_range
 from .setup import stack_sizes
 from .tile_data import COLUMN_STACK

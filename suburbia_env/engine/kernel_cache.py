@@ -25,13 +25,14 @@ from numba.core.caching import _CacheLocator
 from numba.misc.appdirs import AppDirs
 
 # As numba sees it: the absolute path of the file, symbolic links not resolved.
-PACKAGE_DIR = Path(os.path.abspath(__file__)).parent
+ENGINE_DIR = Path(os.path.abspath(__file__)).parent
+PACKAGE_DIR = ENGINE_DIR.parent
 
 # The directories whose files may define cached kernels, in dependency order: a
 # directory's kernels may call kernels and use constants of the directories before it
-# (agents call the engine; the engine never calls agents). Both are packages of this
-# distribution, so agents/ is the package's sibling in a checkout and in site-packages.
-KERNEL_SOURCE_DIRS = (PACKAGE_DIR, PACKAGE_DIR.parent / "agents")
+# (the state checks and the agents call the engine; the engine calls neither). All are
+# in this distribution: agents/ is the package's sibling in a checkout and in site-packages.
+KERNEL_SOURCE_DIRS = (ENGINE_DIR, ENGINE_DIR / "checks", PACKAGE_DIR.parent / "agents")
 
 MARKER_NAME = "kernel_sources.sha256"
 CACHE_PATTERNS = ("*.nbi", "*.nbc")  # numba's index and data files
@@ -42,20 +43,30 @@ def kernel_source_dirs() -> list[Path]:
     return [directory for directory in KERNEL_SOURCE_DIRS if directory.is_dir()]
 
 
-def digest_inputs(source_dir: Path = PACKAGE_DIR) -> list[Path]:
-    """The files the kernels of `source_dir` can depend on: the Python files of that
-    directory and of the ones before it, and their data tables (kernels hold the tables
-    of data/*.csv as constants)."""
+def digest_inputs(source_dir: Path = ENGINE_DIR) -> list[Path]:
+    """The files the kernels of `source_dir` can depend on: those of the directories
+    before it and its own. The engine's and its checks' are the package's Python files
+    outside apps/ (importing an engine module runs the package's __init__, which imports
+    the facade and the formats) and the data tables (kernels hold the tables of
+    engine/data/*.csv as constants); agents' add the Python files of agents/."""
     directories = kernel_source_dirs()
     if source_dir not in directories:
         raise ValueError(f"{source_dir} is not one of KERNEL_SOURCE_DIRS")
-    inputs = []
+    inputs: dict[Path, None] = {}
     for directory in directories[:directories.index(source_dir) + 1]:
-        inputs += sorted(directory.glob("*.py")) + sorted(directory.glob("data/*.csv"))
-    return inputs
+        inputs.update(dict.fromkeys(_own_inputs(directory)))
+    return list(inputs)
 
 
-def sources_digest(source_dir: Path = PACKAGE_DIR) -> str:
+def _own_inputs(directory: Path) -> list[Path]:
+    if directory.is_relative_to(ENGINE_DIR):
+        return (sorted(path for path in PACKAGE_DIR.rglob("*.py")
+                       if path.relative_to(PACKAGE_DIR).parts[0] != "apps")
+                + sorted(ENGINE_DIR.glob("data/*.csv")))
+    return sorted(directory.glob("*.py"))
+
+
+def sources_digest(source_dir: Path = ENGINE_DIR) -> str:
     """SHA-256 over the names and contents of digest_inputs(source_dir)."""
     digest = hashlib.sha256()
     for path in digest_inputs(source_dir):

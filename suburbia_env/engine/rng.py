@@ -18,7 +18,7 @@ import secrets
 
 import numpy as np
 
-from .errors import ConfigError, shown
+from ..errors import ConfigError, shown
 from .refcount_free import njit_without_refcounts
 
 

@@ -147,7 +147,7 @@ class GoalData:
 
 
 def _read_rows(filename: str) -> list[dict[str, str]]:
-    text = resources.files("suburbia_env").joinpath("data", filename).read_text(encoding="utf-8")
+    text = resources.files("suburbia_env.engine").joinpath("data", filename).read_text(encoding="utf-8")
     return list(csv.DictReader(text.splitlines()))
 
 

@@ -12,10 +12,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from . import action_space as a
-from .env_core import OPPONENT_EXTERNAL, OPPONENT_NAMES, REWARD_NAMES
-from .errors import ArgumentError, ConfigError, shown
-from .observation import OBSERVATION_SIZE
+from ..engine import action_space as a
+from ..engine.env_core import OPPONENT_EXTERNAL, OPPONENT_NAMES, REWARD_NAMES
+from ..errors import ArgumentError, ConfigError, shown
+from ..engine.observation import OBSERVATION_SIZE
 
 OBSERVATION_LOW = -1.0
 OBSERVATION_HIGH = 100.0

@@ -16,17 +16,18 @@ from typing import Callable, Sequence
 import numba
 import numpy as np
 
-from . import action_space as a
-from . import state_layout as s
-from .compiled_call import compiled_entry_point
-from .env_core import (STEP_TERMINATED, Games, Outcomes, Settings, Tables,
-                       apply_external_action, finish_game_step, reset_batch, reset_batch_serial,
-                       reset_game, step_batch, step_batch_serial, step_game)
-from .errors import ConfigError, GameOverError, IllegalActionError, shown
-from .event_log import new_log
-from .game import Game, GameConfig
-from .observation import OBSERVATION_SIZE, new_encoding_cache
-from .tile_data import GOALS, TILES
+from ..engine import action_space as a
+from ..engine import state_layout as s
+from ..engine.compiled_call import compiled_entry_point
+from ..engine.env_core import (STEP_TERMINATED, Games, Outcomes, Settings, Tables,
+                               apply_external_action, finish_game_step, reset_batch,
+                               reset_batch_serial, reset_game, step_batch,
+                               step_batch_serial, step_game)
+from ..errors import ConfigError, GameOverError, IllegalActionError, shown
+from ..engine.event_log import new_log
+from ..game import Game, GameConfig
+from ..engine.observation import OBSERVATION_SIZE, new_encoding_cache
+from ..engine.tile_data import GOALS, TILES
 
 ENGINE_TABLES = Tables(TILES.table, GOALS.table, TILES.basic_kinds)
 

@@ -37,14 +37,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from . import action_space as a
-from . import state_layout as s
-from .env_core import STEP_GAME_OVER, STEP_ILLEGAL, STEP_TERMINATED, STEP_WAITING
+from ..engine import action_space as a
+from ..engine import state_layout as s
+from ..engine.env_core import STEP_GAME_OVER, STEP_ILLEGAL, STEP_TERMINATED, STEP_WAITING
 from .env_options import (action_space, check_choice, check_learner_seat, check_number,
                           check_reward, check_seed, observation_spaces, resolve_opponents)
 from .env_runner import EnvRunner
-from .errors import GameOverError, IllegalActionError, NotationError, shown
-from .game import Game, GameConfig
+from ..errors import GameOverError, IllegalActionError, NotationError, shown
+from ..game import Game, GameConfig
 
 
 class SuburbiaEnv(gym.Env):
@@ -143,7 +143,7 @@ class SuburbiaEnv(gym.Env):
         if self.render_mode == "ansi":
             return self.game.render()
         if self.render_mode == "rgb_array":
-            from .picture import render_picture
+            from ..display.picture import render_picture
             return render_picture(self.state)
         return None
 

@@ -49,22 +49,22 @@ import numpy as np
 try:
     import pyspiel
 except ImportError as error:  # the core install has no OpenSpiel
-    raise ImportError('suburbia_env.openspiel_game needs OpenSpiel: pip install -e '
+    raise ImportError('suburbia_env.envs.openspiel_game needs OpenSpiel: pip install -e '
                       '".[openspiel]"') from error
 
-from . import action_space as a
-from . import constants as c
-from . import event_log as ev
-from . import state_layout as s
-from .env_core import REWARD_WIN_LOSS, final_reward
+from ..engine import action_space as a
+from ..engine import constants as c
+from ..engine import event_log as ev
+from ..engine import state_layout as s
+from ..engine.env_core import REWARD_WIN_LOSS, final_reward
 from .env_options import check_reward
-from .errors import ConfigError, IllegalActionError, shown
-from .game import Game, GameConfig
-from .observation import OBSERVATION_PARTS, OBSERVATION_SIZE, encode_observation
-from .render import describe_event
-from .rng import avoid_zero_state
-from .setup import stack_sizes
-from .tile_data import TILES
+from ..errors import ConfigError, IllegalActionError, shown
+from ..game import Game, GameConfig
+from ..engine.observation import OBSERVATION_PARTS, OBSERVATION_SIZE, encode_observation
+from ..display.render import describe_event
+from ..engine.rng import avoid_zero_state
+from ..engine.setup import stack_sizes
+from ..engine.tile_data import TILES
 
 SHORT_NAME = "python_suburbia"
 SEED_BYTES = 4

@@ -2,7 +2,7 @@
 
 | property          | value                                                              |
 |-------------------|--------------------------------------------------------------------|
-| import            | `from suburbia_env.pettingzoo import env` (`raw_env` unwrapped)    |
+| import            | `from suburbia_env.envs.pettingzoo import env` (`raw_env` unwrapped)    |
 | agents            | `player_0` .. `player_{n-1}` for n = 2..4 (seat i is player_i)     |
 | actions           | `Discrete(2123)`, the flat action space of action_space.py         |
 | observations      | `Dict(observation=Box(-1, 100, (8714,), float32), action_mask=Box(0, 1, (2123,), int8))` per agent, from that agent's seat (observation.py); only public information and the agent's own goals (R10) |
@@ -28,15 +28,15 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from . import action_space as a
-from .env_core import final_reward, write_outputs
+from ..engine import action_space as a
+from ..engine.env_core import final_reward, write_outputs
 from .env_options import (action_space, check_choice, check_count, check_reward, check_seed,
                           observation_spaces)
-from .errors import ArgumentError, ConfigError, GameOverError, IllegalActionError, shown
-from .game import Game, GameConfig
-from .observation import OBSERVATION_SIZE, new_encoding_cache, update_observation
-from .tile_data import TILES
-from .versions import PETTINGZOO_NAME
+from ..errors import ArgumentError, ConfigError, GameOverError, IllegalActionError, shown
+from ..game import Game, GameConfig
+from ..engine.observation import OBSERVATION_SIZE, new_encoding_cache, update_observation
+from ..engine.tile_data import TILES
+from ..versions import PETTINGZOO_NAME
 
 
 def _integer_action(agent: str, action) -> int:
@@ -196,7 +196,7 @@ class raw_env(AECEnv):
         if self.render_mode == "ansi":
             return self.game.render()
         if self.render_mode == "rgb_array":
-            from .picture import render_picture
+            from ..display.picture import render_picture
             return render_picture(self.game.state)
         return None
 

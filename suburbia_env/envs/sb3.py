@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from .errors import ConfigError, IllegalActionError, shown
+from ..errors import ConfigError, IllegalActionError, shown
 from .vector_env import SuburbiaVectorEnv
 
 

@@ -26,13 +26,13 @@ import numba
 import numpy as np
 from gymnasium.vector.utils import batch_space
 
-from . import action_space as a
+from ..engine import action_space as a
 from .env_options import (action_space, check_count, check_learner_seat, check_number,
                           check_reward, check_seed, observation_spaces, resolve_opponents)
 from .env_runner import EnvRunner
-from .errors import ArgumentError, ConfigError, shown
-from .game import Game, GameConfig
-from .rng import seed_words
+from ..errors import ArgumentError, ConfigError, shown
+from ..game import Game, GameConfig
+from ..engine.rng import seed_words
 
 def _runner_buffer(bundle: str, name: str) -> property:
     """One of the runner's buffers (env_core.Games, Outcomes) as this env's attribute. A

@@ -14,12 +14,12 @@ import re
 
 import numpy as np
 
-from . import action_space as a
-from . import constants as c
-from . import state_layout as s
-from .errors import NotationError, shown
-from .hex_grid import NUM_CELLS, cell_coordinates, cell_index
-from .tile_data import GOALS
+from ..engine import action_space as a
+from ..engine import constants as c
+from ..engine import state_layout as s
+from ..errors import NotationError, shown
+from ..engine.hex_grid import NUM_CELLS, cell_coordinates, cell_index
+from ..engine.tile_data import GOALS
 
 # ASCII digits only (re.ASCII): `\d` would also take other scripts' digits.
 _CELL = r"(-?\d+)\s*,\s*(-?\d+)"

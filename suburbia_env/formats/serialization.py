@@ -150,19 +150,20 @@ from collections import deque
 
 import numpy as np
 
-from . import constants as c
-from . import state_layout as s
-from .errors import ConfigError, StateFormatError, SuburbiaError
-from .game import Game, GameConfig
-from .hex_grid import (MAX_COLUMN, MIN_COLUMN, NEIGHBOURS, NUM_ROWS, STARTING_CELLS,
-                       cell_coordinates, cell_index)
-from .invariants import (MONEY_BOUND, MOST_PLACEMENTS, POPULATION_BOUND,
-                         check_reachable_or_raise, last_round)
-from .resolution import put_tile
-from .setup import stack_sizes
-from .tile_data import (COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE,
-                        GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
-from .versions import FORMAT_VERSION, MODES_UNCHANGED_SINCE, RULES_REVISION
+from ..engine import constants as c
+from ..engine import state_layout as s
+from ..errors import ConfigError, StateFormatError, SuburbiaError
+from ..game import Game, GameConfig
+from ..engine.hex_grid import (MAX_COLUMN, MIN_COLUMN, NEIGHBOURS, NUM_ROWS, STARTING_CELLS,
+                               cell_coordinates, cell_index)
+from ..engine.checks.invariants import (MONEY_BOUND, MOST_PLACEMENTS, POPULATION_BOUND,
+                                        check_reachable_or_raise, last_round)
+from ..engine.resolution import put_tile
+from ..engine.setup import stack_sizes
+from ..engine.tile_data import (COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE,
+                                GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS, GOALS,
+                                TILES)
+from ..versions import FORMAT_VERSION, MODES_UNCHANGED_SINCE, RULES_REVISION
 
 STATE_FORMAT = "suburbia-state"
 STATE_VERSION = FORMAT_VERSION

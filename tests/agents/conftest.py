@@ -10,8 +10,8 @@ def model_path(tmp_path_factory):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from suburbia_env.sb3 import SB3VectorEnv
-    from training.features import SuburbiaFeatures
+    from suburbia_env.envs.sb3 import SB3VectorEnv
+    from agents.features import SuburbiaFeatures
     torch.set_num_threads(1)
     environment = SB3VectorEnv(num_envs=2, players=1, mode="dale")
     model = MaskablePPO("MlpPolicy", environment, n_steps=8, batch_size=16, seed=1,

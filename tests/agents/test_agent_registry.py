@@ -12,8 +12,8 @@ from agents.registry import greedy_weight_names
 from agents import (AgentSpecError, DaleAgent, GreedyAgent, PPOAgent, RandomAgent,
                     make_agent)
 from suburbia_env import NUM_ACTIONS, Game
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.tile_data import TILES
 
 
 def test_plain_specs_name_their_agents():
@@ -128,7 +128,7 @@ def test_substitute_spaces_equal_the_pickled_spaces(model_path, tmp_path, which)
     from sb3_contrib import MaskablePPO
 
     from agents.ppo_agent import substitute_spaces
-    from suburbia_env.gym_env import SuburbiaEnv
+    from suburbia_env.envs.gym_env import SuburbiaEnv
     path = model_path
     if which == "dict":
         path = tmp_path / "dict.zip"

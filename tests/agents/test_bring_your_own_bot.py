@@ -27,7 +27,7 @@ from agents.tournament import (GameTask, format_summary, play_game, run_tourname
                                summarise)
 from repository import REPO as ROOT
 from suburbia_env import Game
-from suburbia_env.cli import main as cli_main
+from suburbia_env.apps.cli import main as cli_main
 
 EXAMPLE = ROOT / "examples" / "my_bot.py"
 FILE_SPEC = f"{EXAMPLE}:cheapest_tile"

@@ -16,7 +16,7 @@ from agents.registry import model_file_of
 from agents.tournament import TournamentError, agent_labels
 from repository import REPO
 from suburbia_env import Game
-from suburbia_env.cli import main as cli_main
+from suburbia_env.apps.cli import main as cli_main
 from suburbia_env.errors import StateFormatError
 from suburbia_env.versions import RULES_REVISION
 

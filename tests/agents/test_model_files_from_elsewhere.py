@@ -118,8 +118,8 @@ def _ppo_cases(folder: Path) -> dict[str, tuple[str, str]]:
 def _rllib_checkpoint(folder: Path, name: str, model_config, weights: bytes | None = None,
                       description: bytes | None = None) -> str:
     from safetensors.numpy import save
-    from suburbia_env.action_space import NUM_ACTIONS
-    from suburbia_env.observation import OBSERVATION_SIZE
+    from suburbia_env.engine.action_space import NUM_ACTIONS
+    from suburbia_env.engine.observation import OBSERVATION_SIZE
     checkpoint = folder / name
     checkpoint.mkdir()
     (checkpoint / "suburbia_policy.safetensors").write_bytes(
@@ -191,7 +191,7 @@ def test_an_rllib_policy_round_trips_through_its_bounded_reader(tmp_path):
     import torch
 
     from agents.rllib_agent import load_policy, save_policy
-    from training.rllib_module import build_module
+    from agents.rllib_module import build_module
     torch.manual_seed(0)
     module = build_module({"features_dim": 16, "hidden": [8]}, inference_only=True)
     weights = {name: tensor.detach().numpy() for name, tensor in module.state_dict().items()}

@@ -28,8 +28,8 @@ from agents.ppo_agent import load_model
 from repository import REPO
 from suburbia_env import Game
 from suburbia_env.errors import ModelFileNotFoundError, ModelFormatError, SuburbiaError
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.tile_data import TILES
 
 BASELINE_ZIP = REPO / "models" / "baseline.zip"
 BASELINE = REPO / "models" / "baseline.safetensors"
@@ -474,7 +474,7 @@ def test_other_networks_round_trip(tmp_path, policy_name, options):
     import torch
     from sb3_contrib import MaskablePPO
 
-    from suburbia_env.gym_env import SuburbiaEnv
+    from suburbia_env.envs.gym_env import SuburbiaEnv
     if "activation_fn" in options:
         options["activation_fn"] = getattr(torch.nn, options["activation_fn"])
     env = SuburbiaEnv(observation_format="dict" if policy_name == "MultiInputPolicy"
@@ -501,7 +501,7 @@ def test_other_networks_round_trip(tmp_path, policy_name, options):
 
 
 def test_export_and_convert_commands(tiny, tmp_path, capsys):
-    from suburbia_env.cli import main
+    from suburbia_env.apps.cli import main
     from training.export import export_model
     from training.export import main as export_main
     export_main(["--safe", str(tiny[0]), str(tmp_path / "a.safetensors"), "--env-id",
@@ -523,7 +523,7 @@ def test_export_and_convert_commands(tiny, tmp_path, capsys):
 
 
 def test_play_allows_a_pickled_opponent_only_when_asked(tiny, capsys):
-    from suburbia_env.cli import main
+    from suburbia_env.apps.cli import main
     argv = ["play", "--players", "2", "--opponents", f"ppo:{tiny[0]}", "--no-board"]
     assert main(argv, stdin=io.StringIO("quit\nno\n"), stdout=io.StringIO()) == 2
     assert "runs code stored in the file" in capsys.readouterr().err

@@ -84,7 +84,7 @@ def test_the_command_line_names_the_flag(command, tmp_path):
                    "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO),
                                                                os.environ.get("PYTHONPATH")]))}
     environment.pop(INSECURE_ENV, None)
-    completed = subprocess.run([sys.executable, "-m", "suburbia_env.cli", *command],
+    completed = subprocess.run([sys.executable, "-m", "suburbia_env.apps.cli", *command],
                                capture_output=True, text=True, env=environment, cwd=tmp_path,
                                timeout=300)
     assert completed.returncode != 0

@@ -10,15 +10,16 @@ import pytest
 from agents import AgentSpecError, make_agent
 from agents.greedy import GreedyAgent, greedy_action, turns_left
 from agents.registry import AGENT_SPECS
-from agents.styles import STYLES, WEIGHT_NAMES, StyleAgent, expected_goal_bonus, style_action
+from agents.styles import (STYLES, WEIGHT_NAMES, StyleAgent, expected_goal_bonus,
+                           style_action)
 from agents.tournament import add_arguments
 from suburbia_env import Game
-from suburbia_env import action_space as a
-from suburbia_env import event_log as ev
-from suburbia_env import state_layout as s
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import state_layout as s
 from suburbia_env.positions import put_tile_without_effects
-from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.turn import own_turn_trial
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.turn import own_turn_trial
 
 LOG = ev.new_log(0)
 MASK = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
@@ -58,7 +59,7 @@ def test_the_command_lines_list_the_styles():
 def test_the_web_offers_the_styles(tmp_path):
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
-    from suburbia_env.web import Settings, create_app
+    from suburbia_env.apps.web import Settings, create_app
     app = create_app(Settings(secret_file=tmp_path / "secret.key", model_dirs=[tmp_path]))
     with TestClient(app, base_url="http://127.0.0.1") as client:  # a Host it answers
         agents = client.get("/api/options").json()["agents"]

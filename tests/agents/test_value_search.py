@@ -12,10 +12,10 @@ from agents.greedy import GreedyAgent
 from hidden_facts import seen_by, with_other_hidden_facts
 from repository import REPO
 from suburbia_env import Game
-from suburbia_env import state_layout as s
+from suburbia_env.engine import state_layout as s
 from suburbia_env.errors import ConfigError
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.tile_data import TILES
 
 BASELINE = REPO / "models" / "baseline.safetensors"
 

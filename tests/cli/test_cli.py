@@ -1,4 +1,4 @@
-"""The `suburbia` command (suburbia_env/cli.py): every subcommand on small settings.
+"""The `suburbia` command (suburbia_env/apps/cli.py): every subcommand on small settings.
 
 `play` is driven by feeding its input stream: the moves of a game computed beforehand
 (so the final scores are known), malformed and illegal moves (a message and a new
@@ -20,9 +20,9 @@ from agents import DaleAgent, GreedyAgent, RandomAgent
 from agents.tournament import agent_seed
 from repository import REPO
 from suburbia_env import Game
-from suburbia_env import cli
-from suburbia_env.cli import group_legal_moves, main
-from suburbia_env.picture import render_picture
+from suburbia_env.apps import cli
+from suburbia_env.apps.cli import group_legal_moves, main
+from suburbia_env.display.picture import render_picture
 
 
 def run_cli(argv, text_input=""):
@@ -167,7 +167,7 @@ def test_play_refuses_impossible_tables(argv, message, capsys, tmp_path, monkeyp
 
 def test_play_in_a_subprocess_reads_stdin(tmp_path):
     environment = dict(os.environ, OMP_NUM_THREADS="1")
-    completed = subprocess.run([sys.executable, "-m", "suburbia_env.cli", "play", "--mode",
+    completed = subprocess.run([sys.executable, "-m", "suburbia_env.apps.cli", "play", "--mode",
                                 "solitary", "--no-board"], input="pass please\nquit\nno\n",
                                capture_output=True, text=True, cwd=tmp_path, env=environment,
                                timeout=120)

@@ -21,8 +21,8 @@ import pytest
 from hidden_facts import seen_by
 
 from suburbia_env import Game
-from suburbia_env import cli
-from suburbia_env.cli import main
+from suburbia_env.apps import cli
+from suburbia_env.apps.cli import main
 
 HUGE = "9" * 5000
 
@@ -305,7 +305,7 @@ def test_an_internal_error_is_reported_without_a_traceback(monkeypatch):
 # Real processes ------------------------------------------------------------------------------------
 
 def _command(*arguments):
-    return [sys.executable, "-m", "suburbia_env.cli", *arguments]
+    return [sys.executable, "-m", "suburbia_env.apps.cli", *arguments]
 
 
 ENVIRONMENT = dict(os.environ, OMP_NUM_THREADS="1")
@@ -422,7 +422,7 @@ def test_a_bad_option_of_rllib_training_is_one_line():
 
 
 def test_a_bad_option_in_a_real_process_is_one_line(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "suburbia_env.cli", "play", "--seed", "abc"],
+    done = subprocess.run([sys.executable, "-m", "suburbia_env.apps.cli", "play", "--seed", "abc"],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": str(Path(cli.__file__).parents[1])})
     assert done.returncode == 2 and done.stdout == ""
@@ -443,7 +443,7 @@ def test_training_zero_timesteps_with_nothing_to_learn_is_refused():
 @pytest.fixture
 def sealed_save(tmp_path):
     """A save as the browser downloads it: a game state sealed by a server's key."""
-    from suburbia_env.web.sealing import Sealer, load_or_create_key
+    from suburbia_env.apps.web.sealing import Sealer, load_or_create_key
     game = Game(2, "standard", seed=5)
     for _ in range(3):
         game.apply(game.legal_actions()[0])

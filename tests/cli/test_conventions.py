@@ -27,8 +27,8 @@ from pathlib import Path
 import pytest
 
 from repository import REPO
-from suburbia_env import cli
-from suburbia_env.cli import main
+from suburbia_env.apps import cli
+from suburbia_env.apps.cli import main
 from suburbia_env.game import Game
 from training.config import _parser as train_parser
 
@@ -135,7 +135,7 @@ OPTIONAL = ("torch,stable_baselines3,sb3_contrib,safetensors,tensorboard,rich,tq
 
 
 def run_without(modules: str, argv: list[str], tmp_path: Path):
-    """`python -m suburbia_env.cli ARGV` in a subprocess (and its workers) where `modules`
+    """`python -m suburbia_env.apps.cli ARGV` in a subprocess (and its workers) where `modules`
     cannot be imported."""
     hook = tmp_path / "hook"
     hook.mkdir(exist_ok=True)
@@ -143,7 +143,7 @@ def run_without(modules: str, argv: list[str], tmp_path: Path):
     environment = {**os.environ, "SUBURBIA_TEST_BLOCK": modules,
                    "PYTHONPATH": os.pathsep.join([str(hook), str(REPO)])}
     environment.pop("SUBURBIA_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "suburbia_env.cli", *argv], cwd=tmp_path,
+    return subprocess.run([sys.executable, "-m", "suburbia_env.apps.cli", *argv], cwd=tmp_path,
                           env=environment, capture_output=True, text=True, timeout=600)
 
 
@@ -240,7 +240,7 @@ def test_no_rounding_message_when_the_steps_fill_whole_rollouts(tmp_path, capsys
 def test_match_with_worker_processes_ends_without_warnings(tmp_path):
     environment = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONWARNINGS": "default"}
     completed = subprocess.run(
-        [sys.executable, "-m", "suburbia_env.cli", "match", "--agents", "random", "dale",
+        [sys.executable, "-m", "suburbia_env.apps.cli", "match", "--agents", "random", "dale",
          "--mode", "dale", "--games", "3", "--workers", "2", "--no-progress", "--output-dir",
          str(tmp_path / "match")], cwd=tmp_path, env=environment, capture_output=True,
         text=True, timeout=600)
@@ -331,8 +331,8 @@ def test_a_python_that_allows_installs_is_used_directly_as_on_ci(stub_machine):
     assert not (tmp_path / "venv").exists()
     assert [line for line in calls(tmp_path) if " -m " in line] == [
         f"{base} -m pip install --quiet --disable-pip-version-check -e .[train,bench]",
-        f"{base} -m suburbia_env.cli train --config training/configs/quickstart.json",
-        f"{base} -m suburbia_env.cli match --agents ppo:runs/quickstart/model.safetensors "
+        f"{base} -m suburbia_env.apps.cli train --config training/configs/quickstart.json",
+        f"{base} -m suburbia_env.apps.cli match --agents ppo:runs/quickstart/model.safetensors "
         f"greedy random --mode dale --games 200 --output-dir runs/quickstart/evaluation"]
 
 

@@ -1,7 +1,7 @@
-"""The terminal game of `suburbia play` (suburbia_env/terminal_game.py), issue 19 item 4.
+"""The terminal game of `suburbia play` (suburbia_env/apps/terminal_game.py), issue 19 item 4.
 
 Driven as a person plays it: typed lines on the input stream of `TerminalGame` (and of
-one real `python -m suburbia_env.cli play` process), checked against what the engine
+one real `python -m suburbia_env.apps.cli play` process), checked against what the engine
 says of the same position. What is checked: no hidden information printed (R10.2),
 tile effects in words (`info`, the market), moves chosen by number, undo, save and
 resume, the seed, the 80x24 screen, illegal moves refused with their rule, every move of
@@ -27,11 +27,11 @@ from agents.greedy import GreedyAgent
 from agents.tournament import agent_seed
 from hidden_facts import seen_by, undrawn_stacks, with_other_hidden_facts
 from suburbia_env import Game
-from suburbia_env import state_layout as s
-from suburbia_env.cli import main
-from suburbia_env.terminal_game import (SCREEN_HEIGHT, SCREEN_WIDTH, TerminalGame,
-                                        _recent_lines, decision_screen, market_lines)
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.engine import state_layout as s
+from suburbia_env.apps.cli import main
+from suburbia_env.apps.terminal_game import (SCREEN_HEIGHT, SCREEN_WIDTH, TerminalGame,
+                                             _recent_lines, decision_screen, market_lines)
+from suburbia_env.engine.tile_data import GOALS, TILES
 
 PROMPT = re.compile(r"player \d> ")
 
@@ -584,7 +584,7 @@ def test_the_no_board_screen_fits_80_columns():
 @pytest.mark.slow
 def test_a_real_process_plays_saves_and_resumes(in_tmp):
     environment = dict(os.environ, OMP_NUM_THREADS="1")
-    command = [sys.executable, "-m", "suburbia_env.cli", "play", "--seed", "3"]
+    command = [sys.executable, "-m", "suburbia_env.apps.cli", "play", "--seed", "3"]
     completed = subprocess.run(command, input="2\ninfo 2\nbuy 2 @ 6,8\n1\nsave g.json\nquit\n",
                                capture_output=True, text=True, cwd=in_tmp, env=environment,
                                timeout=300)

@@ -54,7 +54,7 @@ def test_readme_command_parses(command, monkeypatch):
     the files its agent specs name are in the repository."""
     import shlex
 
-    from suburbia_env.cli import build_parser
+    from suburbia_env.apps.cli import build_parser
     monkeypatch.chdir(ROOT)
     argv = shlex.split(command)[1:]
     args, extra = build_parser().parse_known_args(argv)

@@ -3,7 +3,7 @@
 docs/rules/ holds RULES.md, examples.md, tiles.csv and goals.csv so that a clone
 contains the rules its code and tests cite. Where the shared specification sits beside
 the repository (../shared/rules/), the copies must equal it byte for byte, so they
-never drift; the package data CSVs (suburbia_env/data/) must equal the copies always.
+never drift; the package data CSVs (suburbia_env/engine/data/) must equal the copies always.
 Without the shared folder, the copies are still checked for completeness: every rule id
 cited anywhere in the repository is defined in the copy of RULES.md, and every worked
 example of examples.md has its test.
@@ -19,7 +19,7 @@ from repository import REPO
 
 RULES_COPY = REPO / "docs" / "rules"
 SHARED_RULES = REPO.parent / "shared" / "rules"
-PACKAGE_DATA = REPO / "suburbia_env" / "data"
+PACKAGE_DATA = REPO / "suburbia_env" / "engine" / "data"
 SPEC_FILES = ("RULES.md", "examples.md", "tiles.csv", "goals.csv")
 DATA_FILES = ("tiles.csv", "goals.csv")
 
@@ -52,7 +52,7 @@ def test_the_copy_equals_the_shared_specification(name):
 
 @pytest.mark.parametrize("name", DATA_FILES)
 def test_the_package_data_equals_the_copy(name):
-    """The engine loads suburbia_env/data/ (tile_data.py): the same bytes as docs/rules/."""
+    """The engine loads suburbia_env/engine/data/ (tile_data.py): the same bytes as docs/rules/."""
     assert (PACKAGE_DATA / name).read_bytes() == (RULES_COPY / name).read_bytes()
 
 

@@ -2,14 +2,14 @@
 
 import numpy as np
 
-from suburbia_env.compiled_call import compiled_entry_point
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.resolution import red_lines_at_or_below
-from suburbia_env.setup import new_game
-from suburbia_env import state_layout as s
-from suburbia_env import constants as c
-from suburbia_env.rng import seed_words
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.engine.compiled_call import compiled_entry_point
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.resolution import red_lines_at_or_below
+from suburbia_env.engine.setup import new_game
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine import constants as c
+from suburbia_env.engine.rng import seed_words
+from suburbia_env.engine.tile_data import GOALS, TILES
 
 
 def test_entry_point_of_a_scalar_kernel_matches_the_dispatcher():

@@ -13,16 +13,18 @@ import numpy as np
 import pytest
 
 from suburbia_env import Game
-from suburbia_env import state_layout as s
-from suburbia_env.cli import main as cli_main
-from suburbia_env.drawing import (HEX_RADIUS, TYPE_FILLS, Layout, name_lines, next_red_line,
-                                  table_svg)
-from suburbia_env.hex_grid import cell_index
-from suburbia_env.picture import picture_layout, png_to_rgb, render_picture, svg_to_png
+from suburbia_env.engine import state_layout as s
+from suburbia_env.apps.cli import main as cli_main
+from suburbia_env.display.drawing import (HEX_RADIUS, TYPE_FILLS, Layout, name_lines,
+                                          next_red_line, table_svg)
+from suburbia_env.engine.hex_grid import cell_index
+from suburbia_env.display.picture import (picture_layout, png_to_rgb, render_picture,
+                                          svg_to_png)
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     set_market_tile, set_player_values)
-from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.tile_text import goal_info, tile_catalog, tile_effects, tile_summary
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.display.tile_text import (goal_info, tile_catalog, tile_effects,
+                                            tile_summary)
 
 
 def texts(svg: str) -> list[str]:
@@ -217,9 +219,9 @@ def test_catalog_and_goals_in_words():
 def test_decisions_in_words_r5_r3_6():
     """The log of the web page tells each decision in words, read from the state it is
     taken in; the notation stays what records hold."""
-    from suburbia_env import action_space as a
-    from suburbia_env.hex_grid import NUM_CELLS
-    from suburbia_env.render import describe_action
+    from suburbia_env.engine import action_space as a
+    from suburbia_env.engine.hex_grid import NUM_CELLS
+    from suburbia_env.display.render import describe_action
     game = Game(players=2, seed=3)
     assert game.legal_actions_text() == ["keep Developer", "keep Aquaphobian"]
     assert describe_action(a.ACTION_KEEP_GOAL + 1, game.state) == "keeps Aquaphobian as private goal"
@@ -243,9 +245,9 @@ def test_decisions_in_words_r5_r3_6():
 
 
 def test_events_in_words_name_the_red_line_r8_1():
-    from suburbia_env import action_space as a
+    from suburbia_env.engine import action_space as a
     from suburbia_env.positions import set_player_values
-    from suburbia_env.render import describe_events
+    from suburbia_env.display.render import describe_events
     game = turn_game()
     set_player_values(game, 0, population=14, money=20)
     game.apply(a.ACTION_BASIC + cell_index(1, 0))  # a Suburbs: +2 population, past the line at 15

@@ -50,15 +50,15 @@ from hypothesis import strategies as st
 from suburbia_env import (Game, GameOverError, IllegalActionError, NotationError,
                           StateFormatError, SuburbiaError)
 from suburbia_env.errors import ModelFormatError
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import state_layout as s
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import state_layout as s
 from suburbia_env.game import GameConfig
-from suburbia_env.hidden_information import redraw_hidden_information
-from suburbia_env.invariants import (check_consistency, check_reachable,
-                                     describe_invariant_error)
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.engine.hidden_information import redraw_hidden_information
+from suburbia_env.engine.checks.invariants import (check_consistency, check_reachable,
+                                                   describe_invariant_error)
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.tile_data import GOALS, TILES
 
 pytestmark = pytest.mark.slow  # hundreds of mutated inputs played to the end
 
@@ -287,7 +287,7 @@ python_values = st.one_of(st.sampled_from([np.int64(3), np.int32(-1), np.float64
 @given(data=st.data())
 def test_state_dicts_with_python_values_are_refused_or_load(data):
     """game_from_dict takes any object: values JSON cannot hold are refused too."""
-    from suburbia_env.serialization import game_from_dict
+    from suburbia_env.formats.serialization import game_from_dict
     document = json.loads(data.draw(st.sampled_from(_corpus()[0])))
     containers = _containers(document)
     node = containers[data.draw(st.integers(0, len(containers) - 1))]
@@ -486,8 +486,8 @@ def _tiny_model() -> tuple[str, bytes, str]:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from agents.model_format import save_safe_model
-    from suburbia_env.env_options import observation_spaces
-    from training.features import SuburbiaFeatures
+    from suburbia_env.envs.env_options import observation_spaces
+    from agents.features import SuburbiaFeatures
     torch.manual_seed(0)
     policy = MaskableActorCriticPolicy(
         observation_spaces("flat"), gym.spaces.Discrete(a.NUM_ACTIONS), lambda _: 0.0,

@@ -5,14 +5,14 @@ import pytest
 
 from hidden_facts import seen_by, undrawn_stacks, with_other_hidden_facts
 from random_play import midgame
-from suburbia_env import state_layout as s
+from suburbia_env.engine import state_layout as s
 from suburbia_env.errors import ArgumentError, ConfigError
-from suburbia_env.hidden_information import redraw_hidden_information
-from suburbia_env.invariants import check_invariants
-from suburbia_env.rng import secret_words, seed_words
-from suburbia_env.state_layout import player_base
-from suburbia_env.setup import stack_sizes
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.engine.hidden_information import redraw_hidden_information
+from suburbia_env.engine.checks.invariants import check_invariants
+from suburbia_env.engine.rng import secret_words, seed_words
+from suburbia_env.engine.state_layout import player_base
+from suburbia_env.engine.setup import stack_sizes
+from suburbia_env.engine.tile_data import GOALS, TILES
 
 CONFIGURATIONS = [(1, "dale"), (2, "standard"), (4, "standard"), (1, "solitary")]
 

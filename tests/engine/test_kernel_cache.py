@@ -1,4 +1,4 @@
-"""No cached machine code of other sources ever runs (suburbia_env/kernel_cache.py).
+"""No cached machine code of other sources ever runs (suburbia_env/engine/kernel_cache.py).
 
 numba recompiles a cached kernel only when its own file changes, so a kernel that calls
 the engine from another file would keep running the old rules after a rules change.
@@ -28,9 +28,10 @@ from numba.core.caching import (InTreeCacheLocator, UserProvidedCacheLocator,
                                  UserWideCacheLocator)
 
 from repository import REPO
-from suburbia_env import kernel_cache
+from suburbia_env.engine import kernel_cache
 
-ENGINE = kernel_cache.PACKAGE_DIR.resolve()
+ENGINE = kernel_cache.ENGINE_DIR.resolve()
+PACKAGE = kernel_cache.PACKAGE_DIR.resolve()
 SKIPPED_PARTS = {"__pycache__", "build", "dist", "runs"}
 
 
@@ -71,7 +72,7 @@ def enables_cache(node: ast.AST) -> bool:
 
 def caching_wrappers(trees: dict[Path, ast.Module]) -> set[str]:
     """Names that cache what they wrap: functions and assignments whose body holds a
-    `cache=True` call, such as suburbia_env.refcount_free.njit_without_refcounts."""
+    `cache=True` call, such as suburbia_env.engine.refcount_free.njit_without_refcounts."""
     names = set()
     for tree in trees.values():
         for node in ast.walk(tree):
@@ -176,8 +177,8 @@ def transitive_imports(path: Path) -> set[Path]:
 def test_the_scan_finds_the_known_cached_kernels():
     """The scan is not vacuous: it sees the engine's and the agents' cached kernels."""
     found = {relative(path) for path in CACHED}
-    assert {"agents/greedy.py", "agents/value_search.py", "suburbia_env/turn.py",
-            "suburbia_env/refcount_free.py", "suburbia_env/env_core.py"} <= found
+    assert {"agents/greedy.py", "agents/value_search.py", "suburbia_env/engine/turn.py",
+            "suburbia_env/engine/refcount_free.py", "suburbia_env/engine/env_core.py"} <= found
     assert "tests/engine/test_properties.py" not in found  # its kernels say cache=False
 
 
@@ -226,17 +227,19 @@ def test_digests_follow_the_dependency_order():
     """An engine change reaches every digest; a change in agents/ leaves the engine's
     cache alone (the engine never imports agents)."""
     directories = kernel_cache.kernel_source_dirs()
-    assert directories[0] == kernel_cache.PACKAGE_DIR
-    assert [directory.resolve() for directory in directories] == [ENGINE, REPO / "agents"]
-    engine = set(kernel_cache.digest_inputs(kernel_cache.PACKAGE_DIR))
-    assert set(kernel_cache.PACKAGE_DIR.glob("data/*.csv")) <= engine
+    assert directories[0] == kernel_cache.ENGINE_DIR
+    assert [directory.resolve() for directory in directories] == [ENGINE, ENGINE / "checks",
+                                                                   REPO / "agents"]
+    engine = set(kernel_cache.digest_inputs(kernel_cache.ENGINE_DIR))
+    assert set(kernel_cache.ENGINE_DIR.glob("data/*.csv")) <= engine
     for directory in directories:
         assert engine <= set(kernel_cache.digest_inputs(directory))
-    assert all(path.resolve().parent in (ENGINE, ENGINE / "data") for path in engine)
+    assert all(path.resolve().is_relative_to(PACKAGE) for path in engine)
+    assert not any(path.resolve().is_relative_to(PACKAGE / "apps") for path in engine)
 
 
 @pytest.mark.parametrize("path", sorted(path for path in CACHED
-                                        if path.parent != ENGINE),
+                                        if not path.is_relative_to(ENGINE)),
                          ids=relative)
 def test_kernels_outside_the_package_import_it_first(path):
     """Importing suburbia_env runs the invalidation, so a module outside it must import
@@ -251,13 +254,13 @@ def test_kernels_outside_the_package_import_it_first(path):
 def test_the_package_drops_stale_kernels_before_importing_any():
     """suburbia_env/__init__.py calls drop_stale_kernels() before any other import of
     its own modules (each of which may define kernels)."""
-    body = parse(ENGINE / "__init__.py").body
+    body = parse(PACKAGE / "__init__.py").body
     calls = [index for index, node in enumerate(body)
              if isinstance(node, ast.Expr) and callee_name(node.value) == "drop_stale_kernels"]
     assert calls
     for node in body[:calls[0]]:
         if isinstance(node, ast.ImportFrom) and node.level:
-            assert node.module == "kernel_cache"
+            assert node.module == "engine.kernel_cache"
 
 
 PROBE = r"""
@@ -266,7 +269,7 @@ from pathlib import Path
 
 import numpy as np
 import agents.greedy as greedy
-from suburbia_env import kernel_cache, state_layout
+from suburbia_env.engine import kernel_cache, state_layout
 
 cache_path = greedy.turns_left.stats.cache_path
 cached = sorted(path.name for path in Path(cache_path).glob("greedy.turns_left*"))
@@ -314,7 +317,7 @@ def test_an_engine_change_drops_the_cached_agents_kernels(tmp_path, monkeypatch,
     second = probe()
     assert second["cached_at_start"] and (second["hits"], second["misses"]) == (1, 0)
 
-    with open(source / "suburbia_env" / "turn.py", "a", encoding="utf-8") as turn:
+    with open(source / "suburbia_env" / "engine" / "turn.py", "a", encoding="utf-8") as turn:
         turn.write("\n# an engine change\n")
     third = probe()
     assert third["cached_at_start"] == []

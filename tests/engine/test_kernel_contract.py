@@ -23,18 +23,20 @@ import pytest
 from numba.core.caching import NullCache
 from numba.core.registry import CPUDispatcher
 
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env import kernel_cache
-from suburbia_env import state_layout as s
-from suburbia_env.dale import (RESOLVE_EVERY_TRIAL, SUMS_WHERE_EXACT, _trial_snapshot,
-                               _undo_trial_placement, dale_choose_cell)
-from suburbia_env.hex_grid import NUM_CELLS
-from suburbia_env.legal_actions import is_placeable
-from suburbia_env.resolution import ALL_BOROUGHS, FACE_UP, OWN_BOROUGH_ONLY, resolve_placement
-from suburbia_env.state_layout import lake_kind
-from suburbia_env.tile_data import TILES
-from suburbia_env.constants import DALE_SEAT
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import kernel_cache
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.dale import (RESOLVE_EVERY_TRIAL, SUMS_WHERE_EXACT,
+                                      _trial_snapshot, _undo_trial_placement,
+                                      dale_choose_cell)
+from suburbia_env.engine.hex_grid import NUM_CELLS
+from suburbia_env.engine.legal_actions import is_placeable
+from suburbia_env.engine.resolution import (ALL_BOROUGHS, FACE_UP, OWN_BOROUGH_ONLY,
+                                            resolve_placement)
+from suburbia_env.engine.state_layout import lake_kind
+from suburbia_env.engine.tile_data import TILES
+from suburbia_env.engine.constants import DALE_SEAT
 
 from probe_positions import probe_positions
 
@@ -62,7 +64,7 @@ def _kernel_modules():
     for directory in kernel_cache.kernel_source_dirs():
         for path in sorted(directory.glob("*.py")):
             if "njit" in path.read_text(encoding="utf-8"):
-                package = directory.name
+                package = ".".join(directory.relative_to(kernel_cache.PACKAGE_DIR.parent).parts)
                 name = package if path.stem == "__init__" else f"{package}.{path.stem}"
                 modules.append(importlib.import_module(name))
     return modules
@@ -144,9 +146,9 @@ def bundle_root(node: ast.AST) -> ast.AST:
 def test_the_scan_finds_the_engine_and_agents_kernels():
     """Not vacuous: the resolution (refcount-free), setup and the greedy player (plain)."""
     assert len(KERNELS) > 150
-    assert refcount_free(KERNELS["suburbia_env.resolution.resolve_placement"])
-    assert refcount_free(KERNELS["suburbia_env.dale.dale_choose_cell"])
-    assert not refcount_free(KERNELS["suburbia_env.setup.new_game"])
+    assert refcount_free(KERNELS["suburbia_env.engine.resolution.resolve_placement"])
+    assert refcount_free(KERNELS["suburbia_env.engine.dale.dale_choose_cell"])
+    assert not refcount_free(KERNELS["suburbia_env.engine.setup.new_game"])
     assert not refcount_free(KERNELS["agents.greedy.greedy_action"])
     assert sum(map(refcount_free, KERNELS.values())) > 100
 
@@ -222,7 +224,7 @@ def test_k4_the_table_bundle_is_recognised():
     """Not vacuous: the environment kernels take the tables bundled (env_core.Tables), and
     a write through the bundle is what the scan above looks for."""
     bundled = [name for name, kernel in KERNELS.items() if "tables" in parameters(kernel)]
-    assert "suburbia_env.env_core.step_game" in bundled and len(bundled) >= 10
+    assert "suburbia_env.engine.env_core.step_game" in bundled and len(bundled) >= 10
     write = ast.parse("tables.tiles[0, 1] = 2").body[0].targets[0]
     assert ast.unparse(bundle_root(write)) == "tables"
 
@@ -234,7 +236,7 @@ def test_no_kernel_takes_more_than_a_handful_of_positional_parameters():
                 if len(parameters(kernel)) > MAX_KERNEL_PARAMETERS]
     assert too_many == []
     environment = {name: len(parameters(kernel)) for name, kernel in KERNELS.items()
-                   if name.startswith("suburbia_env.env_core.") and "games" in parameters(kernel)}
+                   if name.startswith("suburbia_env.engine.env_core.") and "games" in parameters(kernel)}
     assert environment and max(environment.values()) <= 7, environment
 
 
@@ -269,8 +271,8 @@ def test_k5_no_literal_is_handed_down_into_the_resolution():
     every kernel the value is handed on to. A flag or seat that travels down to the
     resolution of a tile (R7) is therefore typed, or the whole resolution is compiled
     once more: as Dale's seat would be, were it a bare 1 (constants.DALE_SEAT)."""
-    resolving = {KERNELS[f"suburbia_env.resolution.{name}"] for name in RESOLVING_KERNELS}
-    dale_choice = KERNELS["suburbia_env.dale.dale_choose_cell"]
+    resolving = {KERNELS[f"suburbia_env.engine.resolution.{name}"] for name in RESOLVING_KERNELS}
+    dale_choice = KERNELS["suburbia_env.engine.dale.dale_choose_cell"]
     assert _reached_by_literal(dale_choice, "player", set()) & resolving
     found = []
     for name, kernel in KERNELS.items():

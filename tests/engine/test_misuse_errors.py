@@ -14,9 +14,9 @@ from misuse_inputs import NOT_ACTION_NUMBERS, assert_names_the_problem, case_id
 from suburbia_env import NUM_ACTIONS, Game, GameConfig, positions
 from suburbia_env.errors import (ArgumentError, ConfigError, GameOverError, IllegalActionError,
                                  NotationError, StateFormatError, SuburbiaError, shown)
-from suburbia_env.notation import format_action, parse_action
-from suburbia_env.rng import secret_words
-from suburbia_env.vector_env import SuburbiaVectorEnv
+from suburbia_env.formats.notation import format_action, parse_action
+from suburbia_env.engine.rng import secret_words
+from suburbia_env.envs.vector_env import SuburbiaVectorEnv
 
 HUGE_DIGITS = "9" * 5000
 
@@ -192,7 +192,7 @@ def test_a_finished_game_refuses_actions_and_a_running_one_has_no_scores():
 # SB3 adapter ---------------------------------------------------------------------------------------
 
 def test_sb3_adapter_errors():
-    from suburbia_env.sb3 import SB3VectorEnv
+    from suburbia_env.envs.sb3 import SB3VectorEnv
     with pytest.raises(ConfigError, match="observation_format='flat'"):
         SB3VectorEnv(SuburbiaVectorEnv(2, num_threads=1))
     adapter = SB3VectorEnv(num_envs=2, num_threads=1)

@@ -18,23 +18,25 @@ import pytest
 from numba import njit
 
 from suburbia_env import Game
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env import invariants as inv
-from suburbia_env import state_layout as s
-from suburbia_env.dale import RESOLVE_EVERY_TRIAL, SUMS_WHERE_EXACT, trial_gains
-from suburbia_env.hex_grid import NUM_CELLS, cell_index
-from suburbia_env.invariants import check_invariants, check_reachable, describe_invariant_error
-from suburbia_env.legal_actions import is_legal_action, legal_action_mask
-from suburbia_env.notation import format_action
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine.checks import invariants as inv
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.dale import RESOLVE_EVERY_TRIAL, SUMS_WHERE_EXACT, trial_gains
+from suburbia_env.engine.hex_grid import NUM_CELLS, cell_index
+from suburbia_env.engine.checks.invariants import (check_invariants, check_reachable,
+                                                   describe_invariant_error)
+from suburbia_env.engine.legal_actions import is_legal_action, legal_action_mask
+from suburbia_env.formats.notation import format_action
 from suburbia_env.positions import put_tile_without_effects, set_current_player
-from suburbia_env.resolution import (FACE_UP, OWN_BOROUGH_ONLY, red_lines_at_or_below,
-                                     resolve_placement)
-from suburbia_env.rng import random_below, seed_words
-from suburbia_env.setup import new_game
-from suburbia_env.tile_data import COLUMN_STACK, GOALS, TILES
-from suburbia_env.turn import STATUS_GAME_OVER, STATUS_ILLEGAL, apply_action, apply_legal_action
+from suburbia_env.engine.resolution import (FACE_UP, OWN_BOROUGH_ONLY,
+                                            red_lines_at_or_below, resolve_placement)
+from suburbia_env.engine.rng import random_below, seed_words
+from suburbia_env.engine.setup import new_game
+from suburbia_env.engine.tile_data import COLUMN_STACK, GOALS, TILES
+from suburbia_env.engine.turn import (STATUS_GAME_OVER, STATUS_ILLEGAL, apply_action,
+                                      apply_legal_action)
 
 from probe_positions import probe_positions
 

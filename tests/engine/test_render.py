@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from suburbia_env import Game
-from suburbia_env import state_layout as s
+from suburbia_env.engine import state_layout as s
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     set_market_tile, set_player_values)
-from suburbia_env.render import (TILE_LABELS, next_red_line, render_borough, render_events,
-                                 render_game)
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.display.render import (TILE_LABELS, next_red_line, render_borough,
+                                         render_events, render_game)
+from suburbia_env.engine.tile_data import GOALS, TILES
 
 
 def _market_rows(text: str) -> dict[int, tuple[str, str, str, str]]:

@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 
 from suburbia_env import Game, StateFormatError
-from suburbia_env import serialization
-from suburbia_env import state_layout as s
-from suburbia_env.constants import NUM_TYPES, STACK_NAMES
-from suburbia_env.hex_grid import NEIGHBOURS, cell_index
-from suburbia_env.invariants import MONEY_BOUND, POPULATION_BOUND
+from suburbia_env.formats import serialization
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.constants import NUM_TYPES, STACK_NAMES
+from suburbia_env.engine.hex_grid import NEIGHBOURS, cell_index
+from suburbia_env.engine.checks.invariants import MONEY_BOUND, POPULATION_BOUND
 from suburbia_env.positions import put_tile_without_effects
-from suburbia_env.tile_data import (COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_PRIVATE_BONUS,
-                                    GOALS, TILES)
+from suburbia_env.engine.tile_data import (COLUMN_COPIES, COLUMN_STACK,
+                                           GOAL_COLUMN_PRIVATE_BONUS, GOALS, TILES)
 
 CONFIGS = [
     dict(players=2, mode="standard", edition="2nd"),

@@ -1,4 +1,4 @@
-"""The state's layout has one home: suburbia_env/state_layout.py.
+"""The state's layout has one home: suburbia_env/engine/state_layout.py.
 
 Every other module reads and writes a game's state through its accessors
 (`s.money(state, player)`, `s.cell_kind(state, player, cell)`, ...). These tests scan
@@ -15,14 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from suburbia_env import constants as c
-from suburbia_env import state_layout as s
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import state_layout as s
 from suburbia_env.game import Game
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.tile_data import TILES
 
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED_DIRS = ("suburbia_env", "agents", "training", "benchmarks")
-LAYOUT_MODULE = Path("suburbia_env/state_layout.py")
+LAYOUT_MODULE = Path("suburbia_env/engine/state_layout.py")
 # Offsets of the layout, as the names of state_layout that are ints (not sizes or flags).
 LAYOUT_OFFSETS = {name for name, value in vars(s).items()
                   if name.isupper() and isinstance(value, int)
@@ -32,10 +32,10 @@ HAND_MADE_BASE = ("PLAYERS", "PLAYER_STRIDE")
 
 
 def _layout_aliases(tree: ast.Module) -> set[str]:
-    """Names the module binds to suburbia_env.state_layout."""
+    """Names the module binds to suburbia_env.engine.state_layout."""
     aliases = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module in ("state_layout", "suburbia_env") \
+        if isinstance(node, ast.ImportFrom) and node.module in ("state_layout", "suburbia_env", "suburbia_env.engine") \
                 or isinstance(node, ast.ImportFrom) and node.module == "" and node.level:
             for alias in node.names:
                 if alias.name == "state_layout":
@@ -94,7 +94,7 @@ def _scanned_files() -> list[Path]:
 def test_the_scan_finds_layout_arithmetic(tmp_path):
     """Not vacuous: the forms the accessors replace are found."""
     sample = tmp_path / "sample.py"
-    sample.write_text("from suburbia_env import state_layout as s\n"
+    sample.write_text("from suburbia_env.engine import state_layout as s\n"
                       "def f(state, base, slot, player):\n"
                       "    a = state[base + s.MONEY]\n"
                       "    state[s.MARKET + slot] = -1\n"

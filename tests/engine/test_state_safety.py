@@ -25,14 +25,15 @@ import pytest
 from repository import REPO
 from state_corruptions import CORRUPTIONS, check_guarded_kernels, corrupted, midgame
 from suburbia_env import Game, StateFormatError
-from suburbia_env import constants as c
-from suburbia_env import state_layout as s
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import state_layout as s
 from suburbia_env.game import GameConfig
-from suburbia_env.hidden_information import redraw_hidden_information
-from suburbia_env.invariants import (MONEY_BOUND, check_consistency, check_invariants,
-                                     check_reachable, check_reachable_or_raise, validate_state)
+from suburbia_env.engine.hidden_information import redraw_hidden_information
+from suburbia_env.engine.checks.invariants import (MONEY_BOUND, check_consistency,
+                                                   check_invariants, check_reachable,
+                                                   check_reachable_or_raise, validate_state)
 from suburbia_env.positions import set_player_values
-from suburbia_env.tile_data import GOAL_COLUMN_EXCLUDED_WITH_DALE, GOALS, TILES
+from suburbia_env.engine.tile_data import GOAL_COLUMN_EXCLUDED_WITH_DALE, GOALS, TILES
 
 DRIVER = REPO / "tests" / "state_corruptions.py"
 BOUNDSCHECK_CACHE = Path(tempfile.gettempdir()) / f"suburbia-boundscheck-numba-cache-{os.getuid()}"

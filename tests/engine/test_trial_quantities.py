@@ -7,17 +7,18 @@ import pytest
 
 from agents.greedy import GreedyAgent
 from suburbia_env import Game
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env import state_layout as s
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import state_layout as s
 from suburbia_env.positions import put_tile_without_effects
-from suburbia_env.hex_grid import NUM_CELLS, cell_index
-from suburbia_env.legal_actions import legal_action_mask
-from suburbia_env.resolution import waiting_lake_payments
-from suburbia_env.scoring import goal_lead, public_goal_winner
-from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.turn import apply_legal_action, cheapest_discard_slot, own_turn_trial
+from suburbia_env.engine.hex_grid import NUM_CELLS, cell_index
+from suburbia_env.engine.legal_actions import legal_action_mask
+from suburbia_env.engine.resolution import waiting_lake_payments
+from suburbia_env.engine.scoring import goal_lead, public_goal_winner
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.turn import (apply_legal_action, cheapest_discard_slot,
+                                      own_turn_trial)
 from tests.rules_builders import new_game, set_goals
 
 LOG = ev.new_log(0)

@@ -10,10 +10,11 @@ import pytest
 from gymnasium.error import DeprecatedEnv
 
 import suburbia_env
-from suburbia_env import Game, gym_env, pettingzoo, vector_env
+from suburbia_env import Game
+from suburbia_env.envs import gym_env, pettingzoo, vector_env
 from repository import REPO
 from suburbia_env import versions
-from suburbia_env.constants import MODE_NAMES
+from suburbia_env.engine.constants import MODE_NAMES
 from suburbia_env.versions import ENV_ID, FORMAT_VERSION, PETTINGZOO_NAME, RULES_REVISION
 
 
@@ -21,7 +22,7 @@ def test_the_current_ids_name_the_revision_of_2026_11_25():
     assert (RULES_REVISION, ENV_ID, PETTINGZOO_NAME, FORMAT_VERSION) == (
         "2026-11-25", "Suburbia-v1", "suburbia_v1", 2)
     assert pettingzoo.raw_env.metadata["name"] == "suburbia_v1"
-    assert gym.spec("Suburbia-v1").entry_point == "suburbia_env.gym_env:SuburbiaEnv"
+    assert gym.spec("Suburbia-v1").entry_point == "suburbia_env.envs.gym_env:SuburbiaEnv"
 
 
 def test_the_old_gym_id_is_refused_naming_the_new_one():
@@ -39,7 +40,7 @@ def test_saved_states_and_records_carry_the_format_version():
     game = Game(players=1, mode="dale", seed=3)
     assert json.loads(game.to_json())["version"] == FORMAT_VERSION
     assert game.record()["version"] == FORMAT_VERSION
-    assert suburbia_env.serialization.STATE_VERSION == FORMAT_VERSION
+    assert suburbia_env.formats.serialization.STATE_VERSION == FORMAT_VERSION
 
 
 # The table (versions.HISTORY) --------------------------------------------------------------

@@ -24,16 +24,17 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
 import suburbia_env  # noqa: F401  (registers Suburbia-v1)
-from suburbia_env import action_space as a
-from suburbia_env import state_layout as s
-from suburbia_env.env_core import OPPONENT_DALE, OPPONENT_RANDOM
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.env_core import OPPONENT_DALE, OPPONENT_RANDOM
 from suburbia_env.errors import ConfigError, GameOverError, IllegalActionError
-from suburbia_env.gym_env import SuburbiaEnv
-from suburbia_env.hex_grid import cell_index
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation, unpack_observation
-from suburbia_env.drawing import HEX_RADIUS, TYPE_FILLS
-from suburbia_env.picture import picture_layout
-from suburbia_env.tile_data import COLUMN_TYPE, GOALS, TILES
+from suburbia_env.envs.gym_env import SuburbiaEnv
+from suburbia_env.engine.hex_grid import cell_index
+from suburbia_env.engine.observation import (OBSERVATION_SIZE, encode_observation,
+                                             unpack_observation)
+from suburbia_env.display.drawing import HEX_RADIUS, TYPE_FILLS
+from suburbia_env.display.picture import picture_layout
+from suburbia_env.engine.tile_data import COLUMN_TYPE, GOALS, TILES
 
 CHECKED_CONFIGS = [
     dict(),  # dale mode, dict observations

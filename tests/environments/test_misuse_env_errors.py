@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from misuse_inputs import NOT_ACTION_NUMBERS, assert_names_the_problem, case_id
-from suburbia_env.errors import ArgumentError, ConfigError, GameOverError, IllegalActionError
-from suburbia_env.gym_env import SuburbiaEnv
-from suburbia_env.pettingzoo import env as aec_env
-from suburbia_env.pettingzoo import raw_env
-from suburbia_env.vector_env import SuburbiaVectorEnv
-from suburbia_env.sb3 import SB3VectorEnv
+from suburbia_env.errors import (ArgumentError, ConfigError, GameOverError,
+                                 IllegalActionError)
+from suburbia_env.envs.gym_env import SuburbiaEnv
+from suburbia_env.envs.pettingzoo import env as aec_env
+from suburbia_env.envs.pettingzoo import raw_env
+from suburbia_env.envs.vector_env import SuburbiaVectorEnv
+from suburbia_env.envs.sb3 import SB3VectorEnv
 from training.self_play import SelfPlayVecEnv
 
 
@@ -210,7 +211,7 @@ def test_pettingzoo_step_refuses_or_loses(action):
 # The same exception for the same misuse, from every environment ------------------------------
 
 def _openspiel():
-    from suburbia_env import openspiel_game
+    from suburbia_env.envs import openspiel_game
     return openspiel_game
 
 

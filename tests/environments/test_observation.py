@@ -14,17 +14,17 @@ import pytest
 
 from random_play import midgame
 from suburbia_env import Game
-from suburbia_env import constants as c
-from suburbia_env import state_layout as s
-from suburbia_env.gym_env import SuburbiaEnv
-from suburbia_env.observation import (BOROUGH_SIZE, OBSERVATION_PARTS, OBSERVATION_SIZE,
-                                      copy_observation, encode_observation,
-                                      new_encoding_cache, unpack_observation,
-                                      update_observation)
-from suburbia_env.pettingzoo import raw_env
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import state_layout as s
+from suburbia_env.envs.gym_env import SuburbiaEnv
+from suburbia_env.engine.observation import (BOROUGH_SIZE, OBSERVATION_PARTS,
+                                             OBSERVATION_SIZE, copy_observation,
+                                             encode_observation, new_encoding_cache,
+                                             unpack_observation, update_observation)
+from suburbia_env.envs.pettingzoo import raw_env
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     set_market_tile, set_player_values)
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_data import GOALS, TILES
 
 # Cell feature planes, as listed in the docstring of observation.py.
 TYPE_PLANES = {"residential": 0, "commercial": 1, "civic": 2, "industrial": 3}

@@ -1,4 +1,4 @@
-"""Suburbia as an OpenSpiel game (suburbia_env/openspiel_game.py, issue 20 item 3).
+"""Suburbia as an OpenSpiel game (suburbia_env/envs/openspiel_game.py, issue 20 item 3).
 
 OpenSpiel's own consistency checks (`pyspiel.random_sim_test`, with serialization), the
 deal as explicit chance outcomes, the same game as the engine's `Game` for the same seed
@@ -21,12 +21,12 @@ from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
 from agents import DaleAgent
 from repository import REPO
 from suburbia_env import Game
-from suburbia_env import action_space as a
-from suburbia_env import openspiel_game as og
-from suburbia_env import state_layout as s
+from suburbia_env.engine import action_space as a
+from suburbia_env.envs import openspiel_game as og
+from suburbia_env.engine import state_layout as s
 from suburbia_env.errors import ConfigError
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.tile_data import TILES
 
 CONFIGS = [dict(), dict(players=3), dict(players=4, edition="1st"),
            dict(players=1, mode="dale"), dict(players=2, reward="margin")]

@@ -13,15 +13,15 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from suburbia_env import action_space as a
-from suburbia_env import state_layout as s
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import state_layout as s
 from suburbia_env.errors import ConfigError, IllegalActionError
 from suburbia_env.game import Game, GameConfig
-from suburbia_env.gym_env import SuburbiaEnv
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.pettingzoo import env as make_env
-from suburbia_env.pettingzoo import raw_env
-from suburbia_env.tile_data import TILES
+from suburbia_env.envs.gym_env import SuburbiaEnv
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.envs.pettingzoo import env as make_env
+from suburbia_env.envs.pettingzoo import raw_env
+from suburbia_env.engine.tile_data import TILES
 
 # PettingZoo's api_test warns about every Dict observation with an action mask (its own
 # classic environments do the same); those two warnings are expected, others are not.

@@ -15,15 +15,16 @@ import numpy as np
 import pytest
 import torch
 
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import state_layout as s
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import state_layout as s
 from suburbia_env.errors import ConfigError, GameOverError, IllegalActionError
-from suburbia_env.gym_env import SuburbiaEnv
-from suburbia_env.observation import OBSERVATION_PARTS, OBSERVATION_SIZE, encode_observation
-from suburbia_env.sb3 import SB3VectorEnv
-from suburbia_env.tile_data import TILES
-from suburbia_env.vector_env import SuburbiaVectorEnv
+from suburbia_env.envs.gym_env import SuburbiaEnv
+from suburbia_env.engine.observation import (OBSERVATION_PARTS, OBSERVATION_SIZE,
+                                             encode_observation)
+from suburbia_env.envs.sb3 import SB3VectorEnv
+from suburbia_env.engine.tile_data import TILES
+from suburbia_env.envs.vector_env import SuburbiaVectorEnv
 
 torch.set_num_threads(1)
 

@@ -5,15 +5,15 @@ games, in both editions and with levels and population near their limits."""
 import numpy as np
 import pytest
 
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env import state_layout as s
-from suburbia_env.dale import dale_choose_cell
-from suburbia_env.dale_reference import reference_cell_choice
-from suburbia_env.hex_grid import cell_coordinates
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.dale import dale_choose_cell
+from suburbia_env.engine.dale_reference import reference_cell_choice
+from suburbia_env.engine.hex_grid import cell_coordinates
 from suburbia_env.positions import put_tile_without_effects, set_market_tile
-from suburbia_env.state_layout import lake_kind
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.state_layout import lake_kind
+from suburbia_env.engine.tile_data import TILES
 
 from probe_positions import probe_positions
 from rules_builders import fill_borough, kind_of, new_game

@@ -4,9 +4,9 @@ Every position starts from the starting borough (R2.3) and the start values (R3.
 $15, income 0, reputation 1, population 2) unless the example says otherwise.
 """
 
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env.hex_grid import neighbour_coordinates
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine.hex_grid import neighbour_coordinates
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     set_market_tile, set_player_values)
 

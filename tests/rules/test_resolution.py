@@ -23,16 +23,16 @@ import csv
 from importlib import resources
 
 from suburbia_env import Game
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env import state_layout as s
-from suburbia_env.hex_grid import cell_index
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.hex_grid import cell_index
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     take_physical_tile,
                                     set_market_tile, set_player_values)
-from suburbia_env.resolution import (adjust, red_line_value, red_lines_at_or_below,
-                                     resolve_investment, resolve_placement)
-from suburbia_env.tile_data import TILES, parse_tiles
+from suburbia_env.engine.resolution import (adjust, red_line_value, red_lines_at_or_below,
+                                            resolve_investment, resolve_placement)
+from suburbia_env.engine.tile_data import TILES, parse_tiles
 
 # R8.1, written out by hand: the first 18 lines, then every odd number from 101.
 FIRST_RED_LINES = [15, 22, 29, 35, 41, 47, 53, 59, 64, 69, 74, 78, 82, 86, 89, 92, 95, 98]
@@ -675,7 +675,7 @@ def test_R7_2_each_adjustment_is_clamped_as_it_is_applied():
 
 def _synthetic_tiles():
     """The tiles of tiles.csv plus two hand-made kinds with two immediate terms each."""
-    text = resources.files("suburbia_env").joinpath("data", "tiles.csv").read_text(encoding="utf-8")
+    text = resources.files("suburbia_env.engine").joinpath("data", "tiles.csv").read_text(encoding="utf-8")
     rows = list(csv.DictReader(text.splitlines()))
     extra = [("Test Tower", "inc+3 inc-2"), ("Test Spire", "pop+5 inc+1")]
     for name, immediate in extra:

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from suburbia_env import ConfigError, Game, IllegalActionError, NotationError
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import state_layout as s
-from suburbia_env.hex_grid import (CELL_BITS, NEIGHBOUR_BITS, NEIGHBOURS, NO_CELL, NUM_CELLS,
-                                   cell_coordinates, cell_index)
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.hex_grid import (CELL_BITS, NEIGHBOUR_BITS, NEIGHBOURS, NO_CELL,
+                                          NUM_CELLS, cell_coordinates, cell_index)
 from suburbia_env.positions import set_current_player, set_player_values
-from suburbia_env.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_data import GOALS, TILES
 
 from rules_builders import cells_of, kind_of, market_kinds, new_game, pile, player_values
 

@@ -8,14 +8,14 @@ or a known, simple effect (a free lake touching only a lake, a Convenience Store
 import pytest
 
 from suburbia_env import IllegalActionError
-from suburbia_env import action_space as a
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env import state_layout as s
-from suburbia_env.hex_grid import NUM_CELLS, cell_coordinates
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.hex_grid import NUM_CELLS, cell_coordinates
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     set_market_tile, set_player_values)
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.tile_data import TILES
 
 from rules_builders import (SLOT_PREMIUMS, discarded_count, events, exhaust_stacks,
                             use_up_markers,

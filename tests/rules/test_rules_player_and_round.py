@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from suburbia_env import Game
-from suburbia_env import state_layout as s
+from suburbia_env.engine import state_layout as s
 
 
 def test_R1_1_a_player_has_money_levels_population_markers_goal_and_borough():

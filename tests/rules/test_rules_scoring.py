@@ -10,11 +10,13 @@ from collections import deque
 import numpy as np
 import pytest
 
-from suburbia_env import state_layout as s
-from suburbia_env.hex_grid import NUM_CELLS, cell_coordinates, cell_index, neighbour_coordinates
-from suburbia_env.scoring import largest_group
-from suburbia_env.tile_data import COLUMN_FEATURES, TILES
-from suburbia_env.positions import put_tile_without_effects, set_market_tile, set_player_values
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.hex_grid import (NUM_CELLS, cell_coordinates, cell_index,
+                                          neighbour_coordinates)
+from suburbia_env.engine.scoring import largest_group
+from suburbia_env.engine.tile_data import COLUMN_FEATURES, TILES
+from suburbia_env.positions import (put_tile_without_effects, set_market_tile,
+                                    set_player_values)
 
 from rules_builders import new_game, score_now, set_goals
 
@@ -90,7 +92,7 @@ def _leader_steps(direction):
 
 
 def test_goal_table_covers_goals_csv():
-    from suburbia_env.tile_data import GOALS as ENGINE_GOALS
+    from suburbia_env.engine.tile_data import GOALS as ENGINE_GOALS
     assert set(GOALS) == set(ENGINE_GOALS.names)
 
 

@@ -4,16 +4,16 @@ from collections import Counter
 
 import pytest
 
-from suburbia_env import constants as c
-from suburbia_env import event_log as ev
-from suburbia_env import state_layout as s
-from suburbia_env.dale import SUMS_WHERE_EXACT, dale_choose_cell, trial_gains
-from suburbia_env.hex_grid import cell_coordinates, cell_index, neighbour_coordinates
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.dale import SUMS_WHERE_EXACT, dale_choose_cell, trial_gains
+from suburbia_env.engine.hex_grid import cell_coordinates, cell_index, neighbour_coordinates
 from suburbia_env.positions import (put_tile_without_effects, set_market_tile,
                                     set_player_values)
-from suburbia_env.scoring import ladder_rank
+from suburbia_env.engine.scoring import ladder_rank
 from suburbia_env import Game
-from suburbia_env.tile_data import GOAL_COLUMN_PRIVATE_BONUS, GOALS, TILES
+from suburbia_env.engine.tile_data import GOAL_COLUMN_PRIVATE_BONUS, GOALS, TILES
 
 from rules_builders import (discarded_count, events, has_event, kind_of, market_kinds,
                             move_one_more_round, new_game, pile, pile_position,

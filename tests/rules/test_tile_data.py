@@ -12,9 +12,10 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from suburbia_env import constants as c
-from suburbia_env import tile_data as td
-from suburbia_env.tile_data import GOALS, TILES, DataFileError, parse_goals, parse_tiles
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import tile_data as td
+from suburbia_env.engine.tile_data import (GOALS, TILES, DataFileError, parse_goals,
+                                           parse_tiles)
 
 # name: (type, icon, cost, stack, copies, immediate terms, conditional terms), from tiles.csv.
 # A conditional term is (scope, targets, attribute, amount); "#x" targets are icons.
@@ -136,7 +137,7 @@ EXPECTED_GOALS = {
 
 def _csv_rows(filename: str) -> list[dict[str, str]]:
     """The rows of a packaged data file, read here independently of the loader."""
-    text = resources.files("suburbia_env").joinpath("data", filename).read_text(encoding="utf-8")
+    text = resources.files("suburbia_env.engine").joinpath("data", filename).read_text(encoding="utf-8")
     return list(csv.DictReader(text.splitlines()))
 
 

@@ -28,12 +28,12 @@ from importlib import resources
 import pytest
 
 from suburbia_env import Game
-from suburbia_env import event_log as ev
-from suburbia_env.hex_grid import cell_index
+from suburbia_env.engine import event_log as ev
+from suburbia_env.engine.hex_grid import cell_index
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     set_market_tile, set_player_values)
-from suburbia_env.resolution import resolve_placement
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.resolution import resolve_placement
+from suburbia_env.engine.tile_data import TILES
 
 PREMIUMS = (10, 8, 6, 4, 2, 0, 0)  # R4.1
 START = {"money": 15, "income": 0, "reputation": 1, "population": 2}  # R3.4
@@ -42,7 +42,7 @@ BASIC_NOTATION = {"Suburbs": "suburbs", "Community Park": "park", "Heavy Factory
 
 
 def _csv_costs() -> dict[str, int]:
-    text = resources.files("suburbia_env").joinpath("data", "tiles.csv").read_text(encoding="utf-8")
+    text = resources.files("suburbia_env.engine").joinpath("data", "tiles.csv").read_text(encoding="utf-8")
     return {row["name"]: int(row["cost"]) for row in csv.DictReader(text.splitlines())}
 
 

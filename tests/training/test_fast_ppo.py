@@ -18,11 +18,11 @@ from agents.networks import (COMPACT_SIZE, SparseActorCritic, SparseInputs,  # n
                              compact_inputs)
 from agents.registry import make_agent  # noqa: E402
 from suburbia_env import Game  # noqa: E402
-from suburbia_env.action_space import NUM_ACTIONS  # noqa: E402
+from suburbia_env.engine.action_space import NUM_ACTIONS  # noqa: E402
 from suburbia_env.errors import ModelFormatError  # noqa: E402
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation  # noqa: E402
-from suburbia_env.tile_data import TILES  # noqa: E402
-from suburbia_env.vector_env import SuburbiaVectorEnv  # noqa: E402
+from suburbia_env.engine.observation import (OBSERVATION_SIZE, encode_observation)  # noqa: E402
+from suburbia_env.engine.tile_data import TILES  # noqa: E402
+from suburbia_env.envs.vector_env import SuburbiaVectorEnv  # noqa: E402
 from training.config import TrainingConfig, parse_config  # noqa: E402
 from training.evaluation import evaluate_against_dale  # noqa: E402
 from training.fast_ppo import (FastPPO, generalized_advantages, save_policy,  # noqa: E402
@@ -307,8 +307,8 @@ def test_a_compact_sb3_policy_becomes_the_same_sparse_network(tmp_path):
     same probabilities and values on real positions."""
     from sb3_contrib import MaskablePPO
 
-    from suburbia_env.sb3 import SB3VectorEnv
-    from training.features import SuburbiaFeatures
+    from suburbia_env.envs.sb3 import SB3VectorEnv
+    from agents.features import SuburbiaFeatures
     model = MaskablePPO("MlpPolicy", SB3VectorEnv(num_envs=2, num_threads=1), seed=3,
                         device="cpu", policy_kwargs={
                             "net_arch": [128], "features_extractor_class": SuburbiaFeatures,

@@ -16,8 +16,8 @@ from agents.registry import AgentSpecError, make_agent  # noqa: E402
 from agents.tournament import agent_seed  # noqa: E402
 from suburbia_env import Game  # noqa: E402
 from suburbia_env.errors import ConfigError  # noqa: E402
-from suburbia_env.state_layout import STATE_SIZE  # noqa: E402
-from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
+from suburbia_env.engine.state_layout import STATE_SIZE  # noqa: E402
+from suburbia_env.envs.sb3 import SB3VectorEnv  # noqa: E402
 from training.imitation import (_encode_batch, _play_demonstrations,  # noqa: E402
                                 collect_demonstrations, load_demonstrations, main, pretrain)
 

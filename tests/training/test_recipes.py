@@ -113,7 +113,7 @@ def test_the_example_recipe_of_models_readme_parses():
 
 
 def test_unknown_recipe_through_the_command(capsys):
-    from suburbia_env.cli import main
+    from suburbia_env.apps.cli import main
     status = main(["train", "--recipe", "no-such-recipe"])
     assert status == 2
     message = capsys.readouterr().err
@@ -121,7 +121,7 @@ def test_unknown_recipe_through_the_command(capsys):
 
 
 def test_a_missing_start_model_is_named_before_anything_runs(tmp_path, monkeypatch, capsys):
-    from suburbia_env.cli import main
+    from suburbia_env.apps.cli import main
     monkeypatch.chdir(tmp_path)
     assert main(["train", "--recipe", "multiplayer", "--start", "recipe:dale"]) == 2
     message = capsys.readouterr().err
@@ -133,7 +133,7 @@ def test_a_missing_start_model_is_named_before_anything_runs(tmp_path, monkeypat
 
 
 def test_ray_address_is_refused_until_the_stages_run_on_ray(capsys):
-    from suburbia_env.cli import main
+    from suburbia_env.apps.cli import main
     assert main(["train", "--recipe", "dale", "--ray-address", "127.0.0.1:6379"]) == 2
     assert "not built yet" in capsys.readouterr().err
 
@@ -154,7 +154,7 @@ def test_demonstration_files_are_the_same_bytes_for_the_same_games(tmp_path):
 
 
 def test_bad_json_names_the_file(tmp_path, capsys):
-    from suburbia_env.cli import main
+    from suburbia_env.apps.cli import main
     path = tmp_path / "broken.json"
     path.write_text('{"stages": [')
     assert main(["train", "--recipe", str(path)]) == 2
@@ -221,7 +221,7 @@ def test_fit_resumed_after_an_epoch_equals_an_uninterrupted_fit():
 # Whole runs in a real process ---------------------------------------------------------------------
 
 def _command(recipe_path: Path, run_dir: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "suburbia_env.cli", "train", "--recipe", str(recipe_path),
+    return [sys.executable, "-m", "suburbia_env.apps.cli", "train", "--recipe", str(recipe_path),
             "--run-dir", str(run_dir), *extra]
 
 

@@ -1,4 +1,4 @@
-"""RLlib on Ray (training/rllib_train.py, training/rllib_module.py, agents/rllib_agent.py).
+"""RLlib on Ray (training/rllib_train.py, agents/rllib_module.py, agents/rllib_agent.py).
 
 - A few PPO iterations against Dale on a local Ray instance (`suburbia train --backend
   rllib`, the default), then the checkpoint plays through the `rllib:PATH` spec.
@@ -40,10 +40,10 @@ from agents.tournament import run_tournament
 from loopback_sockets import connections_to, free_loopback_port, in_sessions, off_loopback
 from repository import REPO
 from suburbia_env import Game
-from suburbia_env.action_space import NUM_ACTIONS
+from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.errors import ModelFileNotFoundError, ModelFormatError
-from suburbia_env.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.tile_data import TILES
+from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.tile_data import TILES
 
 RAY = str(Path(sys.executable).parent / "ray")
 TRAIN_TIMEOUT = 900
@@ -59,7 +59,7 @@ def run_cli(arguments: list[str], env: dict | None = None,
     environment = {**os.environ, **(env or {}), "OMP_NUM_THREADS": "1",
                    "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO),
                                                                os.environ.get("PYTHONPATH")]))}
-    completed = subprocess.run([sys.executable, "-m", "suburbia_env.cli", *arguments],
+    completed = subprocess.run([sys.executable, "-m", "suburbia_env.apps.cli", *arguments],
                                capture_output=True, text=True, timeout=timeout,
                                env=environment, cwd=REPO)
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
@@ -86,7 +86,7 @@ def test_rllib_spec_needs_a_checkpoint_of_ours(tmp_path):
 
 
 def test_train_backend_rllib_lists_its_options(capsys):
-    from suburbia_env.cli import main
+    from suburbia_env.apps.cli import main
     with pytest.raises(SystemExit) as exit_info:
         main(["train", "--backend", "rllib", "--help"])
     assert exit_info.value.code == 0

@@ -5,8 +5,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from suburbia_env import action_space as a
-from suburbia_env import state_layout as s
+from suburbia_env.engine import action_space as a
+from suburbia_env.engine import state_layout as s
 from training.self_play import DALE_SEAT_POLICY, GREEDY_SEAT_POLICY, SelfPlayVecEnv
 
 

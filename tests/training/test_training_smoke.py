@@ -18,8 +18,8 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
-from suburbia_env.gym_env import SuburbiaEnv  # noqa: E402
-from suburbia_env.sb3 import SB3VectorEnv  # noqa: E402
+from suburbia_env.envs.gym_env import SuburbiaEnv  # noqa: E402
+from suburbia_env.envs.sb3 import SB3VectorEnv  # noqa: E402
 
 pytestmark = pytest.mark.slow  # training runs
 

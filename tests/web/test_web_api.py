@@ -1,4 +1,4 @@
-"""The web application's API (suburbia_env/web): hidden information (R10.2), validation
+"""The web application's API (suburbia_env/apps/web): hidden information (R10.2), validation
 of every request, per-client bounds, undo, sealed saves and replays.
 
 The hidden-information tests plant what must never leak: the goals each seat drew
@@ -22,10 +22,10 @@ with warnings.catch_warnings():
 from hidden_facts import undrawn_stacks
 from repository import REPO
 from suburbia_env import Game
-from suburbia_env import state_layout as s
-from suburbia_env.tile_data import GOALS, TILES
-from suburbia_env.web import Settings, create_app
-from suburbia_env.web.sessions import Limits
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.apps.web import Settings, create_app
+from suburbia_env.apps.web.sessions import Limits
 
 SEED = 987654321  # a distinctive number: it must not appear before the game is over
 
@@ -675,7 +675,7 @@ def test_replays_step_both_ways_and_by_round(client):
     rounds = views[0]["rounds"]
     assert rounds[0] == {"round": 1, "step": 0} and len(rounds) == game.round + 1
     # positions between the kept ones are replayed: each is the game's own drawing
-    from suburbia_env.drawing import table_svg
+    from suburbia_env.display.drawing import table_svg
     labels = {seat: f"Player {seat}" for seat in range(2)}
     for step in (5, 16, 17, 31, total - 1):
         at = Game(2, "standard", "2nd", 17)

@@ -1,4 +1,4 @@
-"""Bots of the web app watch the game (suburbia_env/web/sessions.py): a bot with an
+"""Bots of the web app watch the game (suburbia_env/apps/web/sessions.py): a bot with an
 `observe` (agents/base.py) is shown each move of the other seats, the goal choice
 excepted (R3.6: hidden); one seated late, or again after an undo, is first shown the
 moves so far, as replayed after the undo."""
@@ -7,7 +7,7 @@ import time
 
 from agents import Agent
 from suburbia_env import Game
-from suburbia_env.web.sessions import GameSession, Seat
+from suburbia_env.apps.web.sessions import GameSession, Seat
 
 
 class Recorder(Agent):

@@ -43,7 +43,7 @@ def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("serve")
     env = dict(os.environ, OMP_NUM_THREADS="1", XDG_CONFIG_HOME=str(folder))
     process = subprocess.Popen(
-        [sys.executable, "-m", "suburbia_env.cli", "serve", "--port", str(port),
+        [sys.executable, "-m", "suburbia_env.apps.cli", "serve", "--port", str(port),
          "--models", str(REPO / "models"), "--secret-file", str(folder / "secret.key"),
          "--store", str(folder / "games.sqlite3")],
         cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

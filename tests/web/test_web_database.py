@@ -1,4 +1,4 @@
-"""The web server's store (suburbia_env/web/database.py, sessions.Store): records that
+"""The web server's store (suburbia_env/apps/web/database.py, sessions.Store): records that
 replay a game exactly (64-bit seeds and redraw words kept as they were), the networks
 the limits count, and store files it cannot use refused with a clear message."""
 
@@ -8,8 +8,8 @@ import stat
 
 import pytest
 
-from suburbia_env.web.database import Database, StoreError, network_of
-from suburbia_env.web.sessions import GameSession, Limits, Redraw, Seat, Store
+from suburbia_env.apps.web.database import Database, StoreError, network_of
+from suburbia_env.apps.web.sessions import GameSession, Limits, Redraw, Seat, Store
 
 
 @pytest.mark.parametrize("client, network", [

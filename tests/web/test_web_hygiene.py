@@ -1,4 +1,4 @@
-"""What `suburbia serve` accepts from its clients (suburbia_env/web/http_guards.py,
+"""What `suburbia serve` accepts from its clients (suburbia_env/apps/web/http_guards.py,
 agent_specs.py): the Host and Origin checks, the headers against framing and sniffing,
 who may delete a game or a replay, agent specs confined to the model folders and checked
 when the seat is made, no absolute path of the server in any answer, the inputs that
@@ -22,9 +22,9 @@ with warnings.catch_warnings():
 
 from repository import REPO
 from suburbia_env import Game
-from suburbia_env.web import Settings, create_app
-from suburbia_env.web.agent_specs import hide_paths
-from suburbia_env.web.http_guards import PAGE_POLICY
+from suburbia_env.apps.web import Settings, create_app
+from suburbia_env.apps.web.agent_specs import hide_paths
+from suburbia_env.apps.web.http_guards import PAGE_POLICY
 
 LOCAL = "http://127.0.0.1"
 
@@ -332,7 +332,7 @@ def test_hide_paths_cuts_absolute_paths_to_their_last_part():
 
 def test_a_sealed_save_naming_a_model_by_its_absolute_path_shows_its_folder_name(client, root):
     """Saves of earlier versions held the model's absolute path in their seats."""
-    from suburbia_env.web.sealing import Sealer, load_or_create_key
+    from suburbia_env.apps.web.sealing import Sealer, load_or_create_key
     created = client.post("/api/games", json=seat("greedy", "standard", delay_ms=0)).json()
     game_id = created["id"]
     wait_for(client, game_id, lambda v: v["legal"] is not None, token=created["token"])

@@ -1,4 +1,4 @@
-"""Fair limits of `suburbia serve` (suburbia_env/web/sessions.py, `Store`), with real
+"""Fair limits of `suburbia serve` (suburbia_env/apps/web/sessions.py, `Store`), with real
 clients on loopback, each from its own address of 127.0.0.0/8: caps per address and per
 network (/24) well below the total; a full server makes room at the expense of the
 network holding the most, never of a party holding fewer; X-Forwarded-For believed only

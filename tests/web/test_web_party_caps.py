@@ -6,8 +6,8 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from suburbia_env.cli import build_parser  # noqa: E402
-from suburbia_env.web.server import settings_from_arguments  # noqa: E402
+from suburbia_env.apps.cli import build_parser  # noqa: E402
+from suburbia_env.apps.web.server import settings_from_arguments  # noqa: E402
 
 
 def _limits(*arguments):

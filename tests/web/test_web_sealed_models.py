@@ -20,9 +20,9 @@ with warnings.catch_warnings():
     from fastapi.testclient import TestClient
 
 from repository import REPO
-from suburbia_env.web import Settings, create_app
-from suburbia_env.web.agent_specs import without_pickle_permission
-from suburbia_env.web.sealing import Sealer, load_or_create_key
+from suburbia_env.apps.web import Settings, create_app
+from suburbia_env.apps.web.agent_specs import without_pickle_permission
+from suburbia_env.apps.web.sealing import Sealer, load_or_create_key
 
 
 class _Marker:

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from suburbia_env import cli
+from suburbia_env.apps import cli
 
 
 @pytest.mark.slow  # a process that imports the package: seconds each
@@ -22,7 +22,7 @@ def test_serve_on_a_taken_port_says_so_with_its_own_status(tmp_path, host):
     port = holder.getsockname()[1]
     try:
         completed = subprocess.run(
-            [sys.executable, "-m", "suburbia_env.cli", "serve", "--host", host, "--port",
+            [sys.executable, "-m", "suburbia_env.apps.cli", "serve", "--host", host, "--port",
              str(port), "--secret-file", str(tmp_path / "secret.key")],
             cwd=tmp_path, env=dict(os.environ, OMP_NUM_THREADS="1"), capture_output=True,
             text=True, timeout=120)

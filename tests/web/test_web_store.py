@@ -1,4 +1,4 @@
-"""Games survive a restart (suburbia_env/web/database.py): the real server process is
+"""Games survive a restart (suburbia_env/apps/web/database.py): the real server process is
 killed with SIGKILL in the middle of games (several people, bots, undos, a paused bot, a
 replay) and started again on the same store file; every game is then where it was at
 its last answered move, with the same ids and seat tokens, its bots carrying on, and it

@@ -21,7 +21,7 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import SuburbiaError, shown
+from ...errors import SuburbiaError, shown
 
 MODEL_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
 SEARCH_KINDS = ("ppo-search", "ppo-rollout")

@@ -4,7 +4,7 @@ Every request body is a pydantic model that forbids unknown fields and takes str
 types; a malformed request gets a 4xx answer `{"error": "...", ...}` naming the field
 at fault, never a 500 and never a change to a game. A person's seat is bound to a secret
 token (header `X-Seat-Token`) handed only to the browser that created or joined it; a
-request without it sees what a watcher sees. See `suburbia_env/web/__init__.py` for the
+request without it sees what a watcher sees. See `suburbia_env/apps/web/__init__.py` for the
 design and `sessions.py` for the games themselves.
 """
 
@@ -29,18 +29,19 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from starlette.concurrency import run_in_threadpool
 
-from .. import action_space as a
-from ..errors import SuburbiaError
-from ..game import GameConfig
-from ..rng import MAX_SEED, secret_seed
-from ..serialization import game_from_dict
-from ..tile_text import tile_catalog
+from ...engine import action_space as a
+from ...errors import SuburbiaError
+from ...game import GameConfig
+from ...engine.rng import MAX_SEED, secret_seed
+from ...formats.serialization import game_from_dict
+from ...display.tile_text import tile_catalog
 from .database import MEMORY, Database
 from .http_guards import AllowedHosts, RequestGuard
 from .sealing import SealError, Sealer, default_secret_file, load_or_create_key
 from .agent_specs import (SEARCH_KINDS, ModelFolders, SpecRefused, build_agent,
                           check_agent_spec, short_spec)
-from .sessions import MAX_DECISIONS, GameSession, Limits, ReplaySession, Seat, Store, WebError
+from .sessions import (MAX_DECISIONS, GameSession, Limits, ReplaySession, Seat, Store,
+                       WebError)
 
 POLL_SECONDS = 20.0
 SessionId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
@@ -196,9 +197,9 @@ def _validation_message(errors: list) -> str:
 def warm_up() -> None:
     """Play a little of each mode once, so that the engine's compiled kernels are loaded
     (or compiled) before the first click rather than during it."""
-    from ..game import Game
-    from ..rng import secret_words
-    from ..serialization import game_from_json, replay_record
+    from ...game import Game
+    from ...engine.rng import secret_words
+    from ...formats.serialization import game_from_json, replay_record
     from .sessions import legal_choices
     for players, mode in ((1, "dale"), (2, "standard"), (1, "solitary")):
         game = Game(players, mode, "2nd", 0)
@@ -260,7 +261,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.add_middleware(BodyLimit, max_bytes=settings.limits.max_body_bytes)
     app.add_middleware(RequestGuard, allowed=AllowedHosts(settings.host, settings.allowed_hosts))
-    static = resources.files("suburbia_env").joinpath("web", "static")
+    static = resources.files("suburbia_env.apps.web").joinpath("static")
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
 
     @app.exception_handler(WebError)

@@ -28,17 +28,17 @@ import threading
 import time
 from dataclasses import dataclass
 
-from .. import action_space as a
-from .. import constants as c
-from .. import state_layout as s
-from ..drawing import seat_name, table_svg
-from ..errors import SuburbiaError
-from ..game import Game
-from ..hex_grid import NUM_CELLS
-from ..render import describe_action, describe_events
-from ..rng import secret_words
-from ..serialization import game_from_json, replay_record
-from ..tile_text import goal_info
+from ...engine import action_space as a
+from ...engine import constants as c
+from ...engine import state_layout as s
+from ...display.drawing import seat_name, table_svg
+from ...errors import SuburbiaError
+from ...game import Game
+from ...engine.hex_grid import NUM_CELLS
+from ...display.render import describe_action, describe_events
+from ...engine.rng import secret_words
+from ...formats.serialization import game_from_json, replay_record
+from ...display.tile_text import goal_info
 from .agent_specs import hide_paths
 from .database import Database, network_of
 
@@ -776,7 +776,7 @@ class GameSession:
 
 
 def _record_version() -> int:
-    from ..serialization import RECORD_VERSION
+    from ...formats.serialization import RECORD_VERSION
     return RECORD_VERSION
 
 

@@ -113,17 +113,18 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import constants as c
-from . import state_layout as s
-from .errors import StateFormatError
-from .hex_grid import NEIGHBOURS, NUM_CELLS, STARTING_CELLS
-from .scoring import score_game
-from .setup import stack_sizes
-from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
-                        COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE, COLUMN_COPIES,
-                        COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT, COLUMN_IMMEDIATE_ATTRIBUTE,
-                        COLUMN_IMMEDIATE_COUNT, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE,
-                        GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
+from .. import constants as c
+from .. import state_layout as s
+from ...errors import StateFormatError
+from ..hex_grid import NEIGHBOURS, NUM_CELLS, STARTING_CELLS
+from ..scoring import score_game
+from ..setup import stack_sizes
+from ..tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
+                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE, COLUMN_COPIES,
+                         COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT,
+                         COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT, COLUMN_STACK,
+                         GOAL_COLUMN_EXCLUDED_WITH_DALE, GOAL_COLUMN_PRIVATE_BONUS,
+                         GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
 
 _BASIC_KINDS = np.array(TILES.basic_kinds, dtype=np.int64)  # supply order: suburbs, park, factory
 _STARTING_CELLS = np.array(STARTING_CELLS, dtype=np.int64)

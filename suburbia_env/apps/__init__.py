@@ -1,0 +1,1 @@
+"""Programs for people: the `suburbia` command, the terminal game and the web app."""

@@ -1,0 +1,1 @@
+"""Thin environment shells over the engine: Gymnasium, vector, SB3, PettingZoo, OpenSpiel."""

@@ -63,16 +63,6 @@ OLD_TO_NEW = {
 }
 
 
-def _importer_stacklevel() -> int:
-    """The stack level of the first frame outside the import machinery and this module,
-    so that the warning points at the line that imported the old path."""
-    level, frame = 1, sys._getframe(1)
-    while frame is not None and (frame.f_code.co_filename == __file__
-                                 or frame.f_code.co_filename.startswith("<frozen importlib")):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds an old path of OLD_TO_NEW and loads it as the module at its new path."""
 
@@ -85,7 +75,8 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         new = OLD_TO_NEW[spec.name]
         warnings.warn(f"{spec.name} moved to {new}; import it from there (the old path "
                       f"is kept for a while, see suburbia_env/versions.py)",
-                      DeprecationWarning, stacklevel=_importer_stacklevel())
+                      DeprecationWarning, stacklevel=2)  # the importer's line: import
+        # machinery frames are skipped by warnings
         return importlib.import_module(new)
 
     def exec_module(self, module):
@@ -95,4 +86,4 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def install() -> None:
     """Put the finder on sys.meta_path once (suburbia_env/__init__.py calls it)."""
     if not any(isinstance(finder, MovedModuleFinder) for finder in sys.meta_path):
-        sys.meta_path.append(MovedModuleFinder())
+        sys.meta_path.insert(0, MovedModuleFinder())

@@ -4,11 +4,12 @@ A change of rules changes results, so every public id that results are reported 
 says which rules it plays (RULES.md "Revisions"). Each row of HISTORY is one change a
 user can see, with the ids and format versions in force from it on; the constants below
 are read from the newest row, and the code uses them. The docs render the table:
-`python scripts/version_tables.py` writes docs/reference.md ("Versions"), README's
-"Rules versions", docs/dataset.md's heading and the "Version history" of each
-environment's docstring; tests/docs/test_version_tables.py fails when one drifts and
-tests/engine/test_versions.py checks the table against the files and ids themselves.
-A rules change adds a row (docs/architecture.md, "How to change a rule").
+`python scripts/version_tables.py` writes docs/reference.md ("Rules versions"), README's
+"Rules versions" and the "Version history" of each environment's docstring;
+tests/docs/test_version_tables.py fails when one of them, or a page that names a current
+version (docs/dataset.md, docs/performance.md), drifts, and tests/engine/test_versions.py
+checks the table against RULES.md, the committed models and the ids themselves. A rules
+change adds a row (docs/architecture.md, "How to change a rule").
 
 This module is the foundation layer: it imports nothing of ours.
 """
@@ -100,7 +101,8 @@ HISTORY = (
     Version("v1.3", "2026-11-25",
             "The Gymnasium environment's `illegal_action` defaults to \"lose\" instead of "
             "\"raise\" (issue 20), so that gymnasium's and stable-baselines3's checkers and "
-            "the standard random loop run with default settings. Code that relied on the "
+            "the standard random loop (`env.action_space.sample()`, with or without `mask=`) "
+            "run with default settings. Code that relied on the "
             "exception passes `illegal_action=\"raise\"`. Rules and results of legal play "
             "are unchanged.",
             "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
@@ -113,12 +115,20 @@ HISTORY = (
             dataset_format=2),
     Version("v1.5", "2026-11-27",
             "Modules moved into layer subpackages (engine/, formats/, display/, envs/, "
-            "apps/; agents/ took the network modules inference needs from training/; issue "
-            "31). The old module paths still import, with a DeprecationWarning naming the "
-            "new one (training's aliases stay silent, because released model files name "
-            "them); the list is below. Behaviour, ids and file formats are unchanged.",
+            "apps/; issue 31); the old module paths still import, with a DeprecationWarning "
+            "naming the new one (the list is below). training.features, "
+            "training.compact_input and training.rllib_module moved to agents/, which "
+            "inference needs; their old paths still import too, training.features "
+            "silently (released model zips name it). Behaviour, ids and file formats are "
+            "unchanged.",
             "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
-            dataset_format=2, aliases="suburbia_env._moved.OLD_TO_NEW"),
+            dataset_format=2, environments=ENVIRONMENTS,
+            notes=tuple((name, f"Moved to `suburbia_env.envs.{module}`; "
+                               f"`suburbia_env.{module}` still imports, with a "
+                               f"DeprecationWarning. Behaviour unchanged.")
+                        for name, module in (("gym", "gym_env"), ("vector", "vector_env"),
+                                             ("pettingzoo", "pettingzoo"))),
+            aliases="suburbia_env._moved.OLD_TO_NEW"),
 )
 """Oldest first."""
 

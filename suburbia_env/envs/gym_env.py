@@ -17,17 +17,21 @@
 
 Version history
 ---------------
-- v1, default of `illegal_action` (issue 20): "lose" instead of "raise", so that
-  gymnasium's and stable-baselines3's checkers and the standard random loop
-  (`env.action_space.sample()`, with or without `mask=`) run with default settings.
-  Code that relied on the exception passes `illegal_action="raise"`. Rules and results
-  of legal play are unchanged.
-- v1 (2026-11-25): RULES.md revision. In mode "dale" the learner first keeps one of two
-  drawn goals (a `keep` decision; the observation already shows both) and scores it at
-  the end (R9.2); in "solitary" falling back below a red line gives +1/+1, not +2/+2
-  (R9.1). Results of v0 are not comparable in those modes; "standard" is unchanged.
-- v0: first release. No longer registered: `gym.make("Suburbia-v0")` raises
-  gymnasium's DeprecatedEnv naming v1.
+(rendered from suburbia_env/versions.py by scripts/version_tables.py)
+- Suburbia-v1 (2026-11-27, v1.5): Moved to `suburbia_env.envs.gym_env`;
+  `suburbia_env.gym_env` still imports, with a DeprecationWarning. Behaviour unchanged.
+- Suburbia-v1 (2026-11-25, v1.3): The Gymnasium environment's `illegal_action` defaults
+  to "lose" instead of "raise" (issue 20), so that gymnasium's and stable-baselines3's
+  checkers and the standard random loop (`env.action_space.sample()`, with or without
+  `mask=`) run with default settings. Code that relied on the exception passes
+  `illegal_action="raise"`. Rules and results of legal play are unchanged.
+- Suburbia-v1 (2026-11-25, v1): RULES.md revision. In mode "dale" the learner first
+  keeps one of two drawn goals (a `keep` decision; the observation already shows both)
+  and scores it at the end (R9.2); in "solitary" falling back below a red line gives
+  +1/+1, not +2/+2 (R9.1). Results of v0 are not comparable in those modes; "standard"
+  is unchanged.
+- Suburbia-v0 (2026-11-22, v0): First release. No longer registered:
+  `gym.make("Suburbia-v0")` raises gymnasium's DeprecatedEnv naming v1.
 """
 
 from __future__ import annotations

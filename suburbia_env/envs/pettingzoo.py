@@ -15,10 +15,14 @@
 
 Version history
 ---------------
-- suburbia_v1 (2026-11-25): RULES.md revision; the standard game this environment plays
-  is unchanged (the revision touches the solo modes only), the version moves with the
-  project's other ids so results are reported under one rules version.
-- suburbia_v0: first release.
+(rendered from suburbia_env/versions.py by scripts/version_tables.py)
+- suburbia_v1 (2026-11-27, v1.5): Moved to `suburbia_env.envs.pettingzoo`;
+  `suburbia_env.pettingzoo` still imports, with a DeprecationWarning. Behaviour
+  unchanged.
+- suburbia_v1 (2026-11-25, v1): RULES.md revision; the standard game this environment
+  plays is unchanged (the revision touches the solo modes only), the version moves with
+  the project's other ids so results are reported under one rules version.
+- suburbia_v0 (2026-11-22, v0): First release.
 """
 
 from __future__ import annotations

@@ -14,9 +14,13 @@
 
 Version history
 ---------------
-- v1 (2026-11-25): the rules revision of SuburbiaEnv v1 (gym_env.py): a `keep` decision
+(rendered from suburbia_env/versions.py by scripts/version_tables.py)
+- Suburbia-v1 (2026-11-27, v1.5): Moved to `suburbia_env.envs.vector_env`;
+  `suburbia_env.vector_env` still imports, with a DeprecationWarning. Behaviour
+  unchanged.
+- Suburbia-v1 (2026-11-25, v1): The rules revision of SuburbiaEnv v1: a `keep` decision
   for the learner in mode "dale" (R9.2), Solitary fall-back +1/+1 (R9.1).
-- v0: first release.
+- Suburbia-v0 (2026-11-22, v0): First release.
 """
 
 from __future__ import annotations

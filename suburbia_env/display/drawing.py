@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 
-import numpy as np
-
 from ..engine import constants as c
 from ..engine import state_layout as s
 from ..engine.hex_grid import MIN_COLUMN, NUM_CELLS, NUM_COLUMNS, NUM_ROWS, cell_coordinates
@@ -509,21 +507,3 @@ def table_svg(game, viewer: int | None = None, labels: dict[int, str] | None = N
         _seat_panel(svg, game, layout, seat, names[seat], viewer, reveal)
     svg.add("</svg>")
     return "\n".join(svg.parts)
-
-
-def game_of_state(state: np.ndarray):
-    """A `Game` view of a bare state vector (the environments' pictures)."""
-    from ..game import Game, GameConfig
-    mode = c.MODE_NAMES[int(state[s.MODE])]
-    seats = int(state[s.NUM_PLAYERS])
-    config = GameConfig(seats if mode == "standard" else 1, mode,
-                        c.EDITION_NAMES[int(state[s.EDITION])],
-                        bool(state[s.RANDOM_PRIVATE_GOALS]))
-    if state.dtype != np.int32:
-        state = np.asarray(state, dtype=np.int32)
-    return Game.view(config, state)
-
-
-def state_svg(state: np.ndarray) -> str:
-    """The public drawing (no private goal) of a bare state vector."""
-    return table_svg(game_of_state(state))

@@ -1,6 +1,6 @@
 """The picture of a game as pixels: the SVG drawing of drawing.py, rasterised.
 
-`render_picture(state)` is what the `rgb_array` render mode of the environments returns:
+`render_picture(game)` is what the `rgb_array` render mode of the environments returns:
 a uint8[height, width, 3] array of the very drawing the web page shows and `suburbia
 render --png` writes (tile names, player labels and values, the market with prices,
 goals; public information only, R10.1). Rasterising uses resvg (the `resvg-py` wheel,
@@ -15,7 +15,7 @@ import io
 
 import numpy as np
 
-from .drawing import Layout, game_of_state, table_svg
+from .drawing import Layout, table_svg
 
 FONT_FAMILY = "DejaVu Sans"
 
@@ -34,13 +34,14 @@ def png_to_rgb(png: bytes) -> np.ndarray:
         return np.asarray(image.convert("RGB"), dtype=np.uint8).copy()
 
 
-def render_picture(state: np.ndarray) -> np.ndarray:
-    """uint8[height, width, 3]: the table as drawing.table_svg draws it for nobody in
+def render_picture(game) -> np.ndarray:
+    """uint8[height, width, 3]: the `Game` as drawing.table_svg draws it for nobody in
     particular (no private goal): title, market, supply, stacks, public goals, then the
-    boroughs two by two in seat order."""
-    return png_to_rgb(svg_to_png(table_svg(game_of_state(state))))
+    boroughs two by two in seat order. The caller hands a game over (the environments
+    hold one); this layer, below the facade, never builds one."""
+    return png_to_rgb(svg_to_png(table_svg(game)))
 
 
-def picture_layout(state: np.ndarray) -> Layout:
+def picture_layout(game) -> Layout:
     """Where `render_picture` puts each seat's panel and cells (Layout.cell_centre)."""
-    return Layout(tuple(range(int(game_of_state(state).num_seats))))
+    return Layout(tuple(range(int(game.num_seats))))

@@ -148,7 +148,7 @@ class SuburbiaEnv(gym.Env):
             return self.game.render()
         if self.render_mode == "rgb_array":
             from ..display.picture import render_picture
-            return render_picture(self.state)
+            return render_picture(self.game)
         return None
 
     # Helpers ----------------------------------------------------------------------------

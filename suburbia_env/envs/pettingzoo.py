@@ -201,7 +201,7 @@ class raw_env(AECEnv):
             return self.game.render()
         if self.render_mode == "rgb_array":
             from ..display.picture import render_picture
-            return render_picture(self.game.state)
+            return render_picture(self.game)
         return None
 
     def close(self) -> None:

@@ -390,7 +390,7 @@ def test_render_writes_the_picture_and_prints_the_text(tmp_path):
     assert game.render() in output
     from matplotlib import image
     written = image.imread(png)
-    expected = render_picture(game.state)
+    expected = render_picture(game)
     assert written.shape[:2] == expected.shape[:2]
     assert np.array_equal(np.round(written[..., :3] * 255).astype(np.uint8), expected)
     # without --text only the picture is made; a record is replayed to its last state

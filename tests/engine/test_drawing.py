@@ -156,8 +156,8 @@ def test_layout_puts_odd_columns_half_a_cell_lower_r2_1():
 @pytest.mark.parametrize("players", [2, 4])
 def test_rgb_picture_is_the_drawing_rasterised(players):
     game = Game(players=players, seed=1)
-    picture = render_picture(game.state)
-    layout = picture_layout(game.state)
+    picture = render_picture(game)
+    layout = picture_layout(game)
     assert picture.dtype == np.uint8 and picture.shape == (layout.height, layout.width, 3)
     np.testing.assert_array_equal(picture, png_to_rgb(svg_to_png(table_svg(game))))
     # the Suburbs of seat 0 at (0, 0), R2.3: residential green around the name
@@ -178,7 +178,7 @@ def test_render_command_writes_svg_and_png(tmp_path):
     assert svg.read_text() == table_svg(Game.from_json(game.to_json()))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "Drawing (SVG) written" in output.getvalue() and "Picture (1508 x" in output.getvalue()
-    np.testing.assert_array_equal(png_to_rgb(png.read_bytes()), render_picture(game.state))
+    np.testing.assert_array_equal(png_to_rgb(png.read_bytes()), render_picture(game))
 
 
 # Words -----------------------------------------------------------------------------------------------

@@ -483,7 +483,7 @@ def test_rgb_render_changes_where_the_learner_placed_a_tile():
     after = env.render()
     assert after.shape == before.shape
     # The picture is the drawing of drawing.py: cells are found by the layout's centres.
-    layout = picture_layout(env.state)
+    layout = picture_layout(env.game)
 
     def hexagon(cell):
         x, y = layout.cell_centre(0, cell)

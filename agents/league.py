@@ -45,11 +45,13 @@ import numpy as np
 from .league_dataset import write_dataset
 from .registry import AGENT_SPECS, model_file_of
 from .statistics import wilson_interval
-from .tournament import (DEFAULT_WORKERS, MAX_WORKERS, GameTask, TournamentError,
-                         add_backend_arguments,
-                         add_time_limit_argument, check_time_limit, entrants, forfeits,
-                         format_forfeits, openskill_ratings, play_tasks, stand_in_games,
-                         stand_in_tables, write_csv)
+from .tournament import play_tasks
+from .tournament_cli import add_backend_arguments, add_time_limit_argument
+from .tournament_files import write_csv
+from .tournament_results import (forfeits, format_forfeits, openskill_ratings, stand_in_games,
+                                 stand_in_tables)
+from .tournament_tasks import (DEFAULT_WORKERS, MAX_WORKERS, GameTask, TournamentError,
+                               check_time_limit, entrants)
 
 PLAYER_COUNTS = (2, 3, 4)
 SEEDS_PER_PLAYER_COUNT = 1_000_000

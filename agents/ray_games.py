@@ -15,28 +15,28 @@ import uuid
 
 from suburbia_env.errors import SuburbiaError
 
+from . import tournament_games as games
 from .ray_session import import_ray, ray_session
+from .tournament_tasks import TournamentError
 
 _TOURNAMENT: str | None = None  # the tournament this Ray worker's agents were built for
 
 
 def _play_on_worker(task, tournament: str, payload: bytes | None) -> dict:
     """Runs in a Ray worker: one game, with the worker's agents for this tournament."""
-    from . import tournament as runner
     global _TOURNAMENT
     if _TOURNAMENT != tournament:
-        runner._WORKER_AGENTS.clear()
-        runner._WORKER_SOURCES = None
-        runner._init_worker(payload)
+        games._WORKER_AGENTS.clear()
+        games._WORKER_SOURCES = None
+        games._init_worker(payload)
         _TOURNAMENT = tournament
-    return runner.play_game(task)
+    return games.play_game(task)
 
 
 def play_on_ray(tasks: list, payload: bytes | None, in_flight: int, address: str | None,
                 on_outcome) -> list[dict]:
     """Play `tasks` on Ray, at most `in_flight` games at once; `on_outcome()` is called
     after each game (progress). Returns the outcomes in the order they finished."""
-    from .tournament import TournamentError
     ray = import_ray()
     with ray_session(address):
         remote = ray.remote(num_cpus=1)(_play_on_worker)

@@ -18,7 +18,7 @@ import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from agents.tournament import main  # noqa: E402
+from agents.tournament_cli import main  # noqa: E402
 
 if __name__ == "__main__":
     main()

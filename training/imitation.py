@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from agents.registry import agent_name, make_agent
-from agents.tournament import agent_seed, play_out
+from agents.table import agent_seed, play_out
 from suburbia_env import Game
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.action_space import NUM_ACTIONS

@@ -81,7 +81,7 @@ def _play_setup(args) -> tuple[Game, int, dict, dict, str]:
     """The game, the person's seat, the agents and their specs by seat, and where the seed
     came from: "given" (--seed), "random" (the default) or "file" (--resume)."""
     from agents import make_agent
-    from agents.tournament import agent_seed
+    from agents.table import agent_seed
     opponents = list(args.opponents) if args.opponents else []
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         raise CliError(f"--seed must be 0..2**64-1, not {shown(args.seed)}")
@@ -174,14 +174,14 @@ def command_play(args, extra, stdin: TextIO, stdout: TextIO) -> int:
 # match, train, bench ------------------------------------------------------------------------
 
 def command_match(args, extra, stdin, stdout) -> int:
-    from agents.tournament import run_from_arguments
+    from agents.tournament_cli import run_from_arguments
     run_from_arguments(args, stdout)
     return 0
 
 
 def command_league(args, extra, stdin, stdout) -> int:
     from agents.league import run_from_arguments
-    from agents.tournament import TournamentError
+    from agents.tournament_tasks import TournamentError
     try:
         run_from_arguments(args, stdout)
     except TournamentError as error:
@@ -398,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "runs code stored in the file (trusted files only)")
     play.set_defaults(handler=command_play)
 
-    from agents.tournament import add_arguments
+    from agents.tournament_cli import add_arguments
     for name in ("match", "tournament"):
         match = commands.add_parser(name, help="seeded tournament between agents "
                                     "(agents/tournament.py)" if name == "match"

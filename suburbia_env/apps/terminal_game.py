@@ -889,7 +889,7 @@ class TerminalGame:
             except Exception as error:  # a bot's failure never ends the person's game
                 self._stand_in(seat, error)
         if seat in self.stood_in:
-            from agents.tournament import stand_in_action
+            from agents.table import stand_in_action
             number = stand_in_action(game)
         text = game.action_to_text(number)
         self._watch(game, number)
@@ -949,7 +949,7 @@ class TerminalGame:
     def _rewatch(self, moves: list[tuple[Game, int]]) -> None:
         """Reset the watching bots (seeded as at the start) and show them `moves` again."""
         from agents.base import observers
-        from agents.tournament import agent_seed
+        from agents.table import agent_seed
         watching = {seat for position, _ in moves
                     for seat, _ in observers(self._watchers(), position)}
         for seat in sorted(watching):

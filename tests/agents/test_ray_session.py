@@ -17,7 +17,7 @@ pytest.importorskip("ray")
 
 from agents.ray_session import (INSECURE_ENV, _token_environment, insecure_allowed,
                                 ray_session)
-from agents.tournament import add_backend_arguments
+from agents.tournament_cli import add_backend_arguments
 from repository import REPO
 from suburbia_env.errors import ConfigError
 

@@ -12,7 +12,7 @@ from agents.greedy import GreedyAgent, greedy_action, turns_left
 from agents.registry import AGENT_SPECS
 from agents.styles import (STYLES, WEIGHT_NAMES, StyleAgent, expected_goal_bonus,
                            style_action)
-from agents.tournament import add_arguments
+from agents.tournament_cli import add_arguments
 from suburbia_env import Game
 from suburbia_env.engine import action_space as a
 from suburbia_env.engine import event_log as ev

@@ -228,7 +228,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def agent_factory(spec: str, seed: int, seat: int, mode: str):
         """A bot for a seat (its spec checked when the seat was made); its model is found
         in the served folders again."""
-        from agents.tournament import agent_seed
+        from agents.table import agent_seed
         agent = build_agent(spec, agent_seed(seed, seat), folders)
         agent.check_mode(mode)
         return agent

@@ -30,6 +30,7 @@ from repository import REPO
 from suburbia_env.apps import cli
 from suburbia_env.apps.cli import main
 from suburbia_env.game import Game
+from suburbia_env.versions import ENV_ID, FORMAT_VERSION, PETTINGZOO_NAME, RULES_REVISION
 from training.config import _parser as train_parser
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -51,8 +52,8 @@ def test_version_names_the_package_rules_and_environment_ids(capsys):
     status, out, _ = run(["--version"], capsys)
     assert status == 0
     assert version("suburbia-env") == PYPROJECT["project"]["version"] == "0.1.0"
-    assert out.strip() == ("suburbia 0.1.0 (rules 2026-11-25, Suburbia-v1, suburbia_v1, state "
-                           "and record format version 2)")
+    assert out.strip() == (f"suburbia 0.1.0 (rules {RULES_REVISION}, {ENV_ID}, "
+                           f"{PETTINGZOO_NAME}, state and record format version {FORMAT_VERSION})")
 
 
 def all_parsers() -> dict[str, argparse.ArgumentParser]:

@@ -14,7 +14,6 @@ tests/docs/test_version_tables.py checks that every place is what this writes.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import textwrap
 from pathlib import Path
@@ -32,7 +31,6 @@ MARKDOWN = {"docs/reference.md": "history", "README.md": "current"}
 BEGIN = "<!-- versions: {name}, written by scripts/version_tables.py from suburbia_env/versions.py -->"
 END = "<!-- versions: end -->"
 HEADING = "Version history\n---------------\n"
-RULE = re.compile(r"R\d+\.\d+")
 
 
 def history_table() -> str:
@@ -62,8 +60,8 @@ def old_paths_table(row: versions.Version) -> str:
 
 
 def current_text() -> str:
-    revision = next(row for row in reversed(versions.HISTORY) if row.modes)
-    rules = ", ".join(sorted(set(RULE.findall(revision.changed)), key=_rule_order))
+    revision = next(row for row in reversed(versions.HISTORY) if row.rule_ids)
+    rules = ", ".join(revision.rule_ids)
     return textwrap.fill(
         f"Results are reported under `{versions.ENV_ID}` and `{versions.PETTINGZOO_NAME}`, "
         f"the rules revision of {versions.RULES_REVISION} ({rules} changed; state and record "
@@ -86,11 +84,6 @@ def environment_history(environment: str) -> str:
 
 def _maybe(value) -> str:
     return "-" if value is None else str(value)
-
-
-def _rule_order(rule: str) -> tuple[int, int]:
-    major, minor = rule[1:].split(".")
-    return int(major), int(minor)
 
 
 def rendered(path: str, text: str) -> str:

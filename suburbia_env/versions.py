@@ -49,6 +49,8 @@ class Version:
     modes: tuple[str, ...] = ()
     """For a rules revision, the modes whose rules changed (their older saves are refused);
     the first release made them all (constants.MODE_NAMES)."""
+    rule_ids: tuple[str, ...] = ()
+    """For a rules revision, the rule ids it changed (RULES.md "Revisions")."""
     environments: tuple[str, ...] = ()
     """The environments (ENVIRONMENTS) whose behaviour or id the change touches."""
     notes: tuple[tuple[str, str], ...] = ()
@@ -74,7 +76,8 @@ HISTORY = (
             "+2/+2 (R9.1). Saved states and records of version 1 still load for standard "
             "games, whose rules did not change; solo ones are refused naming the version.",
             "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=None,
-            dataset_format=None, modes=("solitary", "dale"), environments=ENVIRONMENTS,
+            dataset_format=None, modes=("solitary", "dale"), rule_ids=("R9.1", "R9.2"),
+            environments=ENVIRONMENTS,
             notes=(("gym", "RULES.md revision. In mode \"dale\" the learner first keeps one "
                            "of two drawn goals (a `keep` decision; the observation already "
                            "shows both) and scores it at the end (R9.2); in \"solitary\" "
@@ -152,6 +155,12 @@ def _modes_unchanged_since() -> dict[int, tuple[str, ...]]:
                    for mode in later.modes}
         unchanged[row.formats] = tuple(mode for mode in HISTORY[0].modes if mode not in changed)
     return unchanged
+
+
+def revision_after(formats: int) -> Version:
+    """The first rules revision after the files of format version `formats` were written:
+    what a loader names when it refuses one of them."""
+    return next(row for row in HISTORY if row.formats > formats and row.rule_ids)
 
 
 MODES_UNCHANGED_SINCE = _modes_unchanged_since()

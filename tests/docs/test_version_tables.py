@@ -39,7 +39,8 @@ def test_the_rendering_follows_the_table(version_tables, monkeypatch):
     newest = versions.HISTORY[-1]
     row = versions.Version("v2", "2027-01-02", "R8.3: ties go to money first.", "2027-01-02",
                            "Suburbia-v2", "suburbia_v2", formats=3, model_format=1,
-                           dataset_format=2, modes=("standard",), environments=("pettingzoo",))
+                           dataset_format=2, modes=("standard",), rule_ids=("R8.3",),
+                           environments=("pettingzoo",))
     monkeypatch.setattr(versions, "HISTORY", versions.HISTORY + (row,))
     for name, value in (("ENV_ID", "Suburbia-v2"), ("PETTINGZOO_NAME", "suburbia_v2"),
                         ("RULES_REVISION", "2027-01-02"), ("FORMAT_VERSION", 3)):

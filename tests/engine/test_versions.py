@@ -77,6 +77,14 @@ def test_the_rules_revisions_are_those_of_rules_md():
     text = (REPO / "docs" / "rules" / "RULES.md").read_text(encoding="utf-8")
     revisions = re.findall(r"^- (\d{4}-\d\d-\d\d):", text.split("## Revisions")[1], re.M)
     assert [row.rules for row in versions.HISTORY if row.modes][1:] == revisions
+    entries = dict(re.findall(r"^- (\d{4}-\d\d-\d\d): (.*?)(?=^- |\Z)",
+                              text.split("## Revisions")[1], re.M | re.S))
+    for row in versions.HISTORY[1:]:
+        assert bool(row.rule_ids) == bool(row.modes), row.id
+        if row.rule_ids:
+            assert sorted(set(re.findall(r"R\d+\.\d+", entries[row.rules]))) == list(
+                row.rule_ids), row.id
+    assert versions.revision_after(1) is versions.HISTORY[1]
     assert versions.HISTORY[0].rules == "original"
     assert versions.HISTORY[0].modes == MODE_NAMES
 

@@ -25,7 +25,8 @@ import numpy as np
 from suburbia_env import Game
 from suburbia_env.engine import constants as c
 from suburbia_env.engine import event_log as ev
-from suburbia_env.engine.tile_data import COLUMN_TYPE, GOALS, TILES
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_table import tile_type
 
 from .statistics import game_bootstrap_difference, newcombe_interval, wilson_interval
 
@@ -76,7 +77,7 @@ def seat_facts(entry: dict) -> list[dict]:
                 seats[seat]["purchases"].append({
                     **when, "tile": TILES.names[kind], "price": int(row[ev.FIELD_AMOUNT]),
                     "basic": kind in BASIC_KINDS,
-                    "type": c.TYPE_NAMES[TILES.table[kind, COLUMN_TYPE]]})
+                    "type": c.TYPE_NAMES[tile_type(TILES.table, kind)]})
             elif event == ev.EVENT_INVEST:
                 seats[seat]["investments"].append({**when, "tile": TILES.names[kind],
                                                    "price": int(row[ev.FIELD_AMOUNT])})

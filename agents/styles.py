@@ -51,8 +51,8 @@ from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
 from suburbia_env.engine.legal_actions import legal_action_mask
 from suburbia_env.engine.resolution import copy_state, waiting_lake_payments
 from suburbia_env.engine.scoring import goal_lead
-from suburbia_env.engine.tile_data import (GOAL_COLUMN_CRITERION, GOAL_COLUMN_PRIVATE_BONUS,
-                                           GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_table import goal_criterion, private_goal_bonus, public_goal_bonus
 from suburbia_env.engine.turn import own_turn_trial
 
 from .base import Agent
@@ -91,7 +91,7 @@ def goal_chance(state, tiles, goals, goal, player, future_turns):
     """The chance the player ends alone in front on a goal, from its lead now: a logistic
     centred half a unit in front (a tie scores nothing, R8.2), wider with more turns left."""
     lead = goal_lead(state, tiles, goals, goal, player)
-    spread = _goal_spread(goals[goal, GOAL_COLUMN_CRITERION]) * (
+    spread = _goal_spread(goal_criterion(goals, goal)) * (
         0.5 + GOAL_SPREAD_PER_TURN * future_turns)
     return 1.0 / (1.0 + math.exp(-(lead - 0.5) / spread))
 
@@ -106,11 +106,11 @@ def expected_goal_bonus(state, tiles, goals, player, future_turns):
     for index in range(c.MAX_PLAYERS):
         goal = s.public_goal(state, index)
         if goal >= 0:
-            total += goals[goal, GOAL_COLUMN_PUBLIC_BONUS] * goal_chance(
+            total += public_goal_bonus(goals, goal) * goal_chance(
                 state, tiles, goals, goal, player, future_turns)
     goal = s.private_goal(state, player)
     if goal >= 0:
-        total += goals[goal, GOAL_COLUMN_PRIVATE_BONUS] * goal_chance(
+        total += private_goal_bonus(goals, goal) * goal_chance(
             state, tiles, goals, goal, player, future_turns)
     return total
 

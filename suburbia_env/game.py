@@ -25,7 +25,8 @@ from .formats.notation import format_action, parse_action
 from .engine.rng import seed_words
 from .engine.scoring import ladder_rank
 from .engine.setup import new_game, seats
-from .engine.tile_data import COLUMN_COST, GOALS, TILES
+from .engine.tile_data import GOALS, TILES
+from .engine.tile_table import tile_cost
 from .engine.turn import STATUS_OK, apply_action
 
 DEFAULT_LOG_CAPACITY = 512
@@ -303,7 +304,7 @@ class Game:
             kind = int(s.market_slot(self.state, slot))
             if kind >= 0:
                 premium = c.SLOT_PREMIUMS[slot]
-                cost = int(TILES.table[kind, COLUMN_COST])
+                cost = tile_cost(TILES.table, kind)
                 rows.append({"slot": slot, "tile": TILES.names[kind], "cost": cost,
                              "premium": premium, "price": cost + premium})
         return rows

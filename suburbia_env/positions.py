@@ -26,7 +26,8 @@ from .game import Game
 from .engine.hex_grid import cell_index
 from .engine.checks.invariants import validate_state
 from .engine.resolution import put_next_tile
-from .engine.tile_data import COLUMN_STACK, TILES
+from .engine.tile_data import TILES
+from .engine.tile_table import tile_stack
 
 
 def take_physical_tile(state: np.ndarray, kind: int) -> None:
@@ -36,11 +37,11 @@ def take_physical_tile(state: np.ndarray, kind: int) -> None:
     if s.boxed(state, kind) > 0:
         s.add_boxed(state, kind, -1)
         return
-    stack = TILES.table[kind, COLUMN_STACK]
+    stack = tile_stack(TILES.table, kind)
     for position in range(int(state[s.PILE_POSITION]), int(state[s.PILE_END])):
         if s.pile_tile(state, position) == kind:
             for substitute in range(TILES.num_kinds - 2):
-                if (TILES.table[substitute, COLUMN_STACK] == stack
+                if (tile_stack(TILES.table, substitute) == stack
                         and s.boxed(state, substitute) > 0):
                     s.add_boxed(state, substitute, -1)
                     s.set_pile_tile(state, position, substitute)

@@ -5,7 +5,8 @@ import numpy as np
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.engine.setup import stack_sizes
-from suburbia_env.engine.tile_data import COLUMN_STACK, GOALS, TILES
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_table import tile_stack
 
 
 def seen_by(state, seat) -> np.ndarray:
@@ -40,7 +41,7 @@ def with_other_hidden_facts(state, seed):
         segment[positions] = generator.permutation(segment[positions])
         kind = segment[positions[0]]
         swap = [k for k in range(one_more_round - 1) if other[s.BOX + k] > 0 and k != kind
-                and TILES.table[k, COLUMN_STACK] == TILES.table[kind, COLUMN_STACK]]
+                and tile_stack(TILES.table, k) == tile_stack(TILES.table, kind)]
         if swap:
             other[s.BOX + swap[0]] -= 1
             other[s.BOX + kind] += 1

@@ -30,7 +30,8 @@ from ..engine import constants as c
 from ..engine import state_layout as s
 from ..engine.hex_grid import MIN_COLUMN, NUM_CELLS, NUM_COLUMNS, NUM_ROWS, cell_coordinates
 from ..engine.resolution import red_line_value, red_lines_at_or_below
-from ..engine.tile_data import COLUMN_COST, COLUMN_ICON, COLUMN_TYPE, GOALS, TILES
+from ..engine.tile_data import GOALS, TILES
+from ..engine.tile_table import tile_cost, tile_icon, tile_type
 from .tile_text import ICON_WORDS, goal_info, tile_summary
 
 HEX_RADIUS = 36
@@ -233,11 +234,11 @@ def _title(svg: _Svg, game, labels: dict[int, str], seed_shown: int | None) -> N
 def _tile_face(svg: _Svg, kind: int, x: float, y: float, width: float, height: float,
                size: float) -> None:
     """A tile's type colour, name and icon badge in a box (market and supply cards)."""
-    tile_type = int(TILES.table[kind, COLUMN_TYPE])
-    svg.rect(x, y, width, height, TYPE_FILLS[tile_type], radius=5)
-    ink = TYPE_INK[tile_type]
+    type_index = tile_type(TILES.table, kind)
+    svg.rect(x, y, width, height, TYPE_FILLS[type_index], radius=5)
+    ink = TYPE_INK[type_index]
     lines = name_lines(TILES.names[kind], 12)
-    icon = int(TILES.table[kind, COLUMN_ICON])
+    icon = tile_icon(TILES.table, kind)
     top = y + height / 2 - (len(lines) - 1) * size * 0.58 + size * 0.35 - (7 if icon >= 0 else 0)
     for index, line in enumerate(lines):
         svg.text(x + width / 2, top + index * size * 1.16, line,
@@ -274,7 +275,7 @@ def _market(svg: _Svg, game) -> None:
                      anchor="middle")
             svg.add("</g>")
             continue
-        cost = int(TILES.table[kind, COLUMN_COST])
+        cost = tile_cost(TILES.table, kind)
         svg.add(f"<title>{escape(tile_summary(kind))}</title>")
         svg.rect(x, top, CARD_WIDTH, CARD_HEIGHT, "#ffffff", "#8d8878", 8, ' class="card"')
         svg.text(x + CARD_WIDTH / 2, top + 16, f"slot {slot} · +${premium}", 12,
@@ -303,7 +304,7 @@ def _market(svg: _Svg, game) -> None:
             svg.text(left + BASIC_WIDTH / 2, top + 60, TILES.names[kind], 10, MUTED,
                      anchor="middle")
         svg.text(left + BASIC_WIDTH - 8, top + CARD_HEIGHT - 9,
-                 f"${int(TILES.table[kind, COLUMN_COST])}", 21, INK, "bold", "end")
+                 f"${tile_cost(TILES.table, kind)}", 21, INK, "bold", "end")
         svg.add("</g>")
     x = x + 3 * (BASIC_WIDTH + 6) + 4
     width = WIDTH - GAP - x
@@ -456,10 +457,10 @@ def _cell(x0: float, y0: float, seat: int, cell: int, kind: int, flags: int) -> 
                     f'fill="none" stroke="#ffffff" stroke-width="1.6" opacity="0.8"/>')
         svg.text(x, y + 5, "Lake", 12, LAKE_INK, "bold", "middle")
     else:
-        tile_type = int(TILES.table[kind, COLUMN_TYPE])
-        svg.add(f'<polygon points="{points}" fill="{TYPE_FILLS[tile_type]}" stroke="#ffffff" '
+        type_index = tile_type(TILES.table, kind)
+        svg.add(f'<polygon points="{points}" fill="{TYPE_FILLS[type_index]}" stroke="#ffffff" '
                 f'stroke-width="1.5"/>')
-        icon = int(TILES.table[kind, COLUMN_ICON])
+        icon = tile_icon(TILES.table, kind)
         lines = name_lines(TILES.names[kind])
         spacing = 11.5
         top = y - (len(lines) - 1) * spacing / 2 + 4 - (6 if icon >= 0 else 0)
@@ -468,7 +469,7 @@ def _cell(x0: float, y0: float, seat: int, cell: int, kind: int, flags: int) -> 
             line_y = top + index * spacing
             half_width = HEX_RADIUS - 2 - abs(line_y - 4 - y) / SQRT3
             svg.text(x - shift, line_y, line, _fit(line, 11, 2 * half_width - 8 - narrower),
-                     TYPE_INK[tile_type], "bold", "middle")
+                     TYPE_INK[type_index], "bold", "middle")
         if icon >= 0:
             _icon_badge(svg, icon, x, y + 21, 7.5)
     if invested:  # the investment marker at the right corner, clear of the name (R7.3)

@@ -16,7 +16,8 @@ from ..engine import state_layout as s
 from ..engine.hex_grid import MAX_COLUMN, MIN_COLUMN, NUM_CELLS, NUM_ROWS, cell_coordinates
 from ..engine.resolution import red_line_value, red_lines_at_or_below
 
-from ..engine.tile_data import COLUMN_COST, GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES
+from ..engine.tile_data import GOALS, TILES
+from ..engine.tile_table import public_goal_bonus, tile_cost
 
 CELL_WIDTH = 5  # characters per borough column; a label is at most 4 (3 + marker)
 EMPTY_CELL = "."
@@ -338,7 +339,7 @@ def _market(game) -> list[str]:
         if kind < 0:
             lines.append(f"  {slot:>4}  {f'+{premium}':>7}  (empty)")
             continue
-        cost = int(TILES.table[kind, COLUMN_COST])
+        cost = tile_cost(TILES.table, kind)
         lines.append(f"  {slot:>4}  {f'+{premium}':>7}  {TILES.names[kind]:<24} {cost:>4}  "
                      f"{cost + premium:>5}")
     return lines
@@ -354,7 +355,7 @@ def _supplies_and_goals(game) -> list[str]:
         lines.append("Public goals (R8.2):")
         for goal in goals:
             lines.append(f"  {GOALS.names[goal]}: {GOALS.criteria[goal]} "
-                         f"(+{int(GOALS.table[goal, GOAL_COLUMN_PUBLIC_BONUS])} population)")
+                         f"(+{public_goal_bonus(GOALS.table, goal)} population)")
     else:
         lines.append("Public goals: none")
     if game.config.mode == "standard":

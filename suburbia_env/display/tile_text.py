@@ -17,13 +17,12 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..engine import constants as c
-from ..engine.tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
-                                COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
-                                COLUMN_CONDITIONAL_TARGET, COLUMN_COPIES, COLUMN_FEATURES,
-                                COLUMN_COST, COLUMN_ICON, COLUMN_IMMEDIATE_AMOUNT,
-                                COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT,
-                                COLUMN_STACK, COLUMN_TYPE, GOAL_COLUMN_PRIVATE_BONUS,
-                                GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
+from ..engine.tile_data import GOALS, TILES
+from ..engine.tile_table import (conditional_amount, conditional_attribute, conditional_scope,
+                                 conditional_target, conditional_term_count, immediate_amount,
+                                 immediate_attribute, immediate_term_count, private_goal_bonus,
+                                 public_goal_bonus, tile_copies, tile_cost, tile_features,
+                                 tile_icon, tile_stack, tile_type)
 
 ICON_WORDS = ("restaurant", "airport", "office", "school", "skyscraper", "car dealership")
 """ICON_WORDS[icon]: the icon (R1.4) as a reader says it."""
@@ -60,7 +59,7 @@ def _conditional_sentence(kind: int, scope: int, target: int, attribute: int,
                           amount: int) -> str:
     effect = amount_words(attribute, amount)
     what = target_words(target) if target else ""
-    itself = " (this one included)" if int(TILES.table[kind, COLUMN_FEATURES]) & target else ""
+    itself = " (this one included)" if tile_features(TILES.table, kind) & target else ""
     if scope == c.SCOPE_ADJACENT:
         return f"{effect} for each adjacent {what}, now and whenever one is placed later."
     if scope == c.SCOPE_OWN:
@@ -81,18 +80,17 @@ def _conditional_sentence(kind: int, scope: int, target: int, attribute: int,
 def tile_effects(kind: int) -> list[str]:
     """The effects of a tile kind as sentences: the immediate effect (R6.1) first, then
     one sentence per conditional term (R6.2-R6.7), in the order of the data."""
-    row = TILES.table[kind]
     sentences = []
-    immediate = [amount_words(int(row[COLUMN_IMMEDIATE_ATTRIBUTE + term]),
-                              int(row[COLUMN_IMMEDIATE_AMOUNT + term]))
-                 for term in range(int(row[COLUMN_IMMEDIATE_COUNT]))]
+    immediate = [amount_words(immediate_attribute(TILES.table, kind, term),
+                              immediate_amount(TILES.table, kind, term))
+                 for term in range(immediate_term_count(TILES.table, kind))]
     if immediate:
         sentences.append("When placed: " + ", ".join(immediate) + ".")
-    for term in range(int(row[COLUMN_CONDITIONAL_COUNT])):
-        sentences.append(_conditional_sentence(kind, int(row[COLUMN_CONDITIONAL_SCOPE + term]),
-                                               int(row[COLUMN_CONDITIONAL_TARGET + term]),
-                                               int(row[COLUMN_CONDITIONAL_ATTRIBUTE + term]),
-                                               int(row[COLUMN_CONDITIONAL_AMOUNT + term])))
+    for term in range(conditional_term_count(TILES.table, kind)):
+        sentences.append(_conditional_sentence(kind, conditional_scope(TILES.table, kind, term),
+                                               conditional_target(TILES.table, kind, term),
+                                               conditional_attribute(TILES.table, kind, term),
+                                               conditional_amount(TILES.table, kind, term)))
     if kind == TILES.lake:
         sentences = ["A tile placed face down: +$2 for each adjacent non-lake tile, now and "
                      "whenever one is placed next to it later; nothing for lakes (R6.7)."]
@@ -126,15 +124,14 @@ def tile_effects_brief(kind: int) -> str:
     airport anywhere`. The same table, the same order; `tile_effects` says it in full."""
     if kind == TILES.lake:
         return "+$2 per adj tile (not lake)"
-    row = TILES.table[kind]
-    parts = [" ".join(_brief_amount(int(row[COLUMN_IMMEDIATE_ATTRIBUTE + term]),
-                                    int(row[COLUMN_IMMEDIATE_AMOUNT + term]))
-                      for term in range(int(row[COLUMN_IMMEDIATE_COUNT])))]
-    for term in range(int(row[COLUMN_CONDITIONAL_COUNT])):
-        scope = int(row[COLUMN_CONDITIONAL_SCOPE + term])
-        effect = _brief_amount(int(row[COLUMN_CONDITIONAL_ATTRIBUTE + term]),
-                               int(row[COLUMN_CONDITIONAL_AMOUNT + term]))
-        what = _brief_target(int(row[COLUMN_CONDITIONAL_TARGET + term]))
+    parts = [" ".join(_brief_amount(immediate_attribute(TILES.table, kind, term),
+                                    immediate_amount(TILES.table, kind, term))
+                      for term in range(immediate_term_count(TILES.table, kind)))]
+    for term in range(conditional_term_count(TILES.table, kind)):
+        scope = conditional_scope(TILES.table, kind, term)
+        effect = _brief_amount(conditional_attribute(TILES.table, kind, term),
+                               conditional_amount(TILES.table, kind, term))
+        what = _brief_target(conditional_target(TILES.table, kind, term))
         parts.append({c.SCOPE_ADJACENT: f"{effect} per adj {what}",
                       c.SCOPE_OWN: f"{effect} per own {what}",
                       c.SCOPE_EVERY: f"{effect} per {what} anywhere",
@@ -146,12 +143,12 @@ def tile_effects_brief(kind: int) -> str:
 
 
 def tile_type_words(kind: int) -> str:
-    tile_type = int(TILES.table[kind, COLUMN_TYPE])
-    return c.TYPE_NAMES[tile_type] if tile_type >= 0 else "lake"
+    type_index = tile_type(TILES.table, kind)
+    return c.TYPE_NAMES[type_index] if type_index >= 0 else "lake"
 
 
 def tile_icon_words(kind: int) -> str | None:
-    icon = int(TILES.table[kind, COLUMN_ICON])
+    icon = tile_icon(TILES.table, kind)
     return ICON_WORDS[icon] if icon >= 0 else None
 
 
@@ -159,15 +156,14 @@ def tile_icon_words(kind: int) -> str | None:
 def tile_info(kind: int) -> dict:
     """Everything a player reads on a tile: name, type, icon, cost, stack, copies and the
     effects in words (plus the rules note of tiles.csv when there is one)."""
-    row = TILES.table[kind]
     return {
         "kind": int(kind),
         "name": TILES.names[kind],
         "type": tile_type_words(kind),
         "icon": tile_icon_words(kind),
-        "cost": int(row[COLUMN_COST]),
-        "stack": c.STACK_NAMES[int(row[COLUMN_STACK])],
-        "copies": int(row[COLUMN_COPIES]),
+        "cost": tile_cost(TILES.table, kind),
+        "stack": c.STACK_NAMES[tile_stack(TILES.table, kind)],
+        "copies": tile_copies(TILES.table, kind),
         "effects": tile_effects(kind),
         "note": TILES.special_rules[kind],
     }
@@ -209,8 +205,8 @@ def goal_info(goal: int) -> dict:
         "goal": int(goal),
         "name": GOALS.names[goal],
         "criterion": criterion_words(goal),
-        "public_bonus": int(GOALS.table[goal, GOAL_COLUMN_PUBLIC_BONUS]),
-        "private_bonus": int(GOALS.table[goal, GOAL_COLUMN_PRIVATE_BONUS]),
+        "public_bonus": public_goal_bonus(GOALS.table, goal),
+        "private_bonus": private_goal_bonus(GOALS.table, goal),
     }
 
 

@@ -54,11 +54,10 @@ from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, RED_LINE_FALL_BACK_GAIN,
                          add_feature_counts, count_current_matches, effective_kind,
                          put_next_tile, red_line_penalty, red_lines_at_or_below,
                          resolve_placement, term_reacts, trigger_adjustments)
-from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
-                        COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
-                        COLUMN_CONDITIONAL_TARGET, COLUMN_COST, COLUMN_FEATURES,
-                        COLUMN_IMMEDIATE_AMOUNT, COLUMN_IMMEDIATE_ATTRIBUTE,
-                        COLUMN_IMMEDIATE_COUNT, COLUMN_NEGATIVE_POPULATION, COLUMN_REACTS_TO)
+from .tile_table import (can_lower_population, conditional_amount, conditional_attribute,
+                         conditional_scope, conditional_target, conditional_term_count,
+                         immediate_amount, immediate_attribute, immediate_term_count, reacts_to,
+                         tile_cost, tile_features)
 
 
 @njit_without_refcounts
@@ -77,10 +76,10 @@ def dale_choose_slot(state, tiles, affordable_money):
         kind = s.market_slot(state, slot)
         if kind < 0:
             continue
-        value = tiles[kind, COLUMN_COST] + slot_premium(slot)
+        value = tile_cost(tiles, kind) + slot_premium(slot)
         if value > affordable_money:
             continue
-        negative = avoid_negative and tiles[kind, COLUMN_NEGATIVE_POPULATION] != 0
+        negative = avoid_negative and can_lower_population(tiles, kind)
         if best_slot < 0 or (best_negative and not negative) or (
                 negative == best_negative and value > best_value):
             best_slot = slot
@@ -123,7 +122,7 @@ def _undo_trial_placement(state, tiles, player, cell, kind, snapshot):
     s.set_cell_sequence(state, player, cell, snapshot[6])
     s.set_cell_kind(state, player, cell, -1)
     s.set_cell_flags(state, player, cell, s.FLAG_PLACEABLE)
-    add_feature_counts(state, player, tiles[kind, COLUMN_FEATURES], -1)
+    add_feature_counts(state, player, tile_features(tiles, kind), -1)
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
         if neighbour >= 0 and s.cell_kind(state, player, neighbour) < 0 and (
@@ -141,8 +140,8 @@ def _cells_that_matter(state, tiles, player, new_features, adjacent_targets):
     for position in range(s.tile_count(state, player)):
         cell = s.placed_cell(state, player, position)
         kind = effective_kind(state, tiles, player, cell)
-        if (tiles[kind, COLUMN_REACTS_TO] & new_features
-                or tiles[kind, COLUMN_FEATURES] & adjacent_targets):
+        if (reacts_to(tiles, kind) & new_features
+                or tile_features(tiles, kind) & adjacent_targets):
             low |= CELL_BITS[cell, 0]
             high |= CELL_BITS[cell, 1]
     return low, high
@@ -204,11 +203,11 @@ def _with_adjustments(sums, attribute, total):
 def _with_own_terms(sums, state, tiles, player, cell, kind, adjacent):
     """`sums` plus the conditional terms of the new tile over the current matches (R7.1
     step 3): its adjacent terms when `adjacent`, its other terms otherwise."""
-    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
-        if (tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT) == adjacent:
+    for term in range(conditional_term_count(tiles, kind)):
+        if (conditional_scope(tiles, kind, term) == c.SCOPE_ADJACENT) == adjacent:
             matches = count_current_matches(state, tiles, player, cell, kind, term)
-            sums = _with_adjustments(sums, tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
-                                     matches * tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term])
+            sums = _with_adjustments(sums, conditional_attribute(tiles, kind, term),
+                                     matches * conditional_amount(tiles, kind, term))
     return sums
 
 
@@ -217,14 +216,14 @@ def _with_reactions(sums, tiles, tile_kind, times, new_features, needs_adjacency
     """`sums` plus the terms of an older tile of the borough that fire for the new tile
     (R7.1 steps 4, 5): those that need adjacency when `needs_adjacency`, the others
     otherwise; each `times` adjustments (`trigger_adjustments`)."""
-    for term in range(tiles[tile_kind, COLUMN_CONDITIONAL_COUNT]):
-        scope = tiles[tile_kind, COLUMN_CONDITIONAL_SCOPE + term]
-        if (tiles[tile_kind, COLUMN_CONDITIONAL_TARGET + term] & new_features
+    for term in range(conditional_term_count(tiles, tile_kind)):
+        scope = conditional_scope(tiles, tile_kind, term)
+        if (conditional_target(tiles, tile_kind, term) & new_features
                 and term_reacts(scope, True, needs_adjacency)
                 and term_reacts(scope, True, False) != needs_adjacency):
             sums = _with_adjustments(
-                sums, tiles[tile_kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
-                times * tiles[tile_kind, COLUMN_CONDITIONAL_AMOUNT + term])
+                sums, conditional_attribute(tiles, tile_kind, term),
+                times * conditional_amount(tiles, tile_kind, term))
     return sums
 
 
@@ -239,11 +238,11 @@ def _adjustments_anywhere(state, tiles, player, cell, kind):
     snapshot = _trial_snapshot(state, player, cell)
     put_next_tile(state, tiles, player, cell, kind, FACE_UP)
     sums = NO_ADJUSTMENTS
-    for term in range(tiles[kind, COLUMN_IMMEDIATE_COUNT]):
-        sums = _with_adjustments(sums, tiles[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term],
-                                 tiles[kind, COLUMN_IMMEDIATE_AMOUNT + term])
+    for term in range(immediate_term_count(tiles, kind)):
+        sums = _with_adjustments(sums, immediate_attribute(tiles, kind, term),
+                                 immediate_amount(tiles, kind, term))
     sums = _with_own_terms(sums, state, tiles, player, cell, kind, False)
-    new_features = tiles[kind, COLUMN_FEATURES]
+    new_features = tile_features(tiles, kind)
     per_red_line = NO_ADJUSTMENTS
     for position in range(s.tile_count(state, player)):
         tile_cell = s.placed_cell(state, player, position)
@@ -251,11 +250,11 @@ def _adjustments_anywhere(state, tiles, player, cell, kind):
         times = trigger_adjustments(s.is_invested(state, player, tile_cell))
         if tile_cell != cell:
             sums = _with_reactions(sums, tiles, tile_kind, times, new_features, False)
-        for term in range(tiles[tile_kind, COLUMN_CONDITIONAL_COUNT]):
-            if tiles[tile_kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_REDLINE_OWN:
+        for term in range(conditional_term_count(tiles, tile_kind)):
+            if conditional_scope(tiles, tile_kind, term) == c.SCOPE_REDLINE_OWN:
                 per_red_line = _with_adjustments(
-                    per_red_line, tiles[tile_kind, COLUMN_CONDITIONAL_ATTRIBUTE + term],
-                    times * tiles[tile_kind, COLUMN_CONDITIONAL_AMOUNT + term])
+                    per_red_line, conditional_attribute(tiles, tile_kind, term),
+                    times * conditional_amount(tiles, tile_kind, term))
     _undo_trial_placement(state, tiles, player, cell, kind, snapshot)
     return sums, per_red_line
 
@@ -266,14 +265,14 @@ def _adjustments_next_to(state, tiles, player, cell, kind, matter_low, matter_hi
     its neighbours (R7.1 step 3) and the adjacent-only reactions of the neighbours that
     matter (step 4)."""
     sums = _with_own_terms(sums, state, tiles, player, cell, kind, True)
-    new_features = tiles[kind, COLUMN_FEATURES]
+    new_features = tile_features(tiles, kind)
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
         if neighbour < 0 or (CELL_BITS[neighbour, 0] & matter_low
                              | CELL_BITS[neighbour, 1] & matter_high) == 0:
             continue
         neighbour_kind = effective_kind(state, tiles, player, neighbour)
-        if tiles[neighbour_kind, COLUMN_REACTS_TO] & new_features:
+        if reacts_to(tiles, neighbour_kind) & new_features:
             times = trigger_adjustments(
                 s.is_invested(state, player, neighbour))
             sums = _with_reactions(sums, tiles, neighbour_kind, times, new_features, True)
@@ -384,9 +383,9 @@ def _class_gains(state, tiles, log, player, cell, kind, matter_low, matter_high,
 def _adjacent_targets(tiles, kind):
     """The features that the adjacent terms of `kind` count."""
     targets = 0
-    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
-        if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_ADJACENT:
-            targets |= tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
+    for term in range(conditional_term_count(tiles, kind)):
+        if conditional_scope(tiles, kind, term) == c.SCOPE_ADJACENT:
+            targets |= conditional_target(tiles, kind, term)
     return targets
 
 
@@ -396,7 +395,7 @@ def trial_gains(state, tiles, log, player, cell, kind, use_sums):
     placeable `cell`, as Dale's trials find them: from the sums of the adjustments where
     `_gains_from_sums` is exact and `use_sums` allows it, else resolved in full. The state
     is unchanged on return; tests compare the two ways cell by cell."""
-    new_features = tiles[kind, COLUMN_FEATURES]
+    new_features = tile_features(tiles, kind)
     matter_low, matter_high = _cells_that_matter(state, tiles, player, new_features,
                                                  _adjacent_targets(tiles, kind))
     anywhere, per_red_line = _adjustments_anywhere(state, tiles, player, cell, kind)
@@ -421,7 +420,7 @@ def dale_choose_cell(state, tiles, log, player, kind):
 def choose_cell_by_trials(state, tiles, log, player, kind, use_sums):
     """`dale_choose_cell`; with `use_sums` RESOLVE_EVERY_TRIAL each class is resolved in
     full (module docstring, 1 without 2 and 3)."""
-    new_features = tiles[kind, COLUMN_FEATURES]
+    new_features = tile_features(tiles, kind)
     matter_low, matter_high = _cells_that_matter(state, tiles, player, new_features,
                                                  _adjacent_targets(tiles, kind))
     anywhere = NO_ADJUSTMENTS

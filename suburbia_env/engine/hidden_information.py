@@ -27,7 +27,7 @@ from ..errors import StateFormatError
 from .checks.invariants import check_consistency
 from .rng import random_below, shuffle_range
 from .setup import stack_sizes
-from .tile_data import COLUMN_STACK
+from .tile_table import tile_stack
 
 _STACKS = (c.STACK_A, c.STACK_B, c.STACK_C)
 
@@ -65,7 +65,7 @@ def _redraw_stacks(state, tiles, rng_words):
     one_more_round = s.one_more_round_kind(tiles)
     unseen = np.zeros(tiles.shape[0], dtype=np.int64)
     for kind in range(s.lake_kind(tiles)):  # the printed kinds
-        if tiles[kind, COLUMN_STACK] != c.STACK_BASIC:
+        if tile_stack(tiles, kind) != c.STACK_BASIC:
             unseen[kind] = s.boxed(state, kind)
             s.set_boxed(state, kind, 0)
     for position in range(state[s.PILE_POSITION], state[s.PILE_END]):
@@ -77,7 +77,7 @@ def _redraw_stacks(state, tiles, rng_words):
     for stack in _STACKS:
         total = 0
         for kind in range(s.lake_kind(tiles)):  # the printed kinds
-            if tiles[kind, COLUMN_STACK] == stack:
+            if tile_stack(tiles, kind) == stack:
                 for _ in range(unseen[kind]):
                     pool[total] = kind
                     total += 1

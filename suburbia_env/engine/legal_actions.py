@@ -11,7 +11,7 @@ from . import state_layout as s
 from .hex_grid import NUM_CELLS
 from .market import first_slot, last_slot, slot_premium
 from .refcount_free import njit_without_refcounts
-from .tile_data import COLUMN_COST
+from .tile_table import tile_cost
 
 
 @njit_without_refcounts
@@ -26,7 +26,7 @@ def can_buy(state, tiles, player, slot):
     kind = s.market_slot(state, slot)
     if kind < 0:
         return False
-    price = tiles[kind, COLUMN_COST] + slot_premium(slot)
+    price = tile_cost(tiles, kind) + slot_premium(slot)
     return s.money(state, player) >= price
 
 
@@ -41,7 +41,7 @@ def can_make_lake(state, player, slot):
 def can_buy_basic(state, tiles, player, basic, basic_kinds):
     """R5.1b, R3.5: one is left in the supply and its cost is affordable."""
     return (s.supply(state, basic) > 0
-            and s.money(state, player) >= tiles[basic_kinds[basic], COLUMN_COST])
+            and s.money(state, player) >= tile_cost(tiles, basic_kinds[basic]))
 
 
 @njit_without_refcounts
@@ -49,7 +49,7 @@ def investment_price(state, tiles, player, cell):
     """The printed cost again; a lake costs $0 (R5.1d)."""
     if s.is_lake(state, player, cell):
         return 0
-    return tiles[s.cell_kind(state, player, cell), COLUMN_COST]
+    return tile_cost(tiles, s.cell_kind(state, player, cell))
 
 
 @njit_without_refcounts
@@ -298,7 +298,7 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
         name = c.BASIC_TILE_NAMES[basic]
         if s.supply(state, basic) <= 0:
             return f"no {name} is left in the basic supply (R3.5)"
-        cost = int(tiles[basic_kinds[basic], COLUMN_COST])
+        cost = int(tile_cost(tiles, basic_kinds[basic]))
         if money < cost:
             return f"{name} costs ${cost}; {who} has ${money} (R5.1b)"
         return cell_problem(cell)
@@ -311,7 +311,7 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
         return premium_problem(slot, "a lake from", "R5.1c")
     if not lake and not can_buy(state, tiles, player, slot):
         kind = int(s.market_slot(state, slot))
-        cost = int(tiles[kind, COLUMN_COST])
+        cost = int(tile_cost(tiles, kind))
         premium = c.SLOT_PREMIUMS[slot]
         return (f"{TILES.names[kind]} in slot {slot} costs ${cost} + premium ${premium} = "
                 f"${cost + premium}; {who} has ${money} (R5.1a)")

@@ -28,9 +28,9 @@ from .hex_grid import NUM_CELLS, NUM_COLUMNS, NUM_ROWS
 from .market import slot_premium
 from .refcount_free import njit_without_refcounts
 from .resolution import red_line_value, red_lines_at_or_below
-from .tile_data import (COLUMN_COST, COLUMN_ICON, COLUMN_IMMEDIATE_AMOUNT,
-                        COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT, COLUMN_TYPE,
-                        NUM_GOALS, NUM_KINDS)
+from .tile_data import NUM_GOALS, NUM_KINDS
+from .tile_table import (immediate_amount, immediate_attribute, immediate_term_count, tile_cost,
+                         tile_icon, tile_type)
 
 # Feature planes of a borough cell (the 17 of the table above), each NUM_CELLS long.
 PLANE_TYPE = 0  # one plane per type (c.NUM_TYPES)
@@ -79,9 +79,9 @@ def unpack_observation(observation: np.ndarray) -> dict[str, np.ndarray]:
 @njit_without_refcounts
 def _immediate(tiles, kind, attribute):
     total = 0
-    for term in range(tiles[kind, COLUMN_IMMEDIATE_COUNT]):
-        if tiles[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term] == attribute:
-            total += tiles[kind, COLUMN_IMMEDIATE_AMOUNT + term]
+    for term in range(immediate_term_count(tiles, kind)):
+        if immediate_attribute(tiles, kind, term) == attribute:
+            total += immediate_amount(tiles, kind, term)
     return total
 
 
@@ -89,10 +89,10 @@ def _immediate(tiles, kind, attribute):
 def _write_tile_features(tiles, kind, out, start, stride):
     """The tile part of the 17 cell features: type, icon, cost and immediate income,
     reputation and population (PLANE_*); entries are `stride` apart."""
-    out[start + (PLANE_TYPE + tiles[kind, COLUMN_TYPE]) * stride] = 1.0
-    if tiles[kind, COLUMN_ICON] >= 0:
-        out[start + (PLANE_ICON + tiles[kind, COLUMN_ICON]) * stride] = 1.0
-    out[start + PLANE_COST * stride] = tiles[kind, COLUMN_COST] / 25.0
+    out[start + (PLANE_TYPE + tile_type(tiles, kind)) * stride] = 1.0
+    if tile_icon(tiles, kind) >= 0:
+        out[start + (PLANE_ICON + tile_icon(tiles, kind)) * stride] = 1.0
+    out[start + PLANE_COST * stride] = tile_cost(tiles, kind) / 25.0
     out[start + PLANE_INCOME * stride] = _immediate(tiles, kind, c.ATTR_INCOME) / 5.0
     out[start + PLANE_REPUTATION * stride] = _immediate(tiles, kind, c.ATTR_REPUTATION) / 5.0
     out[start + PLANE_POPULATION * stride] = _immediate(tiles, kind, c.ATTR_POPULATION) / 10.0
@@ -234,7 +234,7 @@ def update_observation(state, tiles, seat, out, encoded):
         premium = slot_premium(slot)
         out[start + 0] = 1.0
         out[start + 1] = premium / 10.0
-        out[start + 2] = (tiles[kind, COLUMN_COST] + premium) / 35.0
+        out[start + 2] = (tile_cost(tiles, kind) + premium) / 35.0
         _write_tile_features(tiles, kind, out, start + 3, 1)
         out[start + 3 + CELL_FEATURES + kind] = 1.0
     for basic in range(3):

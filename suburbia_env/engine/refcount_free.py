@@ -20,3 +20,10 @@ from numba import njit
 def njit_without_refcounts(function):
     """`njit(cache=True)` without reference counting (see the module docstring)."""
     return njit(cache=True, _nrt=False)(function)
+
+
+def inline_accessor(function):
+    """A kernel numba pastes into every kernel that calls it (and Python may call), without
+    reference counts: the accessors of the state (state_layout.py) and of the tile and goal
+    tables (tile_table.py) read an entry as directly as indexing it would, with no call."""
+    return njit(cache=True, inline="always", _nrt=False)(function)

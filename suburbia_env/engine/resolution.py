@@ -12,10 +12,9 @@ from . import event_log as ev
 from . import state_layout as s
 from .hex_grid import NEIGHBOUR_BITS, NEIGHBOURS
 from .refcount_free import njit_without_refcounts
-from .tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
-                        COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
-                        COLUMN_CONDITIONAL_TARGET, COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT,
-                        COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT, COLUMN_REACTS_TO)
+from .tile_table import (conditional_amount, conditional_attribute, conditional_scope,
+                         conditional_target, conditional_term_count, immediate_amount,
+                         immediate_attribute, immediate_term_count, reacts_to, tile_features)
 
 _FIRST_RED_LINES = np.array([15, 22, 29, 35, 41, 47, 53, 59, 64, 69, 74, 78, 82, 86, 89, 92,
                              95, 98], dtype=np.int64)
@@ -160,11 +159,11 @@ def _red_line_reactions(state, tiles, log, player):
         cell = s.placed_cell(state, player, position)
         kind = effective_kind(state, tiles, player, cell)
         times = trigger_adjustments(s.is_invested(state, player, cell))
-        for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
-            if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] != c.SCOPE_REDLINE_OWN:
+        for term in range(conditional_term_count(tiles, kind)):
+            if conditional_scope(tiles, kind, term) != c.SCOPE_REDLINE_OWN:
                 continue
-            attribute = tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term]
-            amount = tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term]
+            attribute = conditional_attribute(tiles, kind, term)
+            amount = conditional_amount(tiles, kind, term)
             for _ in range(times):
                 if attribute == c.ATTR_INCOME or attribute == c.ATTR_REPUTATION:
                     value = change_level(state, player, attribute, amount)
@@ -208,10 +207,10 @@ def _lake_payment_bonus(state, tiles, log, owner):
         cell = s.placed_cell(state, owner, position)
         kind = effective_kind(state, tiles, owner, cell)
         times = trigger_adjustments(s.is_invested(state, owner, cell))
-        for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
-            if tiles[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_LAKE_ADJACENT_OWN:
+        for term in range(conditional_term_count(tiles, kind)):
+            if conditional_scope(tiles, kind, term) == c.SCOPE_LAKE_ADJACENT_OWN:
                 adjust(state, tiles, log, owner, c.ATTR_MONEY,
-                       times * tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term], owner, cell, kind)
+                       times * conditional_amount(tiles, kind, term), owner, cell, kind)
 
 
 @njit_without_refcounts
@@ -241,8 +240,8 @@ def trigger_term(state, tiles, log, owner, cell, kind, term, matches, invested, 
     A payment by a lake is followed by its owner's `lake_adj_own` bonuses unless it comes
     from investing in the lake (R6.7).
     """
-    attribute = tiles[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term]
-    amount = tiles[kind, COLUMN_CONDITIONAL_AMOUNT + term]
+    attribute = conditional_attribute(tiles, kind, term)
+    amount = conditional_amount(tiles, kind, term)
     times = trigger_adjustments(invested)
     is_lake = kind == s.lake_kind(tiles)
     for _ in range(matches):
@@ -272,8 +271,8 @@ def count_matching(state, player, target):
 @njit_without_refcounts
 def count_current_matches(state, tiles, player, cell, kind, term):
     """Matches of a tile's own term over what is on the table now (R6.2, R6.3, R7.3)."""
-    scope = tiles[kind, COLUMN_CONDITIONAL_SCOPE + term]
-    target = tiles[kind, COLUMN_CONDITIONAL_TARGET + term]
+    scope = conditional_scope(tiles, kind, term)
+    target = conditional_target(tiles, kind, term)
     num_players = state[s.NUM_PLAYERS]
     if scope == c.SCOPE_ADJACENT:
         total = 0
@@ -281,7 +280,7 @@ def count_current_matches(state, tiles, player, cell, kind, term):
             neighbour = NEIGHBOURS[cell, index]
             if neighbour >= 0 and s.cell_kind(state, player, neighbour) >= 0:
                 neighbour_kind = effective_kind(state, tiles, player, neighbour)
-                if tiles[neighbour_kind, COLUMN_FEATURES] & target:
+                if tile_features(tiles, neighbour_kind) & target:
                     total += 1
         return total
     if scope == c.SCOPE_OWN:
@@ -302,7 +301,7 @@ def count_current_matches(state, tiles, player, cell, kind, term):
                 if s.cell_sequence(state, other, other_cell) <= sequence:
                     continue
                 other_kind = effective_kind(state, tiles, other, other_cell)
-                if tiles[other_kind, COLUMN_FEATURES] & target:
+                if tile_features(tiles, other_kind) & target:
                     total += 1
         return total
     return 0
@@ -329,7 +328,7 @@ def put_tile(state, tiles, player, cell, kind, as_lake, sequence):
     if as_lake:
         s.set_lake_count(state, player, s.lake_count(state, player) + 1)
     else:
-        add_feature_counts(state, player, tiles[kind, COLUMN_FEATURES], 1)
+        add_feature_counts(state, player, tile_features(tiles, kind), 1)
     for index in range(6):
         neighbour = NEIGHBOURS[cell, index]
         if neighbour >= 0 and s.cell_kind(state, player, neighbour) < 0:
@@ -349,7 +348,7 @@ def _reacting_kind(state, tiles, owner, cell, new_features):
     """The effective kind of the tile at `cell` if any of its terms can react to a tile
     with `new_features`, else -1: the cheap test before `_react`."""
     kind = effective_kind(state, tiles, owner, cell)
-    return kind if tiles[kind, COLUMN_REACTS_TO] & new_features else -1
+    return kind if reacts_to(tiles, kind) & new_features else -1
 
 
 @njit_without_refcounts
@@ -359,10 +358,10 @@ def _react(state, tiles, log, owner, owner_cell, kind, new_player, new_cell, new
     invested = s.is_invested(state, owner, owner_cell)
     same_borough = owner == new_player
     adjacent = same_borough and are_neighbours(owner_cell, new_cell)
-    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
-        if tiles[kind, COLUMN_CONDITIONAL_TARGET + term] & new_features == 0:
+    for term in range(conditional_term_count(tiles, kind)):
+        if conditional_target(tiles, kind, term) & new_features == 0:
             continue
-        if term_reacts(tiles[kind, COLUMN_CONDITIONAL_SCOPE + term], same_borough, adjacent):
+        if term_reacts(conditional_scope(tiles, kind, term), same_borough, adjacent):
             trigger_term(state, tiles, log, owner, owner_cell, kind, term, 1, invested, True)
 
 
@@ -370,10 +369,10 @@ def _react(state, tiles, log, owner, owner_cell, kind, new_player, new_cell, new
 def apply_own_effects(state, tiles, log, player, cell, kind, lake_bonus):
     """A tile's immediate terms left to right, then its own conditional terms over the
     current matches (R7.1 steps 2 and 3; applied once more by an investment, R7.3)."""
-    for term in range(tiles[kind, COLUMN_IMMEDIATE_COUNT]):
-        adjust(state, tiles, log, player, tiles[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term],
-               tiles[kind, COLUMN_IMMEDIATE_AMOUNT + term], player, cell, kind)
-    for term in range(tiles[kind, COLUMN_CONDITIONAL_COUNT]):
+    for term in range(immediate_term_count(tiles, kind)):
+        adjust(state, tiles, log, player, immediate_attribute(tiles, kind, term),
+               immediate_amount(tiles, kind, term), player, cell, kind)
+    for term in range(conditional_term_count(tiles, kind)):
         matches = count_current_matches(state, tiles, player, cell, kind, term)
         trigger_term(state, tiles, log, player, cell, kind, term, matches, False, lake_bonus)
 
@@ -391,7 +390,7 @@ def resolve_placement(state, tiles, log, player, cell, kind, as_lake, other_boro
     """
     put_next_tile(state, tiles, player, cell, kind, as_lake)
     effects_kind = s.lake_kind(tiles) if as_lake else kind
-    new_features = tiles[effects_kind, COLUMN_FEATURES]
+    new_features = tile_features(tiles, effects_kind)
     apply_own_effects(state, tiles, log, player, cell, effects_kind, True)
     if new_features == 0:
         return

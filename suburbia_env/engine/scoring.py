@@ -7,8 +7,8 @@ from . import state_layout as s
 from .hex_grid import CELL_BITS, NEIGHBOUR_BITS, NUM_CELLS
 from .refcount_free import njit_without_refcounts
 from .resolution import count_matching
-from .tile_data import (COLUMN_FEATURES, GOAL_COLUMN_CRITERION, GOAL_COLUMN_DIRECTION,
-                        GOAL_COLUMN_FEATURES, GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS)
+from .tile_table import (goal_criterion, goal_direction, goal_features, private_goal_bonus,
+                         public_goal_bonus, tile_features)
 
 
 @njit_without_refcounts
@@ -28,7 +28,7 @@ def largest_group(state, tiles, player, lakes, target):
         if lakes:
             is_member = face_down
         else:
-            is_member = (not face_down) and (tiles[kind, COLUMN_FEATURES] & target) != 0
+            is_member = (not face_down) and (tile_features(tiles, kind) & target) != 0
         if is_member:
             member_low |= CELL_BITS[cell, 0]
             member_high |= CELL_BITS[cell, 1]
@@ -61,8 +61,8 @@ def largest_group(state, tiles, player, lakes, target):
 @njit_without_refcounts
 def goal_value(state, tiles, goals, goal, player):
     """A player's value for a goal's criterion (R8.2)."""
-    criterion = goals[goal, GOAL_COLUMN_CRITERION]
-    features = goals[goal, GOAL_COLUMN_FEATURES]
+    criterion = goal_criterion(goals, goal)
+    features = goal_features(goals, goal)
     if criterion == c.CRITERION_FEATURE_COUNT:
         return count_matching(state, player, features)
     if criterion == c.CRITERION_LAKE_COUNT:
@@ -86,7 +86,7 @@ def goal_value(state, tiles, goals, goal, player):
 
 @njit_without_refcounts
 def _is_better(goals, goal, first, second):
-    if goals[goal, GOAL_COLUMN_DIRECTION] == c.GOAL_MOST:
+    if goal_direction(goals, goal) == c.GOAL_MOST:
         return first > second
     return first < second
 
@@ -103,7 +103,7 @@ def goal_lead(state, tiles, goals, goal, player):
         if other == player:
             continue
         difference = own - goal_value(state, tiles, goals, goal, other)
-        if goals[goal, GOAL_COLUMN_DIRECTION] == c.GOAL_FEWEST:
+        if goal_direction(goals, goal) == c.GOAL_FEWEST:
             difference = -difference
         if not found or difference < lead:
             lead = difference
@@ -167,7 +167,7 @@ def score_game(state, tiles, goals):
             continue
         winner = public_goal_winner(state, tiles, goals, goal)
         if winner >= 0:
-            bonus = goals[goal, GOAL_COLUMN_PUBLIC_BONUS]
+            bonus = public_goal_bonus(goals, goal)
             s.set_public_goal_bonus(state, winner, index, bonus)
     achieved = 0  # bit per player
     for offset in range(num_players):
@@ -177,7 +177,7 @@ def score_game(state, tiles, goals):
     for player in range(num_players):
         if achieved & (1 << player):
             s.set_score_entry(state, player, s.SCORE_PRIVATE_GOAL,
-                            goals[s.private_goal(state, player), GOAL_COLUMN_PRIVATE_BONUS])
+                            private_goal_bonus(goals, s.private_goal(state, player)))
         bonus = s.score_entry(state, player, s.SCORE_PRIVATE_GOAL)
         for index in range(c.MAX_PLAYERS):
             bonus += s.public_goal_bonus(state, player, index)

@@ -12,7 +12,7 @@ from .hex_grid import NUM_CELLS, STARTING_CELLS
 from .market import draw_tile, fill_dale_market
 from .resolution import put_tile
 from .rng import random_below, shuffle_range
-from .tile_data import COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE
+from .tile_table import goal_excluded_with_dale, tile_copies, tile_stack
 from . import event_log as ev
 
 # Stack sizes, indexed by [players 1-2, 3, 4] (R3.2, R3.3, R9.2): A, B, C drawn first,
@@ -44,7 +44,7 @@ def _take_from_box(state, tiles, stack, count, destination):
     physical = np.empty(256, dtype=np.int32)
     total = 0
     for kind in range(s.lake_kind(tiles)):  # the printed kinds
-        if tiles[kind, COLUMN_STACK] == stack:
+        if tile_stack(tiles, kind) == stack:
             for _ in range(s.boxed(state, kind)):
                 physical[total] = kind
                 total += 1
@@ -107,7 +107,7 @@ def _deal_goals(state, goals):
         while public < 3:
             goal = order[drawn]
             drawn += 1
-            if goals[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE] == 0:
+            if not goal_excluded_with_dale(goals, goal):
                 s.set_public_goal(state, public, goal)
                 public += 1
         goal_drawers = 1
@@ -143,7 +143,7 @@ def new_game(state, tiles, goals, basic_kinds, num_players, mode, edition, rando
     for index in range(c.MAX_PLAYERS):
         s.set_public_goal(state, index, -1)
     for kind in range(tiles.shape[0]):
-        s.add_boxed(state, kind, tiles[kind, COLUMN_COPIES])
+        s.add_boxed(state, kind, tile_copies(tiles, kind))
     for basic in range(3):
         s.set_supply(state, basic, c.BASIC_SUPPLY_PER_KIND)
         s.add_boxed(state, basic_kinds[basic], -c.BASIC_SUPPLY_PER_KIND)

@@ -20,6 +20,7 @@ from numba import njit
 from .constants import (ATTR_INCOME, ATTR_MONEY, ATTR_POPULATION, ATTR_REPUTATION, MAX_PLAYERS,
                         NUM_FEATURES, NUM_SLOTS)
 from .hex_grid import NUM_CELLS
+from .refcount_free import inline_accessor
 
 MAX_KINDS = 64  # room for the tile kinds of tiles.csv plus lake and One More Round
 PILE_CAPACITY = 96  # the largest layout (Dale: 3 x 25 + One More Round) fits
@@ -81,11 +82,7 @@ FLAG_INVESTED = 2
 FLAG_PLACEABLE = 4  # empty and adjacent to a tile or lake of the borough (R2.4)
 
 
-
-def _accessor(function):
-    """A kernel numba inlines into every kernel that calls it (and Python may call): the
-    state is read as directly as `state[index]`, without a call per access."""
-    return njit(cache=True, inline="always", _nrt=False)(function)
+_accessor = inline_accessor
 
 
 # Tables: the last two rows of the tile table are the lake and One More Round (tile_data).

@@ -1,7 +1,8 @@
 """The one place that reads tiles.csv and goals.csv (package data) into arrays.
 
 Every tile kind becomes a row of `TILES.table` (an int32 array the compiled core reads);
-every goal a row of `GOALS.table`. Two synthetic kinds follow the printed tiles: the lake
+every goal a row of `GOALS.table`, in the columns of tile_table.py, whose accessors every
+other module reads them with. Two synthetic kinds follow the printed tiles: the lake
 (R6.7: a tile whose conditional is `adjacent(any type):$+2`) and One More Round (R4.3).
 Values are encoded as given (RULES.md: never "fix" a value silently); anything the
 notation of R6 cannot express raises `DataFileError` naming the row and column.
@@ -17,15 +18,15 @@ from importlib import resources
 import numpy as np
 
 from . import constants as c
-from .tile_table import (MAX_TERMS, COLUMN_TYPE, COLUMN_ICON, COLUMN_FEATURES, COLUMN_COST,
-                        COLUMN_STACK, COLUMN_COPIES, COLUMN_IMMEDIATE_COUNT,
-                        COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_AMOUNT,
-                        COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
-                        COLUMN_CONDITIONAL_TARGET, COLUMN_CONDITIONAL_ATTRIBUTE,
-                        COLUMN_CONDITIONAL_AMOUNT, COLUMN_REACTS_TO, COLUMN_NEGATIVE_POPULATION,
-                        NUM_TILE_COLUMNS, GOAL_COLUMN_CRITERION, GOAL_COLUMN_FEATURES,
-                        GOAL_COLUMN_DIRECTION, GOAL_COLUMN_PUBLIC_BONUS, GOAL_COLUMN_PRIVATE_BONUS,
-                        GOAL_COLUMN_EXCLUDED_WITH_DALE, NUM_GOAL_COLUMNS)
+from .tile_table import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
+                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE,
+                         COLUMN_CONDITIONAL_TARGET, COLUMN_COPIES, COLUMN_COST, COLUMN_FEATURES,
+                         COLUMN_ICON, COLUMN_IMMEDIATE_AMOUNT, COLUMN_IMMEDIATE_ATTRIBUTE,
+                         COLUMN_IMMEDIATE_COUNT, COLUMN_NEGATIVE_POPULATION, COLUMN_REACTS_TO,
+                         COLUMN_STACK, COLUMN_TYPE, GOAL_COLUMN_CRITERION, GOAL_COLUMN_DIRECTION,
+                         GOAL_COLUMN_EXCLUDED_WITH_DALE, GOAL_COLUMN_FEATURES,
+                         GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS, MAX_TERMS,
+                         NUM_GOAL_COLUMNS, NUM_TILE_COLUMNS)
 
 LAKE_NAME = "Lake"
 ONE_MORE_ROUND_NAME = "One More Round"
@@ -285,10 +286,13 @@ def parse_goals(rows: list[dict[str, str]]) -> GoalData:
             private_bonus = int(row["population_bonus_private"])
         except ValueError:
             raise DataFileError(f"{where}: bonuses must be whole numbers") from None
-        table[index] = (criterion, features, c.GOAL_MOST if direction == "most" else c.GOAL_FEWEST,
-                        public_bonus, private_bonus,
-                        criterion in (c.CRITERION_LAKE_COUNT, c.CRITERION_LARGEST_LAKE_GROUP,
-                                      c.CRITERION_MARKERS_PLACED))
+        table[index, GOAL_COLUMN_CRITERION] = criterion
+        table[index, GOAL_COLUMN_FEATURES] = features
+        table[index, GOAL_COLUMN_DIRECTION] = c.GOAL_MOST if direction == "most" else c.GOAL_FEWEST
+        table[index, GOAL_COLUMN_PUBLIC_BONUS] = public_bonus
+        table[index, GOAL_COLUMN_PRIVATE_BONUS] = private_bonus
+        table[index, GOAL_COLUMN_EXCLUDED_WITH_DALE] = criterion in (
+            c.CRITERION_LAKE_COUNT, c.CRITERION_LARGEST_LAKE_GROUP, c.CRITERION_MARKERS_PLACED)
         names.append(name)
         criteria.append(f"{direction} {row['counts'].strip()}")
     table.setflags(write=False)

@@ -19,7 +19,7 @@ from .refcount_free import njit_without_refcounts
 from .resolution import (ALL_BOROUGHS, FACE_UP, cross_red_lines, pay, resolve_investment,
                          resolve_placement)
 from .scoring import score_game
-from .tile_data import COLUMN_COST
+from .tile_table import tile_cost
 
 STATUS_OK = 0
 STATUS_ILLEGAL = 1
@@ -195,7 +195,7 @@ def _take_step_one(state, tiles, basic_kinds, action, log, player):
         as_lake = action >= a.ACTION_LAKE
         slot, cell = divmod(action - (a.ACTION_LAKE if as_lake else a.ACTION_BUY), NUM_CELLS)
         kind = take_from_market(state, slot)
-        price = slot_premium(slot) + (0 if as_lake else tiles[kind, COLUMN_COST])
+        price = slot_premium(slot) + (0 if as_lake else tile_cost(tiles, kind))
         pay(state, player, price)
         ev.record(log, ev.EVENT_PLACE, player, 1 if as_lake else 0, price, 0, player, cell, kind)
         resolve_placement(state, tiles, log, player, cell, kind, as_lake, ALL_BOROUGHS)
@@ -204,8 +204,8 @@ def _take_step_one(state, tiles, basic_kinds, action, log, player):
         basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
         kind = basic_kinds[basic]
         s.set_supply(state, basic, s.supply(state, basic) - 1)
-        pay(state, player, tiles[kind, COLUMN_COST])
-        ev.record(log, ev.EVENT_PLACE, player, 0, tiles[kind, COLUMN_COST], 0, player, cell, kind)
+        pay(state, player, tile_cost(tiles, kind))
+        ev.record(log, ev.EVENT_PLACE, player, 0, tile_cost(tiles, kind), 0, player, cell, kind)
         resolve_placement(state, tiles, log, player, cell, kind, FACE_UP, ALL_BOROUGHS)
         return True
     cell = action - a.ACTION_INVEST

@@ -160,9 +160,9 @@ from ..engine.checks.invariants import (MONEY_BOUND, MOST_PLACEMENTS, POPULATION
                                         check_reachable_or_raise, last_round)
 from ..engine.resolution import put_tile
 from ..engine.setup import stack_sizes
-from ..engine.tile_data import (COLUMN_COPIES, COLUMN_STACK, GOAL_COLUMN_EXCLUDED_WITH_DALE,
-                                GOAL_COLUMN_PRIVATE_BONUS, GOAL_COLUMN_PUBLIC_BONUS, GOALS,
-                                TILES)
+from ..engine.tile_data import GOALS, TILES
+from ..engine.tile_table import (goal_excluded_with_dale, private_goal_bonus, public_goal_bonus,
+                                 tile_copies, tile_stack)
 from ..versions import FORMAT_VERSION, MODES_UNCHANGED_SINCE, RULES_REVISION
 
 STATE_FORMAT = "suburbia-state"
@@ -199,7 +199,7 @@ _STARTING_TILES = tuple(zip(STARTING_CELLS, (int(k) for k in TILES.basic_kinds))
 
 
 def _stack_of(kind: int) -> int:
-    return int(TILES.table[kind, COLUMN_STACK])
+    return tile_stack(TILES.table, kind)
 
 
 def _is_lettered(kind: int) -> bool:
@@ -733,7 +733,7 @@ class _StateLoader:
         for index, value in enumerate(goals):
             path = f"public_goals[{index}]"
             goal = self._deal_goal(value, path)
-            if self.mode == c.MODE_DALE and GOALS.table[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE]:
+            if self.mode == c.MODE_DALE and goal_excluded_with_dale(GOALS.table, goal):
                 _fail(path, f"{value!r} is about lakes or investment markers and is not played "
                             f"with Dale (R9.2)")
             s.set_public_goal(self.state, index, goal)
@@ -903,7 +903,7 @@ class _StateLoader:
             if kind == TILES.lake:
                 continue
             found = {place: int(counts[kind]) for place, counts in places.items()}
-            copies = int(TILES.table[kind, COLUMN_COPIES])
+            copies = tile_copies(TILES.table, kind)
             if sum(found.values()) != copies:
                 where = ", ".join(f"{place} {count}" for place, count in found.items())
                 raise StateFormatError(
@@ -947,14 +947,14 @@ class _StateLoader:
                       POPULATION_BOUND, "no game gives more, R1.3")
         bonuses = _list(fields["public_goals"], f"{path}.public_goals", len(self.public_goals))
         for index, (bonus, goal) in enumerate(zip(bonuses, self.public_goals)):
-            allowed = int(GOALS.table[goal, GOAL_COLUMN_PUBLIC_BONUS])
+            allowed = public_goal_bonus(GOALS.table, goal)
             where = f"{path}.public_goals[{index}]"
             if _int(bonus, where) not in (0, allowed):
                 _fail(where, f"{bonus}: the bonus of {GOALS.names[goal]} is {allowed} or 0 (R8.2)")
             s.set_public_goal_bonus(state, player, index, bonus)
         private = _int(fields["private_goal"], f"{path}.private_goal")
         goal = int(s.private_goal(state, player))
-        allowed = int(GOALS.table[goal, GOAL_COLUMN_PRIVATE_BONUS]) if goal >= 0 else 0
+        allowed = private_goal_bonus(GOALS.table, goal) if goal >= 0 else 0
         if private not in (0, allowed):
             _fail(f"{path}.private_goal", f"{private}: the private goal bonus is {allowed} or 0 "
                                           f"(R8.2)")

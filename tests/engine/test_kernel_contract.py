@@ -59,11 +59,13 @@ RESOLVING_KERNELS = ("resolve_placement", "resolve_investment")
 
 
 def _kernel_modules():
-    """The modules of KERNEL_SOURCE_DIRS whose source mentions numba's njit."""
+    """The modules of KERNEL_SOURCE_DIRS whose source mentions numba's njit or the
+    accessors' decorator."""
     modules = []
     for directory in kernel_cache.kernel_source_dirs():
         for path in sorted(directory.glob("*.py")):
-            if "njit" in path.read_text(encoding="utf-8"):
+            text = path.read_text(encoding="utf-8")
+            if "njit" in text or "inline_accessor" in text:
                 package = ".".join(directory.relative_to(kernel_cache.PACKAGE_DIR.parent).parts)
                 name = package if path.stem == "__init__" else f"{package}.{path.stem}"
                 modules.append(importlib.import_module(name))

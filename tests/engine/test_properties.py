@@ -34,7 +34,8 @@ from suburbia_env.engine.resolution import (FACE_UP, OWN_BOROUGH_ONLY,
                                             red_lines_at_or_below, resolve_placement)
 from suburbia_env.engine.rng import random_below, seed_words
 from suburbia_env.engine.setup import new_game
-from suburbia_env.engine.tile_data import COLUMN_STACK, GOALS, TILES
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_table import tile_stack
 from suburbia_env.engine.turn import (STATUS_GAME_OVER, STATUS_ILLEGAL, apply_action,
                                       apply_legal_action)
 
@@ -376,7 +377,7 @@ def test_invariants_catch_one_more_round_in_the_box_r4_3():
     pile = state[s.PILE + int(state[s.PILE_POSITION]):s.PILE + int(state[s.PILE_END])]
     position = int(np.flatnonzero(pile == one_more_round)[0])
     substitute = next(k for k in range(TILES.num_kinds - 2)
-                      if TILES.table[k, COLUMN_STACK] == c.STACK_C and state[s.BOX + k] > 0)
+                      if tile_stack(TILES.table, k) == c.STACK_C and state[s.BOX + k] > 0)
     pile[position] = substitute
     state[s.BOX + substitute] -= 1
     state[s.BOX + one_more_round] += 1

@@ -19,8 +19,8 @@ from suburbia_env.engine.constants import NUM_TYPES, STACK_NAMES
 from suburbia_env.engine.hex_grid import NEIGHBOURS, cell_index
 from suburbia_env.engine.checks.invariants import MONEY_BOUND, POPULATION_BOUND
 from suburbia_env.positions import put_tile_without_effects
-from suburbia_env.engine.tile_data import (COLUMN_COPIES, COLUMN_STACK,
-                                           GOAL_COLUMN_PRIVATE_BONUS, GOALS, TILES)
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_table import private_goal_bonus, tile_copies, tile_stack
 
 CONFIGS = [
     dict(players=2, mode="standard", edition="2nd"),
@@ -288,7 +288,7 @@ def _box_tile_of_stack(data: dict, stack: str) -> str:
     for name, count in data["box"].items():
         kind = TILES.kind(name)
         if (count and kind != TILES.one_more_round
-                and STACK_NAMES[TILES.table[kind, COLUMN_STACK]] == stack):
+                and STACK_NAMES[tile_stack(TILES.table, kind)] == stack):
             return name
     raise AssertionError(f"no {stack} tile in the box")
 
@@ -626,7 +626,7 @@ def test_every_tile_in_exactly_one_place(documents):
     discarded + box, for each tile."""
     data = copy.deepcopy(documents["crafted"])
     data["box"]["Fast Food Restaurant"] = data["box"].get("Fast Food Restaurant", 0) + 1
-    copies = int(TILES.table[TILES.kind("Fast Food Restaurant"), COLUMN_COPIES])
+    copies = tile_copies(TILES.table, TILES.kind("Fast Food Restaurant"))
     _assert_error(data, "tiles.Fast Food Restaurant", f"{copies + 1} found", "boroughs 1",
                   f"tiles.csv has {copies}")
     data = copy.deepcopy(documents["crafted"])
@@ -933,10 +933,10 @@ def test_tiles_drawn_are_the_tiles_on_the_table_market_and_discarded(documents):
     index = next(i for i, name in enumerate(data["drawn"])
                  if name not in data["market"] and i >= 7)  # a tile placed or discarded
     name = data["drawn"][index]
-    stack = STACK_NAMES[TILES.table[TILES.kind(name), COLUMN_STACK]]
+    stack = STACK_NAMES[tile_stack(TILES.table, TILES.kind(name))]
     other = next(n for n, count in data["box"].items() if count and n != name
                  and n != "One More Round"
-                 and STACK_NAMES[TILES.table[TILES.kind(n), COLUMN_STACK]] == stack)
+                 and STACK_NAMES[tile_stack(TILES.table, TILES.kind(n))] == stack)
     data["drawn"][index] = other  # the drawn list is a record, not a place of tiles
     message = _load_error(data)
     assert message.startswith("drawn: "), message
@@ -1044,7 +1044,7 @@ def test_scores_are_what_final_scoring_computes(documents):
                   if player["private_goal"] and not player["score"]["private_goal"])
     score = data["players"][player]["score"]
     goal = GOALS.goal(data["players"][player]["private_goal"])
-    bonus = int(GOALS.table[goal, GOAL_COLUMN_PRIVATE_BONUS])
+    bonus = private_goal_bonus(GOALS.table, goal)
     score["private_goal"] = bonus  # a private goal the board does not achieve
     score["population_before_goals"] -= bonus
     _assert_error(data, f"players[{player}].score", "differ from what final scoring computes")

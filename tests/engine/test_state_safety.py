@@ -33,7 +33,8 @@ from suburbia_env.engine.checks.invariants import (MONEY_BOUND, check_consistenc
                                                    check_invariants, check_reachable,
                                                    check_reachable_or_raise, validate_state)
 from suburbia_env.positions import set_player_values
-from suburbia_env.engine.tile_data import GOAL_COLUMN_EXCLUDED_WITH_DALE, GOALS, TILES
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_table import goal_excluded_with_dale
 
 DRIVER = REPO / "tests" / "state_corruptions.py"
 BOUNDSCHECK_CACHE = Path(tempfile.gettempdir()) / f"suburbia-boundscheck-numba-cache-{os.getuid()}"
@@ -186,7 +187,7 @@ def test_dale_public_goals_about_lakes_or_markers_are_not_reachable():
     dealt = set(game.state[s.PUBLIC_GOALS:s.PUBLIC_GOALS + 4]) | set(
         game.state[s.player_base(0) + s.GOAL_OPTIONS:s.player_base(0) + s.GOAL_OPTIONS + 2])
     excluded = next(goal for goal in range(GOALS.table.shape[0])
-                    if GOALS.table[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE] and goal not in dealt)
+                    if goal_excluded_with_dale(GOALS.table, goal) and goal not in dealt)
     state = game.state.copy()
     state[s.PUBLIC_GOALS] = excluded
     assert check_invariants(state, TILES.table) == 0

@@ -34,7 +34,8 @@ from suburbia_env.engine.observation import (OBSERVATION_SIZE, encode_observatio
                                              unpack_observation)
 from suburbia_env.display.drawing import HEX_RADIUS, TYPE_FILLS
 from suburbia_env.display.picture import picture_layout
-from suburbia_env.engine.tile_data import COLUMN_TYPE, GOALS, TILES
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_table import tile_type
 
 CHECKED_CONFIGS = [
     dict(),  # dale mode, dict observations
@@ -495,7 +496,7 @@ def test_rgb_render_changes_where_the_learner_placed_a_tile():
     placed, far = hexagon(cell_index(1, 0)), hexagon(cell_index(-6, 8))
     assert placed.sum() > 1000 and far.sum() > 1000
     assert (before[placed] != after[placed]).any(axis=1).mean() > 0.5
-    fill = TYPE_FILLS[TILES.table[kind, COLUMN_TYPE]]
+    fill = TYPE_FILLS[tile_type(TILES.table, kind)]
     colour = tuple(int(fill[i:i + 2], 16) for i in (1, 3, 5))
     assert (after[placed] == colour).all(axis=1).mean() > 0.5  # the type colour, under the name
     np.testing.assert_array_equal(before[far], after[far])

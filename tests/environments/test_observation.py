@@ -167,13 +167,13 @@ def test_borough_planes_lake_invested_placeable_r2_4_r6_7(three_player_position)
 
 def test_goal_rows_public_and_own_private_r3_6_r10(three_player_position):
     game = three_player_position
-    goals = unpack_observation(observe(game.state, 2))["goals"]
+    goal_rows = unpack_observation(observe(game.state, 2))["goals"]
     for index, name in enumerate(game.public_goals):
-        assert goals[index, GOALS.goal(name)] == 1.0 and goals[index].sum() == 1.0
-    assert len(game.public_goals) == 3 and not goals[3].any()  # as many as players
-    assert np.flatnonzero(goals[4]).tolist() == [GOALS.goal("Builder")]
-    assert np.flatnonzero(goals[5]).tolist() == [GOALS.goal("Builder")]
-    assert np.flatnonzero(goals[6]).tolist() == [GOALS.goal("Miser")]
+        assert goal_rows[index, GOALS.goal(name)] == 1.0 and goal_rows[index].sum() == 1.0
+    assert len(game.public_goals) == 3 and not goal_rows[3].any()  # as many as players
+    assert np.flatnonzero(goal_rows[4]).tolist() == [GOALS.goal("Builder")]
+    assert np.flatnonzero(goal_rows[5]).tolist() == [GOALS.goal("Builder")]
+    assert np.flatnonzero(goal_rows[6]).tolist() == [GOALS.goal("Miser")]
     # Seat 0 sees its own goals in rows 4-6, never seat 2's.
     goals_0 = unpack_observation(observe(game.state, 0))["goals"]
     base_0 = s.player_base(0)

@@ -17,6 +17,7 @@ from suburbia_env.engine.hex_grid import (CELL_BITS, NEIGHBOUR_BITS, NEIGHBOURS,
                                           NUM_CELLS, cell_coordinates, cell_index)
 from suburbia_env.positions import set_current_player, set_player_values
 from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_table import tile_copies, tile_stack
 
 from rules_builders import cells_of, kind_of, market_kinds, new_game, pile, player_values
 
@@ -174,7 +175,7 @@ def _check_tile_conservation(game):
         where[kind_of(name)] += game.supply()[basic]
     for kind in range(TILES.num_kinds):
         total = where[kind] + int(game.state[s.BOX + kind]) + int(game.state[s.DISCARDED + kind])
-        assert total == int(TILES.table[kind, 5]), TILES.names[kind]  # COLUMN_COPIES
+        assert total == tile_copies(TILES.table, kind), TILES.names[kind]
 
 
 @pytest.mark.parametrize("players,mode,edition,layout", STACK_LAYOUTS)
@@ -191,7 +192,7 @@ def test_R3_2_R3_3_stack_sizes_and_one_more_round_block(players, mode, edition, 
         assert len(order) == count_a + count_b + count_c + 1
         assert (int(game.state[s.PILE_A_END]), int(game.state[s.PILE_B_END])) == (
             count_a, count_a + count_b)
-        stacks = [int(TILES.table[k, 4]) for k in order]  # COLUMN_STACK
+        stacks = [tile_stack(TILES.table, k) for k in order]
         assert stacks[:count_a] == [c.STACK_A] * count_a
         assert stacks[count_a:count_a + count_b] == [c.STACK_B] * count_b
         assert stacks[count_a + count_b:] == [c.STACK_C] * (count_c + 1)

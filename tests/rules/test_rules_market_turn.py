@@ -16,6 +16,7 @@ from suburbia_env.engine.hex_grid import NUM_CELLS, cell_coordinates
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     set_market_tile, set_player_values)
 from suburbia_env.engine.tile_data import TILES
+from suburbia_env.engine.tile_table import tile_stack
 
 from rules_builders import (SLOT_PREMIUMS, discarded_count, events, exhaust_stacks,
                             use_up_markers,
@@ -27,7 +28,7 @@ START = {"money": 15, "income": 0, "reputation": 1, "population": 2, "markers_le
 
 
 def _stack_of(kind):
-    return c.STACK_NAMES[int(TILES.table[kind, 4])]  # COLUMN_STACK
+    return c.STACK_NAMES[tile_stack(TILES.table, kind)]
 
 
 # R4.1 / R4.2 / R5.4 Market ----------------------------------------------------------------

@@ -14,7 +14,8 @@ from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.hex_grid import (NUM_CELLS, cell_coordinates, cell_index,
                                           neighbour_coordinates)
 from suburbia_env.engine.scoring import largest_group
-from suburbia_env.engine.tile_data import COLUMN_FEATURES, TILES
+from suburbia_env.engine.tile_data import TILES
+from suburbia_env.engine.tile_table import tile_features
 from suburbia_env.positions import (put_tile_without_effects, set_market_tile,
                                     set_player_values)
 
@@ -320,9 +321,10 @@ def test_R2_2_largest_group_equals_a_flood_fill_on_random_boroughs():
         cell_kinds = np.where(occupied, rng.choice(kinds, NUM_CELLS), -1)
         state[base + s.CELL_KIND:base + s.CELL_KIND + NUM_CELLS] = cell_kinds
         state[base + s.CELL_FLAGS:base + s.CELL_FLAGS + NUM_CELLS] = np.where(lakes, s.FLAG_LAKE, 0)
-        target = int(TILES.table[rng.choice(kinds), COLUMN_FEATURES])
-        matching = occupied & ~lakes & (TILES.table[np.maximum(cell_kinds, 0),
-                                                    COLUMN_FEATURES] & target != 0)
+        target = tile_features(TILES.table, rng.choice(kinds))
+        features = np.array([tile_features(TILES.table, kind)
+                             for kind in np.maximum(cell_kinds, 0)])
+        matching = occupied & ~lakes & (features & target != 0)
         lake_group = largest_group(state, TILES.table, 1, True, target)
         tile_group = largest_group(state, TILES.table, 1, False, target)
         assert lake_group == _flood_fill_largest_group(set(np.flatnonzero(lakes).tolist()))

@@ -13,7 +13,8 @@ from suburbia_env.positions import (put_tile_without_effects, set_market_tile,
                                     set_player_values)
 from suburbia_env.engine.scoring import ladder_rank
 from suburbia_env import Game
-from suburbia_env.engine.tile_data import GOAL_COLUMN_PRIVATE_BONUS, GOALS, TILES
+from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_table import private_goal_bonus, tile_stack
 
 from rules_builders import (discarded_count, events, has_event, kind_of, market_kinds,
                             move_one_more_round, new_game, pile, pile_position,
@@ -159,7 +160,7 @@ def test_R9_2_stacks_of_25_and_one_more_round_in_the_last_12_c_tiles():
         order = pile(game)
         assert len(order) == 76
         assert (int(game.state[s.PILE_A_END]), int(game.state[s.PILE_B_END])) == (25, 50)
-        stacks = [int(TILES.table[k, 4]) for k in order]  # COLUMN_STACK
+        stacks = [tile_stack(TILES.table, k) for k in order]
         assert stacks == [c.STACK_A] * 25 + [c.STACK_B] * 25 + [c.STACK_C] * 26
         offset = list(order[50:]).index(TILES.one_more_round)
         assert 13 <= offset <= 25
@@ -229,7 +230,7 @@ def test_R9_2_private_goal_scores_only_strictly_ahead_of_dale():
     """R8.2 with R9.2: the private goal counts against every seat, Dale included."""
     game = dale_game(seed=7)
     set_goals(game, [], {0: "Builder"})  # most Residential tiles
-    bonus = int(GOALS.table[GOALS.goal("Builder"), GOAL_COLUMN_PRIVATE_BONUS])
+    bonus = private_goal_bonus(GOALS.table, GOALS.goal("Builder"))
     put_tile_without_effects(game, 0, "Suburbs", 1, 0)
     scores = score_now(game)
     assert [score["private_goal_bonus"] for score in scores] == [bonus, 0]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from suburbia_env.engine import constants as c
-from suburbia_env.engine import tile_data as td
+from suburbia_env.engine import tile_table as tt
 from suburbia_env.engine.tile_data import (GOALS, TILES, DataFileError, parse_goals,
                                            parse_tiles)
 
@@ -156,18 +156,17 @@ def _mask(names) -> int:
 
 def _decoded_terms(table: np.ndarray, kind: int):
     """(immediate, conditional) terms of a table row, in the shape of EXPECTED_TILES."""
-    row = table[kind]
-    immediate = [(c.ATTRIBUTE_NAMES[row[td.COLUMN_IMMEDIATE_ATTRIBUTE + i]],
-                  int(row[td.COLUMN_IMMEDIATE_AMOUNT + i]))
-                 for i in range(row[td.COLUMN_IMMEDIATE_COUNT])]
+    immediate = [(c.ATTRIBUTE_NAMES[tt.immediate_attribute(table, kind, i)],
+                  tt.immediate_amount(table, kind, i))
+                 for i in range(tt.immediate_term_count(table, kind))]
     conditional = []
-    for i in range(row[td.COLUMN_CONDITIONAL_COUNT]):
-        target = int(row[td.COLUMN_CONDITIONAL_TARGET + i])
+    for i in range(tt.conditional_term_count(table, kind)):
+        target = tt.conditional_target(table, kind, i)
         names = {name for name in list(c.TYPE_NAMES) + ["#" + icon for icon in c.ICON_NAMES]
                  if target & _feature_bit(name)}
-        conditional.append((c.SCOPE_NAMES[row[td.COLUMN_CONDITIONAL_SCOPE + i]], names,
-                            c.ATTRIBUTE_NAMES[row[td.COLUMN_CONDITIONAL_ATTRIBUTE + i]],
-                            int(row[td.COLUMN_CONDITIONAL_AMOUNT + i])))
+        conditional.append((c.SCOPE_NAMES[tt.conditional_scope(table, kind, i)], names,
+                            c.ATTRIBUTE_NAMES[tt.conditional_attribute(table, kind, i)],
+                            tt.conditional_amount(table, kind, i)))
     return immediate, conditional
 
 
@@ -185,17 +184,17 @@ def test_R6_loader_reads_every_tile_row_in_file_order():
 
 def test_R3_2_physical_tile_counts_per_stack():
     """124 physical tiles: 24 basic (3 x 8), A 32, B 36, C 32; One More Round once in C."""
-    table = TILES.table[:50]
-    totals = {name: int(table[table[:, td.COLUMN_STACK] == index, td.COLUMN_COPIES].sum())
+    printed = range(50)
+    stacks = [tt.tile_stack(TILES.table, kind) for kind in printed]
+    copies = [tt.tile_copies(TILES.table, kind) for kind in printed]
+    totals = {name: sum(n for n, stack in zip(copies, stacks) if stack == index)
               for index, name in enumerate(c.STACK_NAMES)}
     assert totals == {"basic": 24, "A": 32, "B": 36, "C": 32}
-    assert int(table[:, td.COLUMN_COPIES].sum()) == 124
-    kinds = {name: int((table[:, td.COLUMN_STACK] == index).sum())
-             for index, name in enumerate(c.STACK_NAMES)}
+    assert sum(copies) == 124
+    kinds = {name: stacks.count(index) for index, name in enumerate(c.STACK_NAMES)}
     assert kinds == {"basic": 3, "A": 15, "B": 17, "C": 15}
-    one_more_round = TILES.table[TILES.one_more_round]
-    assert one_more_round[td.COLUMN_COPIES] == 1
-    assert one_more_round[td.COLUMN_STACK] == c.STACK_C
+    assert tt.tile_copies(TILES.table, TILES.one_more_round) == 1
+    assert tt.tile_stack(TILES.table, TILES.one_more_round) == c.STACK_C
 
 
 def test_R3_5_basic_kinds_in_notation_order():
@@ -208,37 +207,37 @@ def test_R6_1_R6_2_every_tile_row_is_encoded_as_printed(name):
     """Type, icon, cost, stack, copies and every immediate and conditional term (R6)."""
     tile_type, icon, cost, stack, copies, immediate, conditional = EXPECTED_TILES[name]
     kind = TILES.kind(name)
-    row = TILES.table[kind]
-    assert c.TYPE_NAMES[row[td.COLUMN_TYPE]] == tile_type
+    table = TILES.table
+    assert c.TYPE_NAMES[tt.tile_type(table, kind)] == tile_type
     if icon is None:
-        assert row[td.COLUMN_ICON] == c.NO_ICON
+        assert tt.tile_icon(table, kind) == c.NO_ICON
     else:
-        assert c.ICON_NAMES[row[td.COLUMN_ICON]] == icon
-    assert row[td.COLUMN_FEATURES] == _mask([tile_type] + ([f"#{icon}"] if icon else []))
-    assert row[td.COLUMN_COST] == cost
-    assert c.STACK_NAMES[row[td.COLUMN_STACK]] == stack
-    assert row[td.COLUMN_COPIES] == copies
+        assert c.ICON_NAMES[tt.tile_icon(table, kind)] == icon
+    assert tt.tile_features(table, kind) == _mask([tile_type] + ([f"#{icon}"] if icon else []))
+    assert tt.tile_cost(table, kind) == cost
+    assert c.STACK_NAMES[tt.tile_stack(table, kind)] == stack
+    assert tt.tile_copies(table, kind) == copies
     assert _decoded_terms(TILES.table, kind) == (immediate, conditional)
     reacts_to = 0
     for _, targets, _, _ in conditional:
         reacts_to |= _mask(targets)
-    assert row[td.COLUMN_REACTS_TO] == reacts_to
-    assert row[td.COLUMN_NEGATIVE_POPULATION] == 0  # no printed tile lowers population
+    assert tt.reacts_to(table, kind) == reacts_to
+    assert not tt.can_lower_population(table, kind)  # no printed tile lowers population
 
 
 def test_R6_7_lake_kind_is_adjacent_any_type_pays_2():
     """The synthetic lake: no type, no icon, conditional adjacent(any type):$+2 (R6.7)."""
-    row = TILES.table[TILES.lake]
-    assert row[td.COLUMN_TYPE] == c.NO_TYPE and row[td.COLUMN_ICON] == c.NO_ICON
-    assert row[td.COLUMN_FEATURES] == 0  # lakes never count for types or icons
+    table, lake = TILES.table, TILES.lake
+    assert tt.tile_type(table, lake) == c.NO_TYPE and tt.tile_icon(table, lake) == c.NO_ICON
+    assert tt.tile_features(table, lake) == 0  # lakes never count for types or icons
     assert _decoded_terms(TILES.table, TILES.lake) == (
         [], [("adjacent", {"residential", "commercial", "civic", "industrial"}, "$", 2)])
-    assert row[td.COLUMN_COPIES] == 0 and row[td.COLUMN_COST] == 0
+    assert tt.tile_copies(table, lake) == 0 and tt.tile_cost(table, lake) == 0
 
 
 def test_R4_3_one_more_round_kind_has_no_effects():
     assert _decoded_terms(TILES.table, TILES.one_more_round) == ([], [])
-    assert TILES.table[TILES.one_more_round, td.COLUMN_FEATURES] == 0
+    assert tt.tile_features(TILES.table, TILES.one_more_round) == 0
 
 
 def test_loader_keeps_special_rules_and_confidence_text():
@@ -257,7 +256,7 @@ def test_kind_lookup_is_case_insensitive_and_names_unknown_tiles():
 
 def test_table_is_read_only():
     with pytest.raises(ValueError):
-        TILES.table[0, 0] = 1
+        TILES.table[0] = 1
 
 
 # Malformed tile rows ----------------------------------------------------------------
@@ -356,20 +355,21 @@ def test_R8_2_loader_reads_every_goal_row():
     assert len(names) == 20
     assert list(GOALS.names) == names
     assert set(EXPECTED_GOALS) == set(names)
-    assert GOALS.table.shape == (20, td.NUM_GOAL_COLUMNS)
+    assert GOALS.table.shape == (20, tt.NUM_GOAL_COLUMNS)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_GOALS))
 def test_R8_2_every_goal_criterion_is_parsed(name):
     criterion, feature, direction, public, private, excluded = EXPECTED_GOALS[name]
-    row = GOALS.table[GOALS.goal(name)]
-    assert row[td.GOAL_COLUMN_CRITERION] == criterion
-    assert row[td.GOAL_COLUMN_FEATURES] == (_feature_bit(feature) if feature else 0)
-    assert row[td.GOAL_COLUMN_DIRECTION] == (c.GOAL_MOST if direction == "most" else c.GOAL_FEWEST)
-    assert row[td.GOAL_COLUMN_PUBLIC_BONUS] == public
-    assert row[td.GOAL_COLUMN_PRIVATE_BONUS] == private
+    goals, goal = GOALS.table, GOALS.goal(name)
+    assert tt.goal_criterion(goals, goal) == criterion
+    assert tt.goal_features(goals, goal) == (_feature_bit(feature) if feature else 0)
+    assert tt.goal_direction(goals, goal) == (c.GOAL_MOST if direction == "most"
+                                              else c.GOAL_FEWEST)
+    assert tt.public_goal_bonus(goals, goal) == public
+    assert tt.private_goal_bonus(goals, goal) == private
     # R9.2: goals about lakes or investment markers are redrawn in a game against Dale.
-    assert row[td.GOAL_COLUMN_EXCLUDED_WITH_DALE] == int(excluded)
+    assert tt.goal_excluded_with_dale(goals, goal) == excluded
 
 
 def test_goal_criteria_text_and_lookup():
@@ -387,13 +387,19 @@ def _goal_row(**changes) -> list[dict[str, str]]:
     return [row]
 
 
+def _goal_values(goals: np.ndarray, goal: int) -> tuple:
+    return (tt.goal_criterion(goals, goal), tt.goal_features(goals, goal),
+            tt.goal_direction(goals, goal), tt.public_goal_bonus(goals, goal),
+            tt.private_goal_bonus(goals, goal), tt.goal_excluded_with_dale(goals, goal))
+
+
 def test_parse_goals_accepts_hand_made_rows():
     data = parse_goals(_goal_row(counts="School-icon tiles in own borough", criterion="fewest"))
-    assert list(data.table[0]) == [c.CRITERION_FEATURE_COUNT, _feature_bit("#school"),
-                                   c.GOAL_FEWEST, 10, 12, 0]
+    assert _goal_values(data.table, 0) == (c.CRITERION_FEATURE_COUNT, _feature_bit("#school"),
+                                           c.GOAL_FEWEST, 10, 12, False)
     data = parse_goals(_goal_row(counts="size of largest group of connected Industrial tiles"))
-    assert list(data.table[0]) == [c.CRITERION_LARGEST_FEATURE_GROUP, _feature_bit("industrial"),
-                                   c.GOAL_MOST, 10, 12, 0]
+    assert _goal_values(data.table, 0) == (c.CRITERION_LARGEST_FEATURE_GROUP,
+                                           _feature_bit("industrial"), c.GOAL_MOST, 10, 12, False)
 
 
 @pytest.mark.parametrize("changes, message", [

@@ -119,12 +119,11 @@ from ...errors import StateFormatError
 from ..hex_grid import NEIGHBOURS, NUM_CELLS, STARTING_CELLS
 from ..scoring import score_game
 from ..setup import stack_sizes
-from ..tile_data import (COLUMN_CONDITIONAL_AMOUNT, COLUMN_CONDITIONAL_ATTRIBUTE,
-                         COLUMN_CONDITIONAL_COUNT, COLUMN_CONDITIONAL_SCOPE, COLUMN_COPIES,
-                         COLUMN_FEATURES, COLUMN_IMMEDIATE_AMOUNT,
-                         COLUMN_IMMEDIATE_ATTRIBUTE, COLUMN_IMMEDIATE_COUNT, COLUMN_STACK,
-                         GOAL_COLUMN_EXCLUDED_WITH_DALE, GOAL_COLUMN_PRIVATE_BONUS,
-                         GOAL_COLUMN_PUBLIC_BONUS, GOALS, TILES)
+from ..tile_data import GOALS, TILES
+from ..tile_table import (conditional_amount, conditional_attribute, conditional_scope,
+                          conditional_term_count, goal_excluded_with_dale, immediate_amount,
+                          immediate_attribute, immediate_term_count, private_goal_bonus,
+                          public_goal_bonus, tile_copies, tile_features, tile_stack)
 
 _BASIC_KINDS = np.array(TILES.basic_kinds, dtype=np.int64)  # supply order: suburbs, park, factory
 _STARTING_CELLS = np.array(STARTING_CELLS, dtype=np.int64)
@@ -232,14 +231,14 @@ def _gains_from_tiles(attribute: int) -> int:
     total = 0
     for kind in range(TILES.lake):
         per_copy = 0
-        for term in range(table[kind, COLUMN_IMMEDIATE_COUNT]):
-            amount = int(table[kind, COLUMN_IMMEDIATE_AMOUNT + term])
-            if table[kind, COLUMN_IMMEDIATE_ATTRIBUTE + term] == attribute and amount > 0:
+        for term in range(immediate_term_count(table, kind)):
+            amount = immediate_amount(table, kind, term)
+            if immediate_attribute(table, kind, term) == attribute and amount > 0:
                 per_copy += 2 * amount
-        for term in range(table[kind, COLUMN_CONDITIONAL_COUNT]):
-            amount = int(table[kind, COLUMN_CONDITIONAL_AMOUNT + term])
-            scope = table[kind, COLUMN_CONDITIONAL_SCOPE + term]
-            if table[kind, COLUMN_CONDITIONAL_ATTRIBUTE + term] != attribute or amount <= 0:
+        for term in range(conditional_term_count(table, kind)):
+            amount = conditional_amount(table, kind, term)
+            scope = conditional_scope(table, kind, term)
+            if conditional_attribute(table, kind, term) != attribute or amount <= 0:
                 continue
             if scope == c.SCOPE_LAKE_ADJACENT_OWN:
                 continue  # counted with the lakes
@@ -247,20 +246,20 @@ def _gains_from_tiles(attribute: int) -> int:
                 raise RuntimeError(f"{TILES.names[kind]}: a red-line term of money or "
                                    f"population is outside the derivation of the bounds")
             per_copy += 4 * amount * MOST_TILES
-        total += int(table[kind, COLUMN_COPIES]) * per_copy
+        total += tile_copies(table, kind) * per_copy
     return total
 
 
 def _lake_money() -> int:
     table = TILES.table
-    lake_amount = max(int(table[TILES.lake, COLUMN_CONDITIONAL_AMOUNT + term])
-                      for term in range(table[TILES.lake, COLUMN_CONDITIONAL_COUNT]))
+    lake_amount = max(conditional_amount(table, TILES.lake, term)
+                      for term in range(conditional_term_count(table, TILES.lake)))
     bonus = 0
     for kind in range(TILES.lake):
-        for term in range(table[kind, COLUMN_CONDITIONAL_COUNT]):
-            if table[kind, COLUMN_CONDITIONAL_SCOPE + term] == c.SCOPE_LAKE_ADJACENT_OWN:
-                bonus += (int(table[kind, COLUMN_COPIES]) * 2
-                          * max(0, int(table[kind, COLUMN_CONDITIONAL_AMOUNT + term])))
+        for term in range(conditional_term_count(table, kind)):
+            if conditional_scope(table, kind, term) == c.SCOPE_LAKE_ADJACENT_OWN:
+                bonus += (tile_copies(table, kind) * 2
+                          * max(0, conditional_amount(table, kind, term)))
     return MOST_TILES * (6 * 2 * lake_amount + 6 * lake_amount + 6 * bonus)
 
 
@@ -269,8 +268,10 @@ MONEY_BOUND = (c.START_MONEY + c.LEVEL_MAX * MOST_TURNS + _gains_from_tiles(c.AT
 """No game gives a player more money than this (module docstring)."""
 POPULATION_BOUND = (c.START_POPULATION + c.LEVEL_MAX * MOST_TURNS
                     + _gains_from_tiles(c.ATTR_POPULATION)
-                    + c.MAX_PLAYERS * int(GOALS.table[:, GOAL_COLUMN_PUBLIC_BONUS].max())
-                    + int(GOALS.table[:, GOAL_COLUMN_PRIVATE_BONUS].max()) + MONEY_BOUND // 5)
+                    + c.MAX_PLAYERS * max(public_goal_bonus(GOALS.table, goal)
+                                          for goal in range(NUM_GOALS))
+                    + max(private_goal_bonus(GOALS.table, goal) for goal in range(NUM_GOALS))
+                    + MONEY_BOUND // 5)
 """No game gives a player a larger population than this (module docstring)."""
 MOST_PLACEMENTS = c.MAX_PLAYERS * (NUM_CELLS - len(STARTING_CELLS))
 """The largest placement counter a state can hold is MOST_PLACEMENTS + 1."""
@@ -485,7 +486,7 @@ def _error(reason, detail):
 @njit(cache=True)
 def _is_lettered(tiles, kind):
     """A kind of the A, B or C stacks (never a basic tile, the lake or One More Round)."""
-    return 0 <= kind < s.lake_kind(tiles) and tiles[kind, COLUMN_STACK] != c.STACK_BASIC
+    return 0 <= kind < s.lake_kind(tiles) and tile_stack(tiles, kind) != c.STACK_BASIC
 
 
 @njit(cache=True)
@@ -584,7 +585,7 @@ def _check_borough(state, tiles, player):
             lakes += 1
         else:
             for feature in range(c.NUM_FEATURES):
-                if tiles[kind, COLUMN_FEATURES] & (1 << feature):
+                if tile_features(tiles, kind) & (1 << feature):
                     features[feature] += 1
     if s.tile_count(state, player) != occupied:
         return _error(TILE_COUNT_WRONG, player)
@@ -660,7 +661,7 @@ def _check_goals_dealt(state):
                 return _error(PUBLIC_GOALS_WRONG, 0)
             continue
         if goal < 0 or dealt[goal] or (mode == c.MODE_DALE
-                                       and _GOAL_TABLE[goal, GOAL_COLUMN_EXCLUDED_WITH_DALE]):
+                                       and goal_excluded_with_dale(_GOAL_TABLE, goal)):
             return _error(PUBLIC_GOALS_WRONG, 0)
         dealt[goal] = True
     for player in range(state[s.NUM_PLAYERS]):
@@ -736,11 +737,11 @@ def _check_score_block(state, player, entry):
     for index in range(c.MAX_PLAYERS):
         bonus = s.public_goal_bonus(state, player, index)
         goal = s.public_goal(state, index)
-        if bonus != 0 and (goal < 0 or bonus != _GOAL_TABLE[goal, GOAL_COLUMN_PUBLIC_BONUS]):
+        if bonus != 0 and (goal < 0 or bonus != public_goal_bonus(_GOAL_TABLE, goal)):
             return _error(SCORE_WRONG, player)
     bonus = s.score_entry(state, player, s.SCORE_PRIVATE_GOAL)
     goal = s.private_goal(state, player)
-    if bonus != 0 and (goal < 0 or bonus != _GOAL_TABLE[goal, GOAL_COLUMN_PRIVATE_BONUS]):
+    if bonus != 0 and (goal < 0 or bonus != private_goal_bonus(_GOAL_TABLE, goal)):
         return _error(SCORE_WRONG, player)
     return OK
 
@@ -784,7 +785,7 @@ def _check_pile(state, tiles):
             drawn = position < state[s.PILE_POSITION]
             continue
         stack = c.STACK_A if position < a_end else (c.STACK_B if position < b_end else c.STACK_C)
-        if not _is_lettered(tiles, kind) or tiles[kind, COLUMN_STACK] != stack:
+        if not _is_lettered(tiles, kind) or tile_stack(tiles, kind) != stack:
             return _error(PILE_WRONG, 0)
     if found != 1 or s.discarded(state, one_more_round) != (1 if drawn else 0):
         return _error(ONE_MORE_ROUND_BROKEN, 0)
@@ -836,7 +837,7 @@ def _check_tiles(state, tiles, num_players):
         if s.discarded(state, kind) < 0 or s.boxed(state, kind) < 0:
             return _error(TILE_COUNT_BROKEN, kind)
         places[kind] += s.discarded(state, kind) + s.boxed(state, kind)
-        if places[kind] != tiles[kind, COLUMN_COPIES]:
+        if places[kind] != tile_copies(tiles, kind):
             return _error(TILE_COUNT_BROKEN, kind)
     for kind in range(num_kinds, s.MAX_KINDS):
         if s.discarded(state, kind) != 0 or s.boxed(state, kind) != 0:

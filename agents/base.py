@@ -59,8 +59,8 @@ class Agent(ABC):
 def observers(agents: dict, game: Game) -> list[tuple[int, object]]:
     """(seat, observe) of the agents (by seat) to be shown the move about to be played in
     `game`: every seat but the mover's whose agent overrides `observe`, and none for the
-    goal choice, which is hidden (R3.6). The tournament runner and the recording of
-    demonstrations (training/imitation.py) show moves this way."""
+    goal choice, which is hidden (R3.6). The game loop (agents/table.py) shows moves this
+    way, to the agents of tournaments, demonstrations, the web and the terminal."""
     if game.pending_decision == "keep_goal":
         return []
     mover = game.current_player

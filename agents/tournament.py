@@ -8,12 +8,13 @@ Modes (R9, R3.1):
   ``(i + k) mod len(agents)``, so the seats rotate across games (with fewer agents
   than seats an agent fills several seats, each counted as one appearance).
 
-Every game is played by fresh-reset agents: an agent that draws at random is reseeded
-from (game seed, seat) before each game, so results do not depend on the number of
-workers or on the order in which they finish (an agent that keeps other state from game
-to game breaks this). Games run in parallel processes (``spawn``), each worker building
-its agents once from the spec strings, or with backend "ray" as Ray tasks over a Ray
-cluster (agents/ray_games.py), with the same results.
+Every game is played by the one game loop (agents/table.py) with fresh-reset agents: an
+agent that draws at random is reseeded from (game seed, seat) before each game, so
+results do not depend on the number of workers or on the order in which they finish (an
+agent that keeps other state from game to game breaks this). Games run in parallel
+processes (``spawn``), each worker building its agents once from the spec strings, or
+with backend "ray" as Ray tasks over a Ray cluster (agents/ray_games.py), with the same
+results.
 
 Agents are spec strings (agents/registry.py, your own bot as ``FILE.py:NAME`` or
 ``MODULE:NAME``) or, from Python, objects: an Agent, an agent factory or a function
@@ -22,26 +23,21 @@ be pickled, or that lives in an interactive session's ``__main__`` (which worker
 import), makes the runner play every game in this process, with a warning. Every seat
 plays a deep copy of an object (one that cannot be copied plays a single seat itself).
 
-Forfeits. An agent that raises, answers something that is not a legal action (R10.1),
-changes the game it was shown, or takes longer than ``move_time_limit`` seconds for a
-move, forfeits: its seat loses that game, ranked last (win 0, no population or margin,
-the reason in ``forfeit``, the game's decision number in ``forfeit_decision``), and from
-that decision on the seat is played by the stand-in, which takes the first legal action
-(the lowest action number of the engine's legal-action mask) and watches nothing. So the
-game goes on for the others: their populations and margins are of the whole game, and
-the win (R8.3) is decided among the seats that did not forfeit (`winners_among`). Every
-row of a game with a stand-in lists the stand-in's seats in ``stand_in_seats``; the
-summaries count the games with a stand-in per agent. The tournament goes on. The time
-limit (default: none) is wall time per decision, a seat's first decision of each game
-excepted (it may include one-time costs: numba compiling, a model loading). On Unix, in
-a process's main thread, a move still running at the limit is interrupted (code in
-Python is stopped at once, compiled code when it returns to Python); elsewhere the move
-is measured when it returns. A move that never returns cannot be stopped and holds up
-its worker.
-
 Before a move is played, every other seat's agent that overrides ``observe``
-(agents/base.py) is shown it, the goal choice excepted (R3.6: hidden); one that raises
-there, changes the game or runs over the time limit forfeits in the same way.
+(agents/base.py) is shown it, the goal choice excepted (R3.6: hidden).
+
+Forfeits (agents/table.py). An agent that raises, answers something that is not a legal
+action (R10.1), changes the game it was shown, or takes longer than ``move_time_limit``
+seconds for a decision or for watching a move (a seat's first decision of each game
+excepted), forfeits: its seat loses that game, ranked last (win 0, no population or
+margin, the reason in ``forfeit``, the game's decision number in ``forfeit_decision``),
+and from that decision on the stand-in, which takes the first legal action and watches
+nothing, plays the seat. So the game goes on for the others: their populations and
+margins are of the whole game, and the win (R8.3) is decided among the seats that did
+not forfeit (`winners_among`). Every row of a game with a stand-in lists the stand-in's
+seats in ``stand_in_seats``; the summaries count the games with a stand-in per agent.
+The tournament goes on. A move that never returns cannot be stopped and holds up its
+worker.
 
 Per agent the summary gives games, win rate with its 95% Wilson interval (a shared win
 counts 1/winners, R8.3), mean and median final population, mean margin (own final
@@ -57,7 +53,8 @@ import warnings
 
 from suburbia_env.errors import shown
 
-from .table import agent_seed, play_out, stand_in_action
+from .ray_games import play_on_ray
+from .table import agent_seed, stand_in_action
 from .tournament_files import plot_populations, write_csv, write_outputs
 from .tournament_games import (CSV_FIELDS, DALE_LABEL, _agent, _init_worker, _worker_payload,
                                play_game)
@@ -71,7 +68,7 @@ from .tournament_tasks import (BACKENDS, DEFAULT_WORKERS, MAX_RAY_GAMES_AT_ONCE,
 __all__ = ["CSV_FIELDS", "DALE_LABEL", "NO_RANK", "GameTask", "TournamentError",
            "TournamentResult", "agent_labels", "agent_seed", "format_forfeits",
            "format_summary", "forfeits", "make_tasks", "openskill_ratings", "play_game",
-           "play_out", "play_tasks", "plot_populations", "run_tournament", "seat_assignment",
+           "play_tasks", "plot_populations", "run_tournament", "seat_assignment",
            "stand_in_action", "stand_in_games", "stand_in_tables", "summarise", "write_csv",
            "write_outputs"]
 
@@ -121,7 +118,6 @@ def play_tasks(tasks: list[GameTask], specs: list, mode: str,
                disable=not progress)
     try:
         if backend == "ray":
-            from .ray_games import play_on_ray
             outcomes = play_on_ray(tasks, payload, workers, address, bar.update)
         elif workers <= 1 or len(tasks) == 1:
             for task in tasks:

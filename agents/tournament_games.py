@@ -13,7 +13,7 @@ from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.scoring import ladder_rank, winners_among
 
 from .registry import make_agent
-from .table import _error_text, agent_seed, play_out
+from .table import SeatingError, Table, error_text
 from .tournament_tasks import GameTask, TournamentError
 
 DALE_LABEL = "Dale (engine)"
@@ -43,7 +43,7 @@ def _worker_sources() -> dict:
             _WORKER_SOURCES = pickle.loads(_WORKER_PAYLOAD) if _WORKER_PAYLOAD else {}
         except Exception as error:
             raise TournamentError(
-                f"a worker process cannot load the agent objects ({_error_text(error)}): "
+                f"a worker process cannot load the agent objects ({error_text(error)}): "
                 f"define them in a module or file the workers can import (or name them as "
                 f"'FILE.py:NAME'), or play with workers=1") from None
     return _WORKER_SOURCES
@@ -58,7 +58,7 @@ def _copied(source, spec: str, alone: bool):
         if alone:
             return source
         raise TournamentError(f"agent {spec} fills several seats but cannot be copied "
-                              f"({_error_text(error)}): give its class or a factory "
+                              f"({error_text(error)}): give its class or a factory "
                               f"instead") from None
 
 
@@ -82,16 +82,12 @@ def _win_value(seat: int, winners: list[int]) -> float:
 
 
 def _play(task: GameTask, game: Game, agents: dict) -> dict[int, tuple[int, str]]:
-    """Reset the agents for the game, then play it out (`play_out`)."""
-    forfeited = {}
-    for seat, agent in agents.items():
-        try:
-            agent.reset(agent_seed(task.seed, seat))
-        except Exception as error:
-            forfeited[seat] = (1, f"reset before the game raised {_error_text(error)}")
+    """Seat the agents at a table, reseed them for the game and play it out."""
+    table = Table(agents, task.move_time_limit)
+    table.reseed(task.seed)
     try:
-        return play_out(game, agents, task.move_time_limit, forfeited=forfeited)
-    except TournamentError as error:
+        return table.play_out(game)
+    except SeatingError as error:
         raise TournamentError(f"game {task.index} (seed {task.seed}): {error}") from None
 
 
@@ -150,7 +146,7 @@ def _worker_payload(sources: dict) -> tuple[bytes | None, str | None]:
         payload = pickle.dumps(sources)
     except Exception as error:
         return None, (f"the agent objects cannot be sent to worker processes "
-                      f"({_error_text(error)}): define them at the top level of a module or "
+                      f"({error_text(error)}): define them at the top level of a module or "
                       f"file, or name them as 'FILE.py:NAME'")
     main = sys.modules.get("__main__")
     if b"__main__" in payload and not getattr(main, "__file__", None):

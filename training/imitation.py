@@ -5,19 +5,19 @@ reinforcement learning, and expert iteration, which distils a search agent built
 policy (e.g. `ppo-rollout:models/baseline.safetensors`) back into it. Demonstrations are
 games played by the demonstrator (any agent spec of agents.registry), against Dale
 (R9.2) or, given `opponents`, in standard games of 2 to 4 players with the
-demonstrator's seat rotating from game to game (R3.1). The demonstrator is reseeded with
-the game's seed, every opponent with its seat's seed as in a tournament (`agent_seed`),
-and every agent that observes is shown the other seats' moves as in a tournament
-(agents.base `observers`: a search with the inferred opponent model learns who it
-faces), by the tournament's loop (`play_out`): an opponent that raises or answers an
-illegal action forfeits and the stand-in plays its seat on, so the game still counts; a
-game in which the demonstrator forfeits gives no demonstrations. Each is recorded as the engine
-state before each of the demonstrator's decisions, the action it chose and the game's
-final margin: its population minus the best other seat's (R8.3; Dale's in his game).
-States (not observations) are stored: an observation is 8714 floats, a state 2220 ints,
-and encoding one takes microseconds. Pretraining fits the policy's masked action
-distribution to the chosen actions (cross-entropy) and its value head to the final
-margin / 100, the scale of the "margin" reward.
+demonstrator's seat rotating from game to game (R3.1). The games are played by the
+tournaments' loop (agents/table.py): the demonstrator is reseeded with the game's seed,
+every opponent with its seat's seed (`agent_seed`), every agent that observes is shown
+the other seats' moves (a search with the inferred opponent model learns who it faces),
+and an opponent that raises or answers an illegal action forfeits and the stand-in plays
+its seat on, so the game still counts; a game in which the demonstrator forfeits gives
+no demonstrations. Each is recorded as the engine state before each of the
+demonstrator's decisions, the action it chose and the game's final margin: its
+population minus the best other seat's (R8.3; Dale's in his game). States (not
+observations) are stored: an observation is 8714 floats, a state 2220 ints, and encoding
+one takes microseconds. Pretraining fits the policy's masked action distribution to the
+chosen actions (cross-entropy) and its value head to the final margin / 100, the scale
+of the "margin" reward.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from agents.registry import agent_name, make_agent
-from agents.table import agent_seed, play_out
+from agents.table import Table
 from suburbia_env import Game
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.action_space import NUM_ACTIONS
@@ -53,9 +53,8 @@ def _play_demonstrations(arguments: tuple[int, int, str, str, tuple[str, ...]]
     states, actions, returns, forfeits = [], [], [], []
     for seed in range(first_seed, first_seed + games):
         seat = seed % players if opponents else 0
-        seated = others[:seat] + [agent] + others[seat:]
-        for index, player in enumerate(seated):
-            player.reset(seed if index == seat else agent_seed(seed, index))
+        table = Table(dict(enumerate(others[:seat] + [agent] + others[seat:])))
+        table.reseed(seed, {seat: seed})
         game = Game(players=players, mode=mode, edition=edition, seed=seed)
         game_states, game_actions = [], []
 
@@ -64,7 +63,7 @@ def _play_demonstrations(arguments: tuple[int, int, str, str, tuple[str, ...]]
                 game_states.append(game.state.copy())
                 game_actions.append(action)
 
-        forfeited = play_out(game, dict(enumerate(seated)), on_move=record)
+        forfeited = table.play_out(game, on_move=record)
         for index, (_, reason) in sorted(forfeited.items()):
             who = agent_name(demonstrator if index == seat
                              else opponents[index - (index > seat)])

@@ -27,14 +27,15 @@ would tell the stacks) only once the game is over. The screen of a decision (the
 acting player's borough, their numbers, the market with the tiles' effects, the moves)
 fits 80 columns by 24 lines.
 
-The bots are the agents of the registry, seeded once per game as in a tournament
-(`agents.tournament.agent_seed`): an undo takes their replies back, and a bot that
-draws at random may answer the same move differently the second time. As in a
-tournament and in the browser, a bot that watches (`Agent.observe`) is shown every move
-of the other seats before it is played, never a goal choice (R3.6, `agents.base.
-observers`); after an undo it is reset and shown the moves that remain. A bot that fails
-(raises, answers an illegal action) is replaced, as in a tournament, by the stand-in
-(`agents.tournament.stand_in_action`: the first legal action), and the person is told.
+The bots are the agents of the registry, played by the tournaments' loop (agents/
+table.py), one decision at a time between the person's: seeded once per game as in a
+tournament (`agent_seed`), so an undo takes their replies back and a bot that draws at
+random may answer the same move differently the second time. A bot that watches
+(`Agent.observe`) is shown every move of the other seats before it is played, the
+person's too, never a goal choice (R3.6); after an undo it is reset and shown the moves
+that remain. A bot that fails (raises, answers an illegal action, changes the game it
+was shown) forfeits as in a tournament: the stand-in (the first legal action) plays its
+seat from then on, and the person is told.
 Every move of the others since the person's last decision is on the next screen, folded
 to the latest when they do not all fit ('log' lists them all).
 """
@@ -748,7 +749,8 @@ class TerminalGame:
         self.saved_state: np.ndarray | None = None
         self.recent: list[str] = []  # the others' moves since the person's last one
         self._shown_for = None
-        self.stood_in: set[int] = set()  # seats whose bot failed: the stand-in plays them
+        from agents.table import Table
+        self.table = Table(opponents, on_forfeit=self._stand_in)  # the bots' loop
         self.watched: list[tuple[Game, int]] = []  # (position, move) shown to watching bots
         self._show_history_to_watchers()
         if seed_source == "file" and not game.is_over:  # after the history is replayed
@@ -875,57 +877,35 @@ class TerminalGame:
         return "over"
 
     def _bot_move(self, seat: int) -> None:
+        """The bot of `seat` decides (or the stand-in), the watching bots are shown the
+        move, and it is played: one step of the table (agents/table.py)."""
         game = self.game
-        agent = self.opponents.get(seat)
-        if agent is None:
-            raise SuburbiaError(f"seat {seat} decides but nobody plays it")
-        number = None
-        if seat not in self.stood_in:
-            try:
-                number = game.action_number(agent.act(game.copy()))
-                if not game.is_legal(number):
-                    raise IllegalActionError(f"answered action {shown(number)}, which is "
-                                             f"not legal now")
-            except Exception as error:  # a bot's failure never ends the person's game
-                self._stand_in(seat, error)
-        if seat in self.stood_in:
-            from agents.table import stand_in_action
-            number = stand_in_action(game)
-        text = game.action_to_text(number)
-        self._watch(game, number)
-        events = game.apply(number)
+        move = self.table.step(game, on_move=lambda _, number, __: self._keep(game, number))
         self.recent += headline_events(game, exclude=self.human)
         self.say(f"{seat_label(game, seat, self.human, self.labels)}: "
-                 f"{public_action_text(text)}")
-        for line in events:
+                 f"{public_action_text(game.history[-1])}")
+        for line in move.events:
             self.say(f"    {line}")
 
-    def _stand_in(self, seat: int, error: Exception) -> None:
-        """The bot of `seat` failed: the stand-in plays its seat from now on (as a
-        tournament's forfeit, agents/tournament.py), and the person is told why."""
-        self.stood_in.add(seat)
-        why = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+    def _stand_in(self, seat: int, problem: str) -> None:
+        """The bot of `seat` failed (the table's forfeit): the stand-in plays its seat from
+        now on, and the person is told why."""
         for line in wrap(f"{seat_label(self.game, seat, self.human, self.labels)} failed "
-                         f"({why}); the stand-in, which takes the first legal action, plays "
-                         f"its seat from now on."):
+                         f"({problem}); the stand-in, which takes the first legal action, "
+                         f"plays its seat from now on."):
             self.say(line)
 
-    def _watchers(self) -> dict:
-        return {seat: agent for seat, agent in self.opponents.items()
-                if seat not in self.stood_in}
+    def _keep(self, game: Game, number: int) -> None:
+        """Keep a move shown to watching bots, to show it again after an undo."""
+        from agents.base import observers
+        if observers(self.table.playing, game):
+            self.watched.append((game.copy(), number))
 
     def _watch(self, game: Game, number: int) -> None:
-        """Show the move about to be played to the bots that watch (agents.base.observers:
-        the other seats', never a goal choice, R3.6), and keep it for after an undo."""
-        from agents.base import observers
-        watching = observers(self._watchers(), game)
-        if watching:
-            self.watched.append((game.copy(), number))
-        for seat, observe in watching:
-            try:
-                observe(game.copy(), number, seat)
-            except Exception as error:
-                self._stand_in(seat, error)
+        """Show the person's move about to be played to the bots that watch (the table's
+        `show_or_forfeit`: never a goal choice, R3.6), and keep it for after an undo."""
+        self._keep(game, number)
+        self.table.show_or_forfeit(game, number)
 
     def _show_history_to_watchers(self) -> None:
         """A resumed game: the watching bots are shown the moves of its history, replayed
@@ -949,14 +929,9 @@ class TerminalGame:
     def _rewatch(self, moves: list[tuple[Game, int]]) -> None:
         """Reset the watching bots (seeded as at the start) and show them `moves` again."""
         from agents.base import observers
-        from agents.table import agent_seed
         watching = {seat for position, _ in moves
-                    for seat, _ in observers(self._watchers(), position)}
-        for seat in sorted(watching):
-            try:
-                self.opponents[seat].reset(agent_seed(self.setup_seed or 0, seat))
-            except Exception as error:
-                self._stand_in(seat, error)
+                    for seat, _ in observers(self.table.playing, position)}
+        self.table.reseed(self.setup_seed or 0, seats=watching)
         self.watched = []
         for position, number in moves:
             self._watch(position, number)

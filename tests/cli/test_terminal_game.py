@@ -762,7 +762,7 @@ def test_a_bot_that_fails_in_the_terminal_is_replaced_by_the_stand_in():
     assert terminal.run() == 0 and terminal.game.is_over
     printed = stdout.getvalue()
     assert printed.count("failed") == 1
-    assert re.search(r"player 1 \(flaky\) failed \(RuntimeError: lost the thread\); the "
+    assert re.search(r"player 1 \(flaky\) failed \(raised RuntimeError: lost the thread\); the "
                      r"stand-in, which takes the first legal action, plays its seat from "
                      r"now on\.", " ".join(printed.split()))
     replay = Game(2, seed=8)

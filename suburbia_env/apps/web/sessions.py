@@ -264,6 +264,13 @@ class Redraw:
         return cls(int(at), int(viewer), [int(word) for word in words])
 
 
+def _bot_table():
+    """The bots' loop (agents/table.py), with no bot seated yet: each is seated when it
+    first decides."""
+    from agents.table import Table
+    return Table({})
+
+
 class GameSession:
     """One game: seats, tokens, decisions, log, bots (see the module docstring)."""
 
@@ -298,7 +305,7 @@ class GameSession:
         self.version = 0
         self.bots = BotStatus(delay_ms=delay_ms, paused=paused)
         self._agent_factory = agent_factory
-        self._agents: dict[int, object] = {}
+        self._table = _bot_table()
         self._svg_cache: dict[tuple, str] = {}
         self.board_version = 0  # changes with the game itself, not with the bots' status
         self.closed = False
@@ -393,7 +400,7 @@ class GameSession:
         seat, round_number = game.current_player, game.round
         text = game.action_to_text(number)
         words = describe_action(number, game.state)
-        self._show_move(self._agents, game, number)
+        self._show_move(game, number)
         game.apply(number)
         self.actions.append(number)
         self.deciders.append(seat)
@@ -402,23 +409,19 @@ class GameSession:
         self.version += 1
         self.board_version += 1
 
-    def _show_move(self, agents: dict, game: Game, number: int) -> None:
-        """Show the move about to be played to the watching bots (`observers`); a bot that
-        fails there pauses the bots, never the server."""
-        from agents.base import observers
-        for seat, observe in observers(agents, game):
-            try:
-                observe(game.copy(), number, seat)
-            except Exception as error:
-                self.bots.error = (f"{self.labels.get(seat, '?')} failed while watching: "
-                                   f"{type(error).__name__}: {error}")
+    def _show_move(self, game: Game, number: int, seats=None) -> None:
+        """Show the move about to be played to the watching bots (the table's `show`, of
+        `seats` only when given); a bot that fails there pauses the bots, never the
+        server."""
+        for seat, problem in self._table.show(game, number, seats):
+            self.bots.error = f"{self.labels.get(seat, '?')} failed: {problem}"
 
-    def _show_history(self, agent, seat: int) -> None:
+    def _show_history(self, seat: int) -> None:
         """Show a newly seated bot the moves played so far, as replayed here."""
         game = self._base_game()
         for index, number in enumerate(self.actions):
             self._redraw_at(index, game)
-            self._show_move({seat: agent}, game, number)
+            self._show_move(game, number, {seat})
             game.apply(number)
 
     def _changed(self) -> None:
@@ -517,7 +520,7 @@ class GameSession:
             self.undos += 1
             self.redraws = [redraw for redraw in self.redraws if redraw.at < last]
             self.redraws.append(Redraw.fresh(last, seat))
-            self._agents.clear()  # seated again, they are shown the moves that remain
+            self._table = _bot_table()  # seated again, they are shown the moves that remain
             self._replay(self.actions[:last], self.deciders[:last])
             self.version += 1
             self.board_version += 1
@@ -583,8 +586,8 @@ class GameSession:
                     return
                 if self.version != version or self._bot_to_move() is not seat:
                     continue
-                copy = self.game.copy()
-                agent = self._agents.get(seat.seat)
+                copy, table = self.game.copy(), self._table
+                agent = table.agents.get(seat.seat)
                 self.bots.phase = "loading" if agent is None else "thinking"
                 self.bots.since = time.time()
                 self.version += 1  # the page shows the phase
@@ -594,14 +597,17 @@ class GameSession:
                 if agent is None:
                     agent = self._agent_factory(seat.agent, self.seed, seat.seat, self.mode)
                     with self.lock:
-                        self._show_history(agent, seat.seat)
-                        self._agents[seat.seat] = agent
+                        table = self._table
+                        table.seat(seat.seat, agent)
+                        self._show_history(seat.seat)
                         self.bots.phase, self.bots.since = "thinking", time.time()
                         self.notifier.notify()
-                number = copy.action_number(agent.act(copy))
-            except Exception as error:  # an agent's failure pauses the bots, never the server
+                number, problem = table.decision(copy)
+            except Exception as error:  # a bot that cannot be built
+                problem = f"{type(error).__name__}: {error}"
+            if problem is not None:  # an agent's failure pauses the bots, never the server
                 with self.lock:
-                    self.bots.error = f"{seat.label} failed: {type(error).__name__}: {error}"
+                    self.bots.error = f"{seat.label} failed: {problem}"
                     self.bots.phase = "idle"
                     self.version += 1
                     self._changed()
@@ -609,12 +615,6 @@ class GameSession:
             with self.lock:
                 if self.version != version or self.closed:
                     continue  # undone or changed while thinking: think again
-                if not self.game.is_legal(number):
-                    self.bots.error = (f"{seat.label} answered an illegal action "
-                                       f"({_safe_text(self.game, number)})")
-                    self.version += 1
-                    self._changed()
-                    continue
                 self._apply(number)
                 if self.bots.steps:
                     self.bots.steps -= 1

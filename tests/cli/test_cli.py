@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from agents import DaleAgent, GreedyAgent, RandomAgent
-from agents.tournament import agent_seed
+from agents.table import agent_seed
 from repository import REPO
 from suburbia_env import Game
 from suburbia_env.apps import cli

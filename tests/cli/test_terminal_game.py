@@ -24,7 +24,7 @@ import pytest
 
 from agents import Agent, make_agent
 from agents.greedy import GreedyAgent
-from agents.tournament import agent_seed
+from agents.table import agent_seed
 from hidden_facts import seen_by, undrawn_stacks, with_other_hidden_facts
 from suburbia_env import Game
 from suburbia_env.engine import state_layout as s

@@ -13,7 +13,7 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from agents.registry import AgentSpecError, make_agent  # noqa: E402
-from agents.tournament import agent_seed  # noqa: E402
+from agents.table import agent_seed  # noqa: E402
 from suburbia_env import Game  # noqa: E402
 from suburbia_env.errors import ConfigError  # noqa: E402
 from suburbia_env.engine.state_layout import STATE_SIZE  # noqa: E402

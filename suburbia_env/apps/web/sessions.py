@@ -10,9 +10,11 @@ for one viewer at a time, leaving out what R10.2 hides from that viewer.
 Bots move on their own thread, never on a request's: the worker copies the game, lets the
 agent think on the copy outside the lock, and applies the answer only if nothing changed
 meanwhile (an undo, say). The page learns of each change by a long poll (`Notifier`).
-Bots that watch the game (`observe`, agents/base.py) are shown every move of the other
-seats as it is played, and a bot seated later, or again after an undo, is first shown
-the moves so far, so that it knows what a player at the table would.
+The bots decide and watch through the game loop of tournaments (agents/table.py): bots
+that watch the game (`observe`) are shown every move of the other seats as it is played,
+and a bot seated later, or again after an undo, is first shown the moves so far, so that
+it knows what a player at the table would. A bot that fails pauses the bots with the
+table's reason, where a tournament would hand its seat to the stand-in.
 
 `Store` keeps the sessions apart by id, each written to the database (database.py) as
 it changes and live in memory only while in use, and bounds what they hold: games and

@@ -902,8 +902,9 @@ class TerminalGame:
             self.watched.append((game.copy(), number))
 
     def _watch(self, game: Game, number: int) -> None:
-        """Show the person's move about to be played to the bots that watch (the table's
-        `show_or_forfeit`: never a goal choice, R3.6), and keep it for after an undo."""
+        """Show a move about to be played (the person's, or one replayed after an undo) to
+        the bots that watch (the table's `show_or_forfeit`: never a goal choice, R3.6), and
+        keep it for after an undo."""
         self._keep(game, number)
         self.table.show_or_forfeit(game, number)
 

@@ -42,16 +42,13 @@ from ..errors import StateFormatError, SuburbiaError, shown
 from ..engine.rng import MAX_SEED, secret_seed
 from ..game import Game
 from ..versions import version_text
+from .command_errors import (EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_MISSING_EXTRA,
+                             EXIT_OS_ERROR, EXIT_PORT_TAKEN, CliError, PortTakenError)
 from .terminal_game import (TerminalGame, default_save_path, final_scores_lines,
                             group_legal_moves, offer_to_save, save_game)
 from .terminal_game import write_error as _write_error
 
 MAX_JSON_BYTES = 100_000_000  # a state or record file larger than this is refused
-EXIT_BAD_INPUT = 2
-EXIT_OS_ERROR = 1
-EXIT_MISSING_EXTRA = 3
-EXIT_PORT_TAKEN = 4
-EXIT_INTERNAL_ERROR = 70
 
 # What a command needs beyond the core install: the extra of pyproject.toml that brings
 # each optional module (tqdm is in two extras: the command's own is named), and the core
@@ -64,15 +61,6 @@ EXTRA_OF_MODULE = {"torch": "train", "stable_baselines3": "train", "sb3_contrib"
 EXTRA_OF_COMMAND = {"train": "train", "match": "bench", "tournament": "bench",
                     "league": "bench", "bench": "bench", "serve": "web"}
 CORE_MODULES = ("numpy", "numba", "gymnasium", "resvg_py", "PIL")
-
-
-class CliError(Exception):
-    """A command that cannot run as asked; main prints it and exits with status 2."""
-
-
-class PortTakenError(CliError):
-    """`suburbia serve` on a port another program listens on: status 4, said before the
-    server announces anything."""
 
 
 # play: the terminal game lives in terminal_game.py ------------------------------------------
@@ -583,6 +571,5 @@ def _tolerate_bad_text(stream, errors: str) -> None:
         pass
 
 
-if __name__ == "__main__":  # python -m suburbia_env.apps.cli: the package's module, whose error
-    from suburbia_env.apps.cli import main as package_main  # classes the commands raise
-    sys.exit(package_main())
+if __name__ == "__main__":
+    sys.exit(main())

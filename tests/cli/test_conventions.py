@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from repository import REPO
-from suburbia_env.apps import cli
+from suburbia_env.apps import cli, command_errors
 from suburbia_env.apps.cli import main
 from suburbia_env.game import Game
 from suburbia_env.versions import ENV_ID, FORMAT_VERSION, PETTINGZOO_NAME, RULES_REVISION
@@ -163,7 +163,7 @@ def run_without(modules: str, argv: list[str], tmp_path: Path):
 def test_a_command_names_the_extra_it_needs(argv, blocked, extra, module, tmp_path):
     argv = [part.replace("models/", f"{REPO}/models/") for part in argv]
     completed = run_without(blocked, argv, tmp_path)
-    assert completed.returncode == cli.EXIT_MISSING_EXTRA == 3, completed.stderr
+    assert completed.returncode == command_errors.EXIT_MISSING_EXTRA == 3, completed.stderr
     assert completed.stderr.strip() == (
         f"error: `suburbia {argv[0]}` needs the '{extra}' extra (the module {module!r} is not "
         f"installed): pip install -e \".[{extra}]\" in a clone, or pip install "

@@ -1,5 +1,5 @@
 """`suburbia serve` as a process: a port another program holds is said before anything is
-announced, with its own exit status (cli.EXIT_PORT_TAKEN, docs/reference.md)."""
+announced, with its own exit status (command_errors.EXIT_PORT_TAKEN, docs/reference.md)."""
 
 import os
 import socket
@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from suburbia_env.apps import cli
+from suburbia_env.apps import command_errors as statuses
 
 
 @pytest.mark.slow  # a process that imports the package: seconds each
@@ -28,11 +28,12 @@ def test_serve_on_a_taken_port_says_so_with_its_own_status(tmp_path, host):
             text=True, timeout=120)
     finally:
         holder.close()
-    assert completed.returncode == cli.EXIT_PORT_TAKEN == 4, completed.stderr
+    assert completed.returncode == statuses.EXIT_PORT_TAKEN == 4, completed.stderr
     assert completed.stdout == ""  # nothing announced
     assert completed.stderr.strip() == (
         f"error: port {port} on {host} is taken: another program listens there (another "
         f"`suburbia serve`?); choose another with --port, or --port 0 for any free port")
     assert not (tmp_path / "secret.key").exists()  # it stopped before setting anything up
-    assert cli.EXIT_PORT_TAKEN not in (cli.EXIT_BAD_INPUT, cli.EXIT_OS_ERROR,
-                                       cli.EXIT_MISSING_EXTRA, cli.EXIT_INTERNAL_ERROR)
+    assert statuses.EXIT_PORT_TAKEN not in (statuses.EXIT_BAD_INPUT, statuses.EXIT_OS_ERROR,
+                                            statuses.EXIT_MISSING_EXTRA,
+                                            statuses.EXIT_INTERNAL_ERROR)

@@ -1,8 +1,8 @@
 """`suburbia serve`: the web application under uvicorn, on 127.0.0.1 by default.
 
 The listening socket is bound before anything is announced, so that a port another
-program holds is said at once, with its own exit status (cli.EXIT_PORT_TAKEN), and
-uvicorn serves on that very socket.
+program holds is said at once, with its own exit status
+(command_errors.EXIT_PORT_TAKEN), and uvicorn serves on that very socket.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import socket
 import sys
 from pathlib import Path
 
+from ..command_errors import CliError, PortTakenError
 from .app import Settings, create_app
 from .database import StoreError, default_store_file
 from .sessions import Limits
@@ -84,7 +85,6 @@ def trusted_proxies(args) -> list[str]:
 def listening_socket(host: str, port: int) -> socket.socket:
     """A socket bound to `host`:`port` (0: any free port) and listening; PortTakenError
     when another program holds the port, CliError for any other reason it cannot be."""
-    from ..cli import CliError, PortTakenError
     address = host.strip("[]")
     family = socket.AF_INET6 if ":" in address else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -108,7 +108,6 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 def run_server(args, stdout=sys.stdout) -> int:
     import uvicorn
-    from ..cli import CliError
     try:
         settings = settings_from_arguments(args)
         proxies = trusted_proxies(args)

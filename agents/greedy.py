@@ -95,13 +95,14 @@ def _finish_own_turn(scratch, tiles, goals, basic_kinds, player, log):
            and (scratch[s.PENDING_DECISION] == c.DECISION_DISCARD
                 or scratch[s.PENDING_DECISION] == c.DECISION_REMOVE)):
         discarding = scratch[s.PENDING_DECISION] == c.DECISION_DISCARD
-        start = a.ACTION_DISCARD if discarding else a.ACTION_REMOVE
+        kind = a.KIND_DISCARD if discarding else a.KIND_REMOVE
         chosen = -1
         for slot in range(last_slot(scratch), first_slot(scratch) - 1, -1):
             if can_pay_premium(scratch, player, slot):
                 chosen = slot
                 break
-        apply_legal_action(scratch, tiles, goals, basic_kinds, start + chosen, log)
+        apply_legal_action(scratch, tiles, goals, basic_kinds, a.action_number(kind, chosen, -1),
+                           log)
 
 
 @njit(cache=True)

@@ -126,9 +126,13 @@ def decode_action(number) -> Action:
     if not is_action_integer(number) or not 0 <= number < NUM_ACTIONS:
         raise ValueError(f"an action number is an integer 0..{NUM_ACTIONS - 1}, "
                          f"not {number!r}")
-    kind, choice, cell = action_fields.py_func(int(number))
+    return _DECODED[number]
+
+
+def _decoded(number: int) -> Action:
+    kind, choice, cell = action_fields.py_func(number)
     verb = KIND_VERBS[kind]
-    fields = {} if kind == KIND_PASS or kind == KIND_INVEST else {_CHOICE_FIELD[verb]: choice}
+    fields = {_CHOICE_FIELD[verb]: choice} if verb in _CHOICE_FIELD else {}
     if verb in _HAS_CELL:
         fields["cell"] = cell
     return Action(verb, **fields)
@@ -150,3 +154,7 @@ def encode_action(action: Action) -> int:
     choice = getattr(action, _CHOICE_FIELD[action.kind]) if action.kind in _CHOICE_FIELD else -1
     cell = action.cell if action.kind in _HAS_CELL else -1
     return int(action_number.py_func(KIND_VERBS.index(action.kind), int(choice), int(cell)))
+
+
+_DECODED = tuple(_decoded(number) for number in range(NUM_ACTIONS))
+"""Every action decoded once (`decode_action` is called for each legal action shown)."""

@@ -470,21 +470,21 @@ def dale_policy_action(state, tiles, basic_kinds, log, mask, actions):
     player = state[s.CURRENT_PLAYER]
     decision = state[s.PENDING_DECISION]
     if decision == c.DECISION_KEEP_GOAL:
-        return a.ACTION_KEEP_GOAL
+        return a.action_number(a.KIND_KEEP_GOAL, 0, -1)
     if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
-        start = a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE
+        kind = a.KIND_DISCARD if decision == c.DECISION_DISCARD else a.KIND_REMOVE
         for slot in range(last_slot(state), first_slot(state) - 1, -1):
             if can_pay_premium(state, player, slot):
-                return start + slot
+                return a.action_number(kind, slot, -1)
     if decision == c.DECISION_TURN and any_placeable_cell(state, player):
         money = s.money(state, player)
         slot = dale_choose_slot(state, tiles, money)
         if slot >= 0:
             cell = dale_choose_cell(state, tiles, log, player, s.market_slot(state, slot))
-            return a.ACTION_BUY + slot * NUM_CELLS + cell
+            return a.action_number(a.KIND_BUY, slot, cell)
         for slot in range(last_slot(state), first_slot(state) - 1, -1):
             if can_make_lake(state, player, slot):
                 cell = dale_choose_cell(state, tiles, log, player, s.lake_kind(tiles))
-                return a.ACTION_LAKE + slot * NUM_CELLS + cell
+                return a.action_number(a.KIND_LAKE, slot, cell)
     legal_action_mask(state, tiles, basic_kinds, mask, actions)
     return actions[0]

@@ -108,32 +108,30 @@ def is_legal_action(state, tiles, basic_kinds, action):
         return False
     decision = state[s.PENDING_DECISION]
     player = state[s.CURRENT_PLAYER]
+    kind, choice, cell = a.action_fields(action)
     if decision == c.DECISION_KEEP_GOAL:
-        return a.ACTION_KEEP_GOAL <= action < a.ACTION_PASS
+        return kind == a.KIND_KEEP_GOAL
     if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
-        start = a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE
-        slot = action - start
-        return (0 <= slot < c.NUM_SLOTS and first_slot(state) <= slot <= last_slot(state)
-                and can_pay_premium(state, player, slot))
+        wanted = a.KIND_DISCARD if decision == c.DECISION_DISCARD else a.KIND_REMOVE
+        return (kind == wanted and first_slot(state) <= choice <= last_slot(state)
+                and can_pay_premium(state, player, choice))
     if decision != c.DECISION_TURN:
         return False
-    if action == a.ACTION_PASS:
+    if kind == a.KIND_PASS:
         return not any_turn_option(state, tiles, player, basic_kinds)
-    if action >= a.ACTION_DISCARD:
-        return False
-    if action >= a.ACTION_INVEST:
-        return can_invest(state, tiles, player, action - a.ACTION_INVEST)
-    if action >= a.ACTION_BASIC:
-        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
+    if kind == a.KIND_INVEST:
+        return can_invest(state, tiles, player, cell)
+    if kind == a.KIND_BASIC:
         return (is_placeable(state, player, cell)
-                and can_buy_basic(state, tiles, player, basic, basic_kinds))
-    offset = action - a.ACTION_LAKE if action >= a.ACTION_LAKE else action
-    slot, cell = divmod(offset, NUM_CELLS)
-    if slot < first_slot(state) or slot > last_slot(state) or not is_placeable(state, player, cell):
+                and can_buy_basic(state, tiles, player, choice, basic_kinds))
+    if kind != a.KIND_BUY and kind != a.KIND_LAKE:
         return False
-    if action >= a.ACTION_LAKE:
-        return can_make_lake(state, player, slot)
-    return can_buy(state, tiles, player, slot)
+    if choice < first_slot(state) or choice > last_slot(state) \
+            or not is_placeable(state, player, cell):
+        return False
+    if kind == a.KIND_LAKE:
+        return can_make_lake(state, player, choice)
+    return can_buy(state, tiles, player, choice)
 
 
 @njit_without_refcounts
@@ -165,16 +163,18 @@ def legal_action_mask(state, tiles, basic_kinds, mask, actions):
     player = state[s.CURRENT_PLAYER]
     if decision == c.DECISION_KEEP_GOAL:
         for option in range(2):
-            mask[a.ACTION_KEEP_GOAL + option] = True
-            actions[count] = a.ACTION_KEEP_GOAL + option
+            number = a.action_number(a.KIND_KEEP_GOAL, option, -1)
+            mask[number] = True
+            actions[count] = number
             count += 1
         return count
     if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
-        start = a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE
+        kind = a.KIND_DISCARD if decision == c.DECISION_DISCARD else a.KIND_REMOVE
         for slot in range(first_slot(state), last_slot(state) + 1):
             if can_pay_premium(state, player, slot):
-                mask[start + slot] = True
-                actions[count] = start + slot
+                number = a.action_number(kind, slot, -1)
+                mask[number] = True
+                actions[count] = number
                 count += 1
         return count
     # The placeable cells (R2.4) wait at the end of `actions`: a turn lists at most
@@ -189,22 +189,24 @@ def legal_action_mask(state, tiles, basic_kinds, mask, actions):
     if placeable > 0:
         for slot in range(first_slot(state), last_slot(state) + 1):
             if can_buy(state, tiles, player, slot):
-                count = _enable_block(mask, actions, count, a.ACTION_BUY + slot * NUM_CELLS,
+                count = _enable_block(mask, actions, count, a.action_number(a.KIND_BUY, slot, 0),
                                       cells_start, placeable)
         for slot in range(first_slot(state), last_slot(state) + 1):
             if can_make_lake(state, player, slot):
-                count = _enable_block(mask, actions, count, a.ACTION_LAKE + slot * NUM_CELLS,
+                count = _enable_block(mask, actions, count, a.action_number(a.KIND_LAKE, slot, 0),
                                       cells_start, placeable)
         for basic in range(3):
             if can_buy_basic(state, tiles, player, basic, basic_kinds):
-                count = _enable_block(mask, actions, count, a.ACTION_BASIC + basic * NUM_CELLS,
+                count = _enable_block(mask, actions, count,
+                                      a.action_number(a.KIND_BASIC, basic, 0),
                                       cells_start, placeable)
     if s.markers_left(state, player) > 0:
         for position in range(s.tile_count(state, player)):
             cell = s.placed_cell(state, player, position)
             if can_invest(state, tiles, player, cell):
-                mask[a.ACTION_INVEST + cell] = True
-                actions[count] = a.ACTION_INVEST + cell
+                number = a.action_number(a.KIND_INVEST, -1, cell)
+                mask[number] = True
+                actions[count] = number
                 count += 1
     if count == 0:
         mask[a.ACTION_PASS] = True
@@ -259,30 +261,32 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
 
     if decision == c.DECISION_KEEP_GOAL:
         return f"{who} first keeps one of the two goals drawn (R3.6): keep <goal>"
+    if not 0 <= action < a.NUM_ACTIONS:
+        return f"action {action} is outside 0..{a.NUM_ACTIONS - 1}"
+    move = a.decode_action(action)
     if decision in (c.DECISION_DISCARD, c.DECISION_REMOVE):
-        start = a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE
         verb = "discard" if decision == c.DECISION_DISCARD else "remove"
         rule = "R5.1b, d" if decision == c.DECISION_DISCARD else "R9.1"
-        if not start <= action < start + c.NUM_SLOTS:
+        if move.kind != verb:
             now = ("discards a market tile, paying its premium" if verb == "discard"
                    else "removes a market tile before the refill, paying its premium")
             return f"{who} now {now} ({rule}): {verb} <slot>"
-        slot = action - start
+        slot = move.slot
         problem = slot_problem(slot)
         return problem or premium_problem(slot, "discarding" if verb == "discard"
                                           else "removing", rule)
     # a turn (R5.1)
-    if action >= a.ACTION_KEEP_GOAL and action != a.ACTION_PASS:
+    if move.kind == "keep":
         return "the goals were kept at the start of the game (R3.6)"
-    if action >= a.ACTION_REMOVE and action != a.ACTION_PASS:
+    if move.kind == "remove":
         return "remove is the Solitary Architect's step before the refill (R9.1)"
-    if action >= a.ACTION_DISCARD and action != a.ACTION_PASS:
+    if move.kind == "discard":
         return "a discard follows buying a basic tile or investing (R5.1b, d)"
-    if action == a.ACTION_PASS:
+    if move.kind == "pass":
         return ("a player passes only when no option of step 1 is affordable and "
                 "placeable (R5.1)")
-    if action >= a.ACTION_INVEST:
-        cell = action - a.ACTION_INVEST
+    cell = move.cell
+    if move.kind == "invest":
         kind = int(s.cell_kind(state, player, cell))
         if s.markers_left(state, player) <= 0:
             return f"{who} has no investment marker left (R5.1d)"
@@ -293,8 +297,8 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
         price = investment_price(state, tiles, player, cell)
         return (f"investing at {cell_words(cell)} costs the tile's printed cost ${price} "
                 f"again; {who} has ${money} (R5.1d)")
-    if action >= a.ACTION_BASIC:
-        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
+    if move.kind == "basic":
+        basic = move.basic
         name = c.BASIC_TILE_NAMES[basic]
         if s.supply(state, basic) <= 0:
             return f"no {name} is left in the basic supply (R3.5)"
@@ -302,8 +306,8 @@ def illegal_reason(state, tiles, basic_kinds, action: int) -> str:
         if money < cost:
             return f"{name} costs ${cost}; {who} has ${money} (R5.1b)"
         return cell_problem(cell)
-    lake = action >= a.ACTION_LAKE
-    slot, cell = divmod(action - (a.ACTION_LAKE if lake else a.ACTION_BUY), NUM_CELLS)
+    lake = move.kind == "lake"
+    slot = move.slot
     problem = slot_problem(slot)
     if problem:
         return problem

@@ -10,7 +10,6 @@ from . import constants as c
 from . import event_log as ev
 from . import state_layout as s
 from .dale import dale_choose_cell, dale_choose_slot
-from .hex_grid import NUM_CELLS
 from .legal_actions import (any_premium_payable, can_pay_premium, investment_price,
                             is_legal_action)
 from .market import (clear_market, discard_from_market, fill_dale_market, first_slot,
@@ -184,31 +183,31 @@ def _keep_goal(state, log, player, option):
 def _take_step_one(state, tiles, basic_kinds, action, log, player):
     """Step 1 (R5.1): pass, buy, make a lake, buy a basic tile or invest. Returns whether
     a market tile must then be discarded (a basic tile or an investment, R5.1b, d)."""
-    if action == a.ACTION_PASS:
+    action_kind, choice, cell = a.action_fields(action)
+    if action_kind == a.KIND_PASS:
         ev.record(log, ev.EVENT_PASS, player, 0, 0, 0, -1, -1, -1)
         for slot in range(last_slot(state), first_slot(state) - 1, -1):
             if s.market_slot(state, slot) >= 0:
                 discard_from_market(state, log, player, slot, 0)
                 break
         return False
-    if action < a.ACTION_BASIC:
-        as_lake = action >= a.ACTION_LAKE
-        slot, cell = divmod(action - (a.ACTION_LAKE if as_lake else a.ACTION_BUY), NUM_CELLS)
+    if action_kind == a.KIND_BUY or action_kind == a.KIND_LAKE:
+        as_lake = action_kind == a.KIND_LAKE
+        slot = choice
         kind = take_from_market(state, slot)
         price = slot_premium(slot) + (0 if as_lake else tile_cost(tiles, kind))
         pay(state, player, price)
         ev.record(log, ev.EVENT_PLACE, player, 1 if as_lake else 0, price, 0, player, cell, kind)
         resolve_placement(state, tiles, log, player, cell, kind, as_lake, ALL_BOROUGHS)
         return False
-    if action < a.ACTION_INVEST:
-        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
+    if action_kind == a.KIND_BASIC:
+        basic = choice
         kind = basic_kinds[basic]
         s.set_supply(state, basic, s.supply(state, basic) - 1)
         pay(state, player, tile_cost(tiles, kind))
         ev.record(log, ev.EVENT_PLACE, player, 0, tile_cost(tiles, kind), 0, player, cell, kind)
         resolve_placement(state, tiles, log, player, cell, kind, FACE_UP, ALL_BOROUGHS)
         return True
-    cell = action - a.ACTION_INVEST
     price = investment_price(state, tiles, player, cell)
     pay(state, player, price)
     ev.record(log, ev.EVENT_INVEST, player, 0, price, 0, player, cell,
@@ -218,9 +217,8 @@ def _take_step_one(state, tiles, basic_kinds, action, log, player):
 
 
 @njit_without_refcounts
-def _pay_and_discard(state, log, player, action, decision):
+def _pay_and_discard(state, log, player, slot):
     """A discard (R5.1b, d) or Solitary Architect's removal (R9.1): the slot's premium."""
-    slot = action - (a.ACTION_DISCARD if decision == c.DECISION_DISCARD else a.ACTION_REMOVE)
     premium = slot_premium(slot)
     pay(state, player, premium)
     discard_from_market(state, log, player, slot, premium)
@@ -232,10 +230,10 @@ def apply_legal_action(state, tiles, goals, basic_kinds, action, log):
     decision = state[s.PENDING_DECISION]
     player = state[s.CURRENT_PLAYER]
     if decision == c.DECISION_KEEP_GOAL:
-        _keep_goal(state, log, player, action - a.ACTION_KEEP_GOAL)
+        _keep_goal(state, log, player, a.action_fields(action)[1])
         return
     if decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE:
-        _pay_and_discard(state, log, player, action, decision)
+        _pay_and_discard(state, log, player, a.action_fields(action)[1])
         if decision == c.DECISION_DISCARD:
             finish_turn(state, tiles, goals, log, player)
         else:
@@ -271,17 +269,17 @@ def own_turn_trial(state, tiles, goals, basic_kinds, action, log):
     decision = state[s.PENDING_DECISION]
     player = state[s.CURRENT_PLAYER]
     if decision == c.DECISION_KEEP_GOAL:
-        _keep_goal(state, log, player, action - a.ACTION_KEEP_GOAL)
+        _keep_goal(state, log, player, a.action_fields(action)[1])
         return
     if decision == c.DECISION_REMOVE:
-        _pay_and_discard(state, log, player, action, decision)
+        _pay_and_discard(state, log, player, a.action_fields(action)[1])
         return
     if decision == c.DECISION_DISCARD:
-        _pay_and_discard(state, log, player, action, decision)
+        _pay_and_discard(state, log, player, a.action_fields(action)[1])
     elif _take_step_one(state, tiles, basic_kinds, action, log, player):
         slot = cheapest_discard_slot(state, player)
         if slot >= 0:
-            _pay_and_discard(state, log, player, a.ACTION_DISCARD + slot, c.DECISION_DISCARD)
+            _pay_and_discard(state, log, player, slot)
     income_step(state, tiles, log, player)
     population_step(state, tiles, log, player)
 

@@ -18,7 +18,7 @@ from ..engine import action_space as a
 from ..engine import constants as c
 from ..engine import state_layout as s
 from ..errors import NotationError, shown
-from ..engine.hex_grid import NUM_CELLS, cell_coordinates, cell_index
+from ..engine.hex_grid import cell_coordinates, cell_index
 from ..engine.tile_data import GOALS
 
 # ASCII digits only (re.ASCII): `\d` would also take other scripts' digits.
@@ -72,24 +72,24 @@ def parse_action(text: str, state: np.ndarray | None = None) -> int:
             continue
         if verb in ("buy", "lake"):
             slot = _slot(match.group(1), text)
-            base = a.ACTION_BUY if verb == "buy" else a.ACTION_LAKE
-            return base + slot * NUM_CELLS + _cell(match.group(2), match.group(3), text)
+            return a.Action(verb, slot=slot, cell=_cell(match.group(2), match.group(3),
+                                                        text)).number
         if verb == "basic":
             name = match.group(1)
             if name not in c.BASIC_NOTATION_NAMES:
                 raise NotationError(f"{shown(text)}: basic tile must be one of "
                                     f"{', '.join(c.BASIC_NOTATION_NAMES)}, not {shown(name)}")
             basic = c.BASIC_NOTATION_NAMES.index(name)
-            return a.ACTION_BASIC + basic * NUM_CELLS + _cell(match.group(2), match.group(3), text)
+            return a.Action(verb, basic=basic,
+                            cell=_cell(match.group(2), match.group(3), text)).number
         if verb == "invest":
-            return a.ACTION_INVEST + _cell(match.group(1), match.group(2), text)
-        if verb == "discard":
-            return a.ACTION_DISCARD + _slot(match.group(1), text)
-        if verb == "remove":
-            return a.ACTION_REMOVE + _slot(match.group(1), text)
+            return a.Action(verb, cell=_cell(match.group(1), match.group(2), text)).number
+        if verb in ("discard", "remove"):
+            return a.Action(verb, slot=_slot(match.group(1), text)).number
         if verb == "keep":
-            return a.ACTION_KEEP_GOAL + _goal_option(line[len("keep"):].strip(), state, text)
-        return a.ACTION_PASS
+            option = _goal_option(line[len("keep"):].strip(), state, text)
+            return a.Action(verb, option=option).number
+        return a.Action(verb).number
     raise NotationError(f"{shown(text)} is not an action; expected one of: "
                         f"buy <slot> @ <col>,<row> | lake <slot> @ <col>,<row> | "
                         f"basic <suburbs|park|factory> @ <col>,<row> | "
@@ -129,25 +129,19 @@ def format_action(action: int, state: np.ndarray | None = None) -> str:
     action = int(action)
     if not 0 <= action < a.NUM_ACTIONS:
         raise NotationError(f"action {shown(action)} is outside 0..{a.NUM_ACTIONS - 1}")
-    if action == a.ACTION_PASS:
+    move = a.decode_action(action)
+    if move.kind == "pass":
         return "pass"
-    if action >= a.ACTION_KEEP_GOAL:
-        option = action - a.ACTION_KEEP_GOAL
+    if move.kind == "keep":
         if state is not None and state[s.CURRENT_PLAYER] >= 0:
-            goal = int(s.goal_option(state, int(state[s.CURRENT_PLAYER]), option))
+            goal = int(s.goal_option(state, int(state[s.CURRENT_PLAYER]), move.option))
             if goal >= 0:
                 return f"keep {GOALS.names[goal]}"
-        return f"keep option {option}"
-    if action >= a.ACTION_REMOVE:
-        return f"remove {action - a.ACTION_REMOVE}"
-    if action >= a.ACTION_DISCARD:
-        return f"discard {action - a.ACTION_DISCARD}"
-    if action >= a.ACTION_INVEST:
-        return f"invest {_cell_text(action - a.ACTION_INVEST)}"
-    if action >= a.ACTION_BASIC:
-        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
-        return f"basic {c.BASIC_NOTATION_NAMES[basic]} @ {_cell_text(cell)}"
-    verb = "lake" if action >= a.ACTION_LAKE else "buy"
-    block = a.ACTION_LAKE if action >= a.ACTION_LAKE else a.ACTION_BUY
-    slot, cell = divmod(action - block, NUM_CELLS)
-    return f"{verb} {slot} @ {_cell_text(cell)}"
+        return f"keep option {move.option}"
+    if move.kind in ("discard", "remove"):
+        return f"{move.kind} {move.slot}"
+    if move.kind == "invest":
+        return f"invest {_cell_text(move.cell)}"
+    if move.kind == "basic":
+        return f"basic {c.BASIC_NOTATION_NAMES[move.basic]} @ {_cell_text(move.cell)}"
+    return f"{move.kind} {move.slot} @ {_cell_text(move.cell)}"

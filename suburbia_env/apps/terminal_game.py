@@ -59,11 +59,14 @@ from ..errors import IllegalActionError, SuburbiaError, shown
 from ..game import Game
 from ..engine.legal_actions import illegal_reason
 from ..display.render import (INVESTED_MARK, LAKE_LABEL, TILE_LABELS, describe_event,
-                              next_red_line, render_borough)
+                              render_borough)
 from ..engine.rng import secret_words
 from ..engine.tile_data import GOALS, TILES
 from ..display.tile_text import (goal_info, tile_effects_brief, tile_summary,
                                  tile_type_words)
+from ..display.vocabulary import (DECISION_WORDS, YOU, next_red_line, player_name,
+                                  public_move_words, seat_name, seat_with_agent,
+                                  short_seat_name, your_seat_name)
 
 QUIT_WORDS = ("quit", "exit", "q")
 CELLS_SHOWN = 40  # at most this many cells are listed per line of the compact legal list
@@ -175,11 +178,6 @@ def fitted(text: str, width: int = SCREEN_WIDTH) -> list[str]:
     return lines
 
 
-def public_action_text(text: str) -> str:
-    """A move as every player may read it: which goal was kept is hidden (R10.2)."""
-    return "keeps a private goal" if text.startswith("keep ") else text
-
-
 _HEADLINES = (ev.EVENT_PLACE, ev.EVENT_DALE_BUY, ev.EVENT_INVEST, ev.EVENT_DISCARD, ev.EVENT_PASS)
 
 
@@ -193,16 +191,12 @@ def headline_events(game: Game, exclude: int) -> list[str]:
 
 def seat_label(game: Game, seat: int, human: int, labels: dict[int, str]) -> str:
     if seat == human:
-        return f"you (player {seat})"
-    if game.config.mode == "dale" and seat == c.DALE_SEAT:
-        return "Dale"
-    return f"player {seat} ({labels.get(seat, 'agent')})"
+        return your_seat_name(seat)
+    return seat_with_agent(game.config.mode, seat, labels.get(seat, "agent"))
 
 
 def _short_label(game: Game, seat: int, labels: dict[int, str]) -> str:
-    if game.config.mode == "dale" and seat == c.DALE_SEAT:
-        return "Dale"
-    return f"P{seat} {labels.get(seat, '')}".rstrip()
+    return short_seat_name(game.config.mode, seat, labels.get(seat, ""))
 
 
 def final_scores_lines(game: Game, labels: dict[int, str] | None = None) -> list[str]:
@@ -212,8 +206,7 @@ def final_scores_lines(game: Game, labels: dict[int, str] | None = None) -> list
              f"  {'seat':<22} {'population':>10} {'goals':>6} {'money':>6} {'final':>6}  winner"]
     for score in game.final_scores():
         seat = score["player"]
-        name = labels.get(seat) or ("Dale" if game.config.mode == "dale" and seat == c.DALE_SEAT
-                                    else f"player {seat}")
+        name = labels.get(seat) or player_name(game.config.mode, seat)
         goals = sum(score["public_goals"].values()) + score["private_goal_bonus"]
         lines.append(f"  {name:<22} {score['population_before_goals']:>10} {goals:>6} "
                      f"{score['money_converted']:>6} {score['population']:>6}  "
@@ -229,12 +222,6 @@ def final_scores_lines(game: Game, labels: dict[int, str] | None = None) -> list
 
 # The decision screen --------------------------------------------------------------------
 
-_DECISION_WORDS = {"keep_goal": "keep one of your two drawn goals (R3.6)",
-                   "turn": "take your turn (R5.1)",
-                   "discard": "discard a market tile, paying its premium (R5.1b, d)",
-                   "remove": "remove a market tile before the refill (R9.1)"}
-
-
 def _header_line(game: Game, human: int, labels: dict[int, str]) -> str:
     final_round = int(game.state[s.FINAL_ROUND])
     if final_round < 0:
@@ -248,10 +235,11 @@ def _header_line(game: Game, human: int, labels: dict[int, str]) -> str:
     first = ""
     if game.config.mode == "standard":
         first_seat = int(game.state[s.FIRST_PLAYER])
-        first = "; first: " + ("you" if first_seat == human
+        first = "; first: " + (YOU if first_seat == human
                                else _short_label(game, first_seat, labels))
-    return (f"Round {game.round + 1}{when}{first}. Player {human}, you "
-            f"{_DECISION_WORDS.get(game.pending_decision, 'decide')}")
+    decision = DECISION_WORDS.get(game.pending_decision)
+    return (f"Round {game.round + 1}{when}{first}. {seat_name(game.config.mode, human)}, "
+            f"{YOU} {decision.yours if decision else 'decide'}")
 
 
 def market_lines(game: Game, width: int = SCREEN_WIDTH) -> list[str]:
@@ -783,7 +771,8 @@ class TerminalGame:
         """Play until the game ends (0), the person quits (0), the input ends (1) or Ctrl-C
         (130). On quitting or Ctrl-C the person is offered to save the unfinished game;
         when the input ends it is saved without asking."""
-        for line in wrap(f"{self._table_words()}; you are player {self.human}."):
+        for line in wrap(f"{self._table_words()}; {YOU} are "
+                         f"{player_name(self.game.config.mode, self.human)}."):
             self.say(line)
         if self.seed_source == "given":
             self.say(f"Seed {self.game.seed}.")
@@ -830,8 +819,8 @@ class TerminalGame:
             return f"Suburbia against Dale the bot (R9.2){edition}"
         if game.config.mode == "solitary":
             return f"Suburbia, Solitary Architect (R9.1){edition}"
-        others = ", ".join(f"player {seat} {self.labels.get(seat, 'agent')}"
-                           for seat in sorted(self.opponents))
+        others = ", ".join(f"{player_name(game.config.mode, seat)} "
+                           f"{self.labels.get(seat, 'agent')}" for seat in sorted(self.opponents))
         return f"Suburbia, {game.num_seats} players{edition}: {others}"
 
     def _game_over(self) -> None:
@@ -840,8 +829,8 @@ class TerminalGame:
         for line in fitted(game.render()) if self.show_board else ["The game is over."]:
             self.say(line)
         self.say()
-        names = {self.human: "you", **{seat: f"player {seat} ({label})"
-                                       for seat, label in self.labels.items()}}
+        names = {self.human: YOU, **{seat: seat_with_agent(game.config.mode, seat, label)
+                                     for seat, label in self.labels.items()}}
         for line in final_scores_lines(game, names):
             self.say(line)
         if self.setup_seed is not None:
@@ -883,7 +872,7 @@ class TerminalGame:
         move = self.table.step(game, on_move=lambda _, number, __: self._keep(game, number))
         self.recent += headline_events(game, exclude=self.human)
         self.say(f"{seat_label(game, seat, self.human, self.labels)}: "
-                 f"{public_action_text(game.history[-1])}")
+                 f"{public_move_words(game.history[-1])}")
         for line in move.events:
             self.say(f"    {line}")
 

@@ -29,10 +29,10 @@ from html import escape
 from ..engine import constants as c
 from ..engine import state_layout as s
 from ..engine.hex_grid import MIN_COLUMN, NUM_CELLS, NUM_COLUMNS, NUM_ROWS, cell_coordinates
-from ..engine.resolution import red_line_value, red_lines_at_or_below
 from ..engine.tile_data import GOALS, TILES
 from ..engine.tile_table import tile_cost, tile_icon, tile_type
-from .tile_text import ICON_WORDS, goal_info, tile_summary
+from .tile_text import goal_info, tile_summary
+from .vocabulary import DECISION_WORDS, ICON_BADGES, red_line_distance, seat_name
 
 HEX_RADIUS = 36
 SQRT3 = math.sqrt(3)
@@ -65,9 +65,6 @@ PLACEABLE_FILL, PLACEABLE_STROKE = "#fffef8", "#a9a593"
 MARKER_FILL = "#2a2a2a"
 CURRENT = "#e8770e"
 SEAT_COLOURS = ("#d84315", "#6a1b9a", "#00838f", "#558b2f")
-ICON_LABELS = ("FOOD", "AIRPORT", "OFFICE", "SCHOOL", "SKY", "CARS")
-"""The icon badge text of each icon (R1.4): restaurant, airport, office, school,
-skyscraper, car dealership."""
 
 _NAME_LINES = {
     "Business Supply Store": ("Business", "Supply", "Store"),
@@ -189,20 +186,6 @@ def _hex_points(x: float, y: float, radius: float) -> str:
     return " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
 
 
-def seat_name(mode: str, seat: int) -> str:
-    """`Player 0`, ... and `Dale` for seat 1 of the Dale game (R9.2)."""
-    return "Dale" if mode == "dale" and seat == c.DALE_SEAT else f"Player {seat}"
-
-
-def next_red_line(population: int) -> int:
-    """The next red line above a population (R8.1)."""
-    return int(red_line_value(red_lines_at_or_below(population)))
-
-
-_DECISION_WORDS = {"keep_goal": "keep one of two goals", "turn": "take a turn",
-                   "discard": "discard a market tile", "remove": "remove a market tile"}
-
-
 def _title(svg: _Svg, game, labels: dict[int, str], seed_shown: int | None) -> None:
     config = game.config
     mode = {"standard": f"{config.players} players", "solitary": "Solitary Architect",
@@ -218,7 +201,8 @@ def _title(svg: _Svg, game, labels: dict[int, str], seed_shown: int | None) -> N
     else:
         seat = game.current_player
         who = labels.get(seat, seat_name(config.mode, seat))
-        status = f"{who} to play: {_DECISION_WORDS.get(game.pending_decision, '')}"
+        decision = DECISION_WORDS.get(game.pending_decision)
+        status = f"{who} to play: {decision.brief if decision else ''}"
     svg.rect(0, 0, WIDTH, TITLE_HEIGHT, "#26323a")
     heading = f"Suburbia · {mode} · edition {config.edition} · round {game.round + 1}{final}"
     svg.text(GAP, 27, heading, 17, "#ffffff", "bold")
@@ -248,7 +232,7 @@ def _tile_face(svg: _Svg, kind: int, x: float, y: float, width: float, height: f
 
 
 def _icon_badge(svg: _Svg, icon: int, x: float, y: float, size: float) -> None:
-    label = ICON_LABELS[icon]
+    label = ICON_BADGES[icon]
     width = _text_width(label, size) + 6
     svg.rect(x - width / 2, y - size * 0.8, width, size * 1.45, "#ffffff", MARKER_FILL,
              radius=3, extra=' stroke-width="0.8"')
@@ -378,7 +362,6 @@ def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: 
         svg.text(x0 + 36 + _text_width(title, title_size) * 1.08 + 14, y0 + 25, goal,
                  _fit(goal, 13, 170), "#c77800", "bold")
     population = int(s.population(state, seat))
-    line = next_red_line(population)
     money = int(s.money(state, seat))
     income = int(s.income(state, seat))
     reputation = int(s.reputation(state, seat))
@@ -393,7 +376,7 @@ def _seat_panel(svg: _Svg, game, layout: Layout, seat: int, label: str, viewer: 
                  f" · ${money} · income {income:+d} · reputation {reputation:+d}")
     else:
         stats = (f"${money} · income {income:+d} · reputation {reputation:+d} · population "
-                 f"{population} · red line {line} ({line - population} away) · "
+                 f"{population} · red line {red_line_distance(population)} · "
                  f"markers {markers}")
     svg.text(x0 + 14, y0 + 50, stats, _fit(stats, 14.5, PANEL_WIDTH - 28), INK)
     kinds = s.cell_kinds(state, seat).tolist()

@@ -11,13 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import constants as c
+from ..engine.action_space import decode_action
 from ..engine import event_log as ev
 from ..engine import state_layout as s
 from ..engine.hex_grid import MAX_COLUMN, MIN_COLUMN, NUM_CELLS, NUM_ROWS, cell_coordinates
-from ..engine.resolution import red_line_value, red_lines_at_or_below
-
 from ..engine.tile_data import GOALS, TILES
 from ..engine.tile_table import public_goal_bonus, tile_cost
+from .vocabulary import (ATTRIBUTE_WORDS, DECISION_WORDS, player_name, red_line_distance,
+                         seat_name)
 
 CELL_WIDTH = 5  # characters per borough column; a label is at most 4 (3 + marker)
 EMPTY_CELL = "."
@@ -25,20 +26,10 @@ PLACEABLE_CELL = "+"
 LAKE_LABEL = "~~~"
 INVESTED_MARK = "*"
 
-_DECISION_TEXT = {
-    c.DECISION_KEEP_GOAL: "keep one of two drawn goals (R3.6)",
-    c.DECISION_TURN: "take a turn (R5.1: buy, basic tile, lake, invest or pass)",
-    c.DECISION_DISCARD: "discard a market tile, paying its premium (R5.1b, d)",
-    c.DECISION_REMOVE: "remove a market tile before the refill (R9.1)",
-}
-
-
 # Event log ---------------------------------------------------------------------------
 
 def _player_name(player: int, dale_mode: bool) -> str:
-    if player < 0:
-        return "nobody"
-    return "Dale" if dale_mode and player == c.DALE_SEAT else f"player {player}"
+    return player_name("dale" if dale_mode else "standard", player)
 
 
 def _source(row: np.ndarray, dale_mode: bool, words: bool = False) -> str:
@@ -49,10 +40,6 @@ def _source(row: np.ndarray, dale_mode: bool, words: bool = False) -> str:
         return "red line, R8.1" if words else "the rules"
     column, row_number = cell_coordinates(cell)
     return f"{TILES.names[kind]} at {column},{row_number} of {_player_name(owner, dale_mode)}"
-
-
-ATTRIBUTE_WORDS = ("income", "reputation", "population", "money")
-"""c.ATTRIBUTE_NAMES spelled out, for the event lines in words (`words=True`)."""
 
 
 def _change_in_words(attribute: int, amount: int, value: int) -> str:
@@ -126,30 +113,25 @@ def describe_action(action: int, state: np.ndarray) -> str:
     """A decision in words, read from the state it is taken in ("buys Office Building from
     slot 2 and places it at -1,0"); the notation (notation.py) stays what records hold.
     Which goal a `keep` keeps is named: callers hide it from the other players (R10.2)."""
-    from ..engine import action_space as a
-    action = int(action)
-    if action == a.ACTION_PASS:
+    move = decode_action(int(action))
+    if move.kind == "pass":
         return "passes"
-    if action >= a.ACTION_KEEP_GOAL:
-        goal = int(s.goal_option(state, int(state[s.CURRENT_PLAYER]), action - a.ACTION_KEEP_GOAL))
+    if move.kind == "keep":
+        goal = int(s.goal_option(state, int(state[s.CURRENT_PLAYER]), move.option))
         return f"keeps {GOALS.names[goal]} as private goal" if goal >= 0 else "keeps a goal"
-    if action >= a.ACTION_DISCARD:
-        verb = "removes" if action >= a.ACTION_REMOVE else "discards"
-        slot = action - (a.ACTION_REMOVE if action >= a.ACTION_REMOVE else a.ACTION_DISCARD)
-        return f"{verb} {_market_name(state, slot)} from slot {slot}"
-    if action >= a.ACTION_INVEST:
-        cell = action - a.ACTION_INVEST
-        return f"invests in {_cell_name(state, cell)} at {_cell_words(cell)}"
-    if action >= a.ACTION_BASIC:
-        basic, cell = divmod(action - a.ACTION_BASIC, NUM_CELLS)
-        name = TILES.names[int(TILES.basic_kinds[basic])]
-        return f"buys a {name} from the basic supply and places it at {_cell_words(cell)}"
-    lake = action >= a.ACTION_LAKE
-    slot, cell = divmod(action - (a.ACTION_LAKE if lake else a.ACTION_BUY), NUM_CELLS)
-    if lake:
-        return (f"takes {_market_name(state, slot)} from slot {slot} face down as a lake "
-                f"at {_cell_words(cell)}")
-    return f"buys {_market_name(state, slot)} from slot {slot} and places it at {_cell_words(cell)}"
+    if move.kind in ("discard", "remove"):
+        return f"{move.kind}s {_market_name(state, move.slot)} from slot {move.slot}"
+    if move.kind == "invest":
+        return f"invests in {_cell_name(state, move.cell)} at {_cell_words(move.cell)}"
+    if move.kind == "basic":
+        name = TILES.names[int(TILES.basic_kinds[move.basic])]
+        return (f"buys a {name} from the basic supply and places it at "
+                f"{_cell_words(move.cell)}")
+    if move.kind == "lake":
+        return (f"takes {_market_name(state, move.slot)} from slot {move.slot} face down as "
+                f"a lake at {_cell_words(move.cell)}")
+    return (f"buys {_market_name(state, move.slot)} from slot {move.slot} and places it at "
+            f"{_cell_words(move.cell)}")
 
 
 def _market_name(state: np.ndarray, slot: int) -> str:
@@ -294,15 +276,6 @@ def _legend(kinds: set[int], lakes: bool, invested: bool) -> list[str]:
 
 # Whole game -------------------------------------------------------------------------
 
-def _seat_name(game, player: int) -> str:
-    return _player_name(player, game.config.mode == "dale").capitalize()
-
-
-def next_red_line(population: int) -> int:
-    """The value of the next red line above a population (R8.1)."""
-    return int(red_line_value(red_lines_at_or_below(population)))
-
-
 def _header(game) -> list[str]:
     state = game.state
     config = game.config
@@ -317,13 +290,14 @@ def _header(game) -> list[str]:
         final = f"round {final_round + 1}" if final_round >= 0 else "not known yet"
     lines.append(f"Round {game.round + 1}; final round: {final}")
     if game.is_over:
-        winners = ", ".join(_seat_name(game, p) for p in game.winners)
+        winners = ", ".join(seat_name(config.mode, p) for p in game.winners)
         lines.append(f"Game over. Winner(s): {winners}")
     else:
         decision = int(state[s.PENDING_DECISION])
-        first = _seat_name(game, int(state[s.FIRST_PLAYER]))
-        lines.append(f"{_seat_name(game, game.current_player)} to decide: "
-                     f"{_DECISION_TEXT[decision]}; first player: {first}")
+        first = seat_name(config.mode, int(state[s.FIRST_PLAYER]))
+        lines.append(f"{seat_name(config.mode, game.current_player)} to decide: "
+                     f"{DECISION_WORDS[c.DECISION_NAMES[decision]].rules}; "
+                     f"first player: {first}")
     return lines
 
 
@@ -366,8 +340,7 @@ def _supplies_and_goals(game) -> list[str]:
 def _seat(game, player: int, legend_kinds: set[int]) -> tuple[list[str], bool, bool]:
     state = game.state
     population = int(s.population(state, player))
-    line = next_red_line(population)
-    title = _seat_name(game, player)
+    title = seat_name(game.config.mode, player)
     if player == int(state[s.FIRST_PLAYER]) and game.config.mode == "standard":
         title += " (first player)"
     if not game.is_over and player == game.current_player:
@@ -376,7 +349,7 @@ def _seat(game, player: int, legend_kinds: set[int]) -> tuple[list[str], bool, b
              f"  money ${int(s.money(state, player))}, income {int(s.income(state, player))}, "
              f"reputation {int(s.reputation(state, player))}, population {population}, "
              f"markers left {int(s.markers_left(state, player))}, "
-             f"next red line at {line} ({line - population} away)"]
+             f"next red line at {red_line_distance(population)}"]
     if game.is_over:
         before_goals = int(s.score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS))
         lines.append(f"  final score: population {before_goals}"

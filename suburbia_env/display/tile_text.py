@@ -23,18 +23,14 @@ from ..engine.tile_table import (conditional_amount, conditional_attribute, cond
                                  immediate_attribute, immediate_term_count, private_goal_bonus,
                                  public_goal_bonus, tile_copies, tile_cost, tile_features,
                                  tile_icon, tile_stack, tile_type)
-
-ICON_WORDS = ("restaurant", "airport", "office", "school", "skyscraper", "car dealership")
-"""ICON_WORDS[icon]: the icon (R1.4) as a reader says it."""
-
-_ATTRIBUTE_WORDS = {c.ATTR_INCOME: "income", c.ATTR_REPUTATION: "reputation", c.ATTR_POPULATION: "population"}
+from .vocabulary import ATTRIBUTE_WORDS, ICON_BRIEF_WORDS, ICON_WORDS, TYPE_BRIEF_WORDS
 
 
 def amount_words(attribute: int, amount: int) -> str:
     """`+3 population`, `-1 income`, `+$2`, `-$4` (R6.1, R6.8)."""
     if attribute == c.ATTR_MONEY:
         return f"{'+' if amount >= 0 else '-'}${abs(amount)}"
-    return f"{amount:+d} {_ATTRIBUTE_WORDS[attribute]}"
+    return f"{amount:+d} {ATTRIBUTE_WORDS[attribute]}"
 
 
 def target_words(target: int) -> str:
@@ -99,20 +95,17 @@ def tile_effects(kind: int) -> list[str]:
     return sentences
 
 
-_BRIEF_ATTRIBUTES = {c.ATTR_INCOME: "inc", c.ATTR_REPUTATION: "rep", c.ATTR_POPULATION: "pop"}
-_BRIEF_TYPES = ("res", "com", "civ", "ind")
-_BRIEF_ICONS = ("restaurant", "airport", "office", "school", "skyscraper", "car dealer")
 
 
 def _brief_amount(attribute: int, amount: int) -> str:
     if attribute == c.ATTR_MONEY:
         return f"{'+' if amount >= 0 else '-'}${abs(amount)}"
-    return f"{amount:+d} {_BRIEF_ATTRIBUTES[attribute]}"
+    return f"{amount:+d} {c.ATTRIBUTE_NAMES[attribute]}"
 
 
 def _brief_target(target: int) -> str:
-    types = [_BRIEF_TYPES[t] for t in range(c.NUM_TYPES) if target & (1 << t)]
-    icons = [_BRIEF_ICONS[i] for i in range(c.NUM_ICONS) if target & (1 << (c.NUM_TYPES + i))]
+    types = [TYPE_BRIEF_WORDS[t] for t in range(c.NUM_TYPES) if target & (1 << t)]
+    icons = [ICON_BRIEF_WORDS[i] for i in range(c.NUM_ICONS) if target & (1 << (c.NUM_TYPES + i))]
     if len(types) == c.NUM_TYPES:
         return "tile"
     return "/".join(icons or types)

@@ -15,8 +15,8 @@ import pytest
 from suburbia_env import Game
 from suburbia_env.engine import state_layout as s
 from suburbia_env.apps.cli import main as cli_main
-from suburbia_env.display.drawing import (HEX_RADIUS, TYPE_FILLS, Layout, name_lines,
-                                          next_red_line, table_svg)
+from suburbia_env.display.drawing import HEX_RADIUS, TYPE_FILLS, Layout, name_lines, table_svg
+from suburbia_env.display.vocabulary import next_red_line
 from suburbia_env.engine.hex_grid import cell_index
 from suburbia_env.display.picture import (picture_layout, png_to_rgb, render_picture,
                                           svg_to_png)

@@ -15,8 +15,8 @@ from suburbia_env import Game
 from suburbia_env.engine import state_layout as s
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     set_market_tile, set_player_values)
-from suburbia_env.display.render import (TILE_LABELS, next_red_line, render_borough,
-                                         render_events, render_game)
+from suburbia_env.display.render import TILE_LABELS, render_borough, render_events, render_game
+from suburbia_env.display.vocabulary import next_red_line
 from suburbia_env.engine.tile_data import GOALS, TILES
 
 

@@ -35,6 +35,7 @@ from ...game import GameConfig
 from ...engine.rng import MAX_SEED, secret_seed
 from ...formats.serialization import game_from_dict
 from ...display.tile_text import tile_catalog
+from ...display.vocabulary import labelled_seat_name
 from .database import MEMORY, Database
 from .http_guards import AllowedHosts, RequestGuard
 from .sealing import SealError, Sealer, default_secret_file, load_or_create_key
@@ -296,13 +297,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             if seat.kind == "person":
                 if seat.agent is not None:
                     raise WebError(422, f"seats.{number}: a person's seat takes no agent")
-                seats.append(Seat(number, None, f"Player {number}"))
+                seats.append(Seat(number, None, labelled_seat_name(number)))
             else:
                 if seat.agent is None:
                     raise WebError(422, f"seats.{number}: an agent seat needs an agent spec, "
                                         f"e.g. 'greedy'")
                 spec = check_agent(seat.agent, mode)
-                seats.append(Seat(number, spec, f"Player {number} · {short_spec(seat.agent)}"))
+                seats.append(Seat(number, spec, labelled_seat_name(number, short_spec(seat.agent))))
         return seats
 
     def tokens_answer(session: GameSession) -> dict:

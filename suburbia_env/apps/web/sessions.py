@@ -33,14 +33,14 @@ from dataclasses import dataclass
 from ...engine import action_space as a
 from ...engine import constants as c
 from ...engine import state_layout as s
-from ...display.drawing import seat_name, table_svg
+from ...display.drawing import table_svg
 from ...errors import SuburbiaError
 from ...game import Game
-from ...engine.hex_grid import NUM_CELLS
 from ...display.render import describe_action, describe_events
 from ...engine.rng import secret_words
 from ...formats.serialization import game_from_json, replay_record
 from ...display.tile_text import goal_info
+from ...display.vocabulary import DALE, public_move_words, seat_name
 from .agent_specs import hide_paths
 from .database import Database, network_of
 
@@ -94,33 +94,11 @@ class Seat:
 def seat_labels(mode: str, seats: list[Seat]) -> dict[int, str]:
     labels = {seat.seat: seat.label for seat in seats}
     if mode == "dale":
-        labels[DALE_SEAT] = "Dale"
+        labels[DALE_SEAT] = DALE
     return labels
 
 
-# Decoding action numbers (the layout of action_space.py, not rules) -------------------------
-
-def decode_action(number: int) -> tuple[str, dict]:
-    """(verb, fields) of an action number: slot, cell, basic or option."""
-    if number < a.ACTION_LAKE:
-        slot, cell = divmod(number - a.ACTION_BUY, NUM_CELLS)
-        return "buy", {"slot": slot, "cell": cell}
-    if number < a.ACTION_BASIC:
-        slot, cell = divmod(number - a.ACTION_LAKE, NUM_CELLS)
-        return "lake", {"slot": slot, "cell": cell}
-    if number < a.ACTION_INVEST:
-        basic, cell = divmod(number - a.ACTION_BASIC, NUM_CELLS)
-        return "basic", {"basic": basic, "cell": cell}
-    if number < a.ACTION_DISCARD:
-        return "invest", {"cell": number - a.ACTION_INVEST}
-    if number < a.ACTION_REMOVE:
-        return "discard", {"slot": number - a.ACTION_DISCARD}
-    if number < a.ACTION_KEEP_GOAL:
-        return "remove", {"slot": number - a.ACTION_REMOVE}
-    if number < a.ACTION_PASS:
-        return "keep", {"option": number - a.ACTION_KEEP_GOAL}
-    return "pass", {}
-
+# Legal choices ------------------------------------------------------------------------------
 
 def legal_choices(game: Game) -> dict:
     """The engine's legal actions, grouped for clicking: buy/lake by slot and basic by
@@ -130,17 +108,17 @@ def legal_choices(game: Game) -> dict:
                "keep": {}, "pass": None}
     for number in game.legal_actions():
         number = int(number)
-        verb, fields = decode_action(number)
-        if verb in ("buy", "lake"):
-            choices[verb].setdefault(str(fields["slot"]), {})[str(fields["cell"])] = number
-        elif verb == "basic":
-            choices[verb].setdefault(str(fields["basic"]), {})[str(fields["cell"])] = number
-        elif verb == "invest":
-            choices[verb][str(fields["cell"])] = number
-        elif verb in ("discard", "remove"):
-            choices[verb][str(fields["slot"])] = number
-        elif verb == "keep":
-            choices[verb][str(fields["option"])] = number
+        move = a.decode_action(number)
+        if move.kind in ("buy", "lake"):
+            choices[move.kind].setdefault(str(move.slot), {})[str(move.cell)] = number
+        elif move.kind == "basic":
+            choices["basic"].setdefault(str(move.basic), {})[str(move.cell)] = number
+        elif move.kind == "invest":
+            choices["invest"][str(move.cell)] = number
+        elif move.kind in ("discard", "remove"):
+            choices[move.kind][str(move.slot)] = number
+        elif move.kind == "keep":
+            choices["keep"][str(move.option)] = number
         else:
             choices["pass"] = number
     return choices
@@ -206,7 +184,7 @@ class LogEntry:
     def for_viewer(self, viewer: int | None, reveal: bool, label: str) -> dict:
         shown = reveal or viewer == self.seat
         return {"n": self.number, "round": self.round + 1, "seat": self.seat, "who": label,
-                "action": self.words if shown else _public_words(self.words),
+                "action": self.words if shown else public_move_words(self.words),
                 "notation": self.notation if shown else _public_notation(self.notation),
                 "lines": self.lines}
 
@@ -214,10 +192,6 @@ class LogEntry:
 def _public_notation(text: str) -> str:
     """The notation as every player may read it: which goal was kept is hidden (R10.2)."""
     return "keep ?" if text.startswith("keep ") else text
-
-
-def _public_words(text: str) -> str:
-    return "keeps a private goal" if text.startswith("keep") else text
 
 
 def event_lines(game: Game) -> list[str]:
@@ -713,7 +687,7 @@ class GameSession:
                            "kind": "person" if seat.human else "agent",
                            "agent": seat.agent, "you": seat.seat == viewer}
                           for seat in self.seats]
-                         + ([{"seat": DALE_SEAT, "label": "Dale", "kind": "dale", "agent": None,
+                         + ([{"seat": DALE_SEAT, "label": DALE, "kind": "dale", "agent": None,
                               "you": False}] if self.mode == "dale" else []),
                 "svg": self.svg(viewer, reveal),
                 "market": game.market(),

@@ -44,9 +44,10 @@ from ..game import Game
 from ..versions import version_text
 from .command_errors import (EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, EXIT_MISSING_EXTRA,
                              EXIT_OS_ERROR, EXIT_PORT_TAKEN, CliError, PortTakenError)
-from .terminal_game import (TerminalGame, default_save_path, final_scores_lines,
-                            group_legal_moves, offer_to_save, save_game)
-from .terminal_game import write_error as _write_error
+from .terminal_game import TerminalGame
+from .terminal_saving import default_save_path, offer_to_save, save_game
+from .terminal_saving import write_error as _write_error
+from .terminal_screen import final_scores_lines
 
 MAX_JSON_BYTES = 100_000_000  # a state or record file larger than this is refused
 
@@ -63,7 +64,7 @@ EXTRA_OF_COMMAND = {"train": "train", "match": "bench", "tournament": "bench",
 CORE_MODULES = ("numpy", "numba", "gymnasium", "resvg_py", "PIL")
 
 
-# play: the terminal game lives in terminal_game.py ------------------------------------------
+# play: the terminal game lives in terminal_game.py and its terminal_*.py -------------------
 
 def _play_setup(args) -> tuple[Game, int, dict, dict, str]:
     """The game, the person's seat, the agents and their specs by seat, and where the seed

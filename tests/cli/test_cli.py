@@ -21,7 +21,8 @@ from agents.table import agent_seed
 from repository import REPO
 from suburbia_env import Game
 from suburbia_env.apps import cli
-from suburbia_env.apps.cli import group_legal_moves, main
+from suburbia_env.apps.cli import main
+from suburbia_env.apps.terminal_screen import group_legal_moves
 from suburbia_env.display.picture import render_picture
 
 

@@ -29,8 +29,9 @@ from hidden_facts import seen_by, undrawn_stacks, with_other_hidden_facts
 from suburbia_env import Game
 from suburbia_env.engine import state_layout as s
 from suburbia_env.apps.cli import main
-from suburbia_env.apps.terminal_game import (SCREEN_HEIGHT, SCREEN_WIDTH, TerminalGame,
-                                             _recent_lines, decision_screen, market_lines)
+from suburbia_env.apps.terminal_game import TerminalGame
+from suburbia_env.apps.terminal_screen import _recent_lines, decision_screen, market_lines
+from suburbia_env.apps.terminal_text import SCREEN_HEIGHT, SCREEN_WIDTH
 from suburbia_env.engine.tile_data import GOALS, TILES
 
 PROMPT = re.compile(r"player \d> ")

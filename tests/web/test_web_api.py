@@ -25,7 +25,7 @@ from suburbia_env import Game
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.tile_data import GOALS, TILES
 from suburbia_env.apps.web import Settings, create_app
-from suburbia_env.apps.web.sessions import Limits
+from suburbia_env.apps.web.store import Limits
 
 SEED = 987654321  # a distinctive number: it must not appear before the game is over
 

@@ -7,7 +7,8 @@ import time
 
 from agents import Agent
 from suburbia_env import Game
-from suburbia_env.apps.web.sessions import GameSession, Seat
+from suburbia_env.apps.web.seats import Seat
+from suburbia_env.apps.web.sessions import GameSession
 
 
 class Recorder(Agent):

@@ -1,4 +1,4 @@
-"""The web server's store (suburbia_env/apps/web/database.py, sessions.Store): records that
+"""The web server's store (suburbia_env/apps/web/database.py, store.Store): records that
 replay a game exactly (64-bit seeds and redraw words kept as they were), the networks
 the limits count, and store files it cannot use refused with a clear message."""
 
@@ -9,7 +9,9 @@ import stat
 import pytest
 
 from suburbia_env.apps.web.database import Database, StoreError, network_of
-from suburbia_env.apps.web.sessions import GameSession, Limits, Redraw, Seat, Store
+from suburbia_env.apps.web.seats import Seat
+from suburbia_env.apps.web.sessions import GameSession, Redraw
+from suburbia_env.apps.web.store import Limits, Store
 
 
 @pytest.mark.parametrize("client, network", [

@@ -25,7 +25,7 @@ from suburbia_env.engine.rng import MAX_SEED
 from suburbia_env.formats.serialization import game_from_json
 from suburbia_env.engine.tile_data import GOALS
 from suburbia_env.apps.web import Settings, create_app
-from suburbia_env.apps.web.sessions import Limits
+from suburbia_env.apps.web.store import Limits
 
 PERSON = [{"kind": "person"}]
 

@@ -41,8 +41,11 @@ from .http_guards import AllowedHosts, RequestGuard
 from .sealing import SealError, Sealer, default_secret_file, load_or_create_key
 from .agent_specs import (SEARCH_KINDS, ModelFolders, SpecRefused, build_agent,
                           check_agent_spec, short_spec)
-from .sessions import (MAX_DECISIONS, GameSession, Limits, ReplaySession, Seat, Store,
-                       WebError)
+from .errors import WebError
+from .replays import ReplaySession
+from .seats import Seat
+from .sessions import MAX_DECISIONS, GameSession
+from .store import Limits, Store
 
 POLL_SECONDS = 20.0
 SessionId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
@@ -201,7 +204,7 @@ def warm_up() -> None:
     from ...game import Game
     from ...engine.rng import secret_words
     from ...formats.serialization import game_from_json, replay_record
-    from .sessions import legal_choices
+    from .views import legal_choices
     for players, mode in ((1, "dale"), (2, "standard"), (1, "solitary")):
         game = Game(players, mode, "2nd", 0)
         for _ in range(6):

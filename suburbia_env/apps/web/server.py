@@ -16,7 +16,7 @@ from pathlib import Path
 from ..command_errors import CliError, PortTakenError
 from .app import Settings, create_app
 from .database import StoreError, default_store_file
-from .sessions import Limits
+from .store import Limits
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 import sys
 
 import orjson
@@ -20,16 +19,14 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
-from fastapi import FastAPI, Header, Path as PathParam, Query, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
 from starlette.concurrency import run_in_threadpool
 
-from ...engine import action_space as a
 from ...errors import SuburbiaError
 from ...game import GameConfig
 from ...engine.rng import MAX_SEED, secret_seed
@@ -37,22 +34,19 @@ from ...formats.serialization import game_from_dict
 from ...display.tile_text import tile_catalog
 from ...display.vocabulary import labelled_seat_name
 from .database import MEMORY, Database
-from .http_guards import AllowedHosts, RequestGuard
+from .http_guards import AllowedHosts, BodyLimit, RequestGuard
 from .sealing import SealError, Sealer, default_secret_file, load_or_create_key
 from .agent_specs import (SEARCH_KINDS, ModelFolders, SpecRefused, build_agent,
                           check_agent_spec, short_spec)
 from .errors import WebError
 from .replays import ReplaySession
+from .requests import (ActionIn, BotsIn, LoadIn, NewGameIn, ReplayIn, SeatIn, SessionId,
+                       Token)
 from .seats import Seat
 from .sessions import MAX_DECISIONS, GameSession
 from .store import Limits, Store
 
 POLL_SECONDS = 20.0
-SessionId = Annotated[str, PathParam(pattern=r"^[A-Za-z0-9_-]{8,64}$")]
-TOKEN_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"
-Token = Annotated[str | None, Header(alias="X-Seat-Token", pattern=TOKEN_PATTERN,
-                                     description="a seat's, the creator's or a replay "
-                                                 "maker's token (letters, digits, - and _)")]
 
 
 @dataclass
@@ -72,52 +66,6 @@ class Settings:
     """Further names requests may give in Host (`--allow-host`): the server's names."""
 
 
-# Request bodies ----------------------------------------------------------------------------
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SeatIn(_Body):
-    kind: Literal["person", "agent"]
-    agent: str | None = Field(None, min_length=1, max_length=300,
-                              description="agent spec (agents.registry), for kind 'agent'")
-
-
-class NewGameIn(_Body):
-    mode: Literal["standard", "solitary", "dale"] = "dale"
-    players: StrictInt = Field(1, ge=1, le=4)
-    edition: Literal["2nd", "1st"] = "2nd"
-    seed: Annotated[StrictInt, Field(ge=0, le=MAX_SEED)] | Annotated[
-        str, Field(pattern=r"^[0-9]{1,20}$")] | None = Field(
-        None, description="null: a secret random seed of 64 bits; a typed one as a number "
-                          "or as decimal text (a page's numbers are exact to 2**53 only)")
-    seats: list[SeatIn] = Field(min_length=1, max_length=4)
-    delay_ms: StrictInt | None = Field(None, ge=0, le=10_000)
-
-
-class ActionIn(_Body):
-    action: StrictInt = Field(ge=0, le=a.NUM_ACTIONS - 1)
-    version: StrictInt | None = Field(None, ge=0, description="the game's version the "
-                                      "decision was taken on (required)")
-
-
-class BotsIn(_Body):
-    delay_ms: StrictInt | None = Field(None, ge=0, le=10_000)
-    paused: StrictBool | None = None
-    skip: StrictBool = False
-    step: StrictBool = False
-
-
-class LoadIn(_Body):
-    file: dict
-    seats: list[SeatIn] | None = Field(None, min_length=1, max_length=4)
-
-
-class ReplayIn(_Body):
-    record: dict
-
-
 # The application ---------------------------------------------------------------------------
 
 def _client(request: Request) -> str:
@@ -133,57 +81,6 @@ def json_answer(content: dict) -> Response:
 
 def _error(status: int, message: str, **extra) -> JSONResponse:
     return JSONResponse({"error": message, **extra}, status_code=status)
-
-
-class BodyLimit:
-    """ASGI middleware: 413 for a request body larger than `max_bytes` (declared or sent)."""
-
-    def __init__(self, app, max_bytes: int):
-        self.app, self.max_bytes = app, max_bytes
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        declared = dict(scope["headers"]).get(b"content-length")
-        message = (f"the request body is larger than {self.max_bytes} bytes, the most this "
-                   f"server reads")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            return await _send_error(send, 413, message)
-        received = 0
-        started = False
-
-        async def limited_receive():
-            nonlocal received
-            event = await receive()
-            if event["type"] == "http.request":
-                received += len(event.get("body", b""))
-                if received > self.max_bytes:
-                    raise _TooLarge()
-            return event
-
-        async def tracking_send(event):
-            nonlocal started
-            if event["type"] == "http.response.start":
-                started = True
-            await send(event)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
-            if not started:
-                await _send_error(send, 413, message)
-
-
-class _TooLarge(Exception):
-    pass
-
-
-async def _send_error(send, status: int, message: str) -> None:
-    body = json.dumps({"error": message}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
 
 
 def _validation_message(errors: list) -> str:

@@ -12,6 +12,8 @@
   (no page may frame this one: clickjacking), `X-Content-Type-Options: nosniff`, a CSP
   letting the page run only its own script and style, `Referrer-Policy: no-referrer`,
   and API answers, which carry tokens, marked not to be stored.
+- **Size.** A request body larger than the limit (`Limits.max_body_bytes`), declared or
+  sent, is refused (413) before it is read whole (`BodyLimit`).
 """
 
 from __future__ import annotations
@@ -135,4 +137,55 @@ async def _refuse(send, status: int, message: str) -> None:
                             (b"x-frame-options", b"DENY"),
                             (b"content-security-policy", PAGE_POLICY.encode()),
                             (b"x-content-type-options", b"nosniff")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyLimit:
+    """ASGI middleware: 413 for a request body larger than `max_bytes` (declared or sent)."""
+
+    def __init__(self, app, max_bytes: int):
+        self.app, self.max_bytes = app, max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length")
+        message = (f"the request body is larger than {self.max_bytes} bytes, the most this "
+                   f"server reads")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
+            return await _send_error(send, 413, message)
+        received = 0
+        started = False
+
+        async def limited_receive():
+            nonlocal received
+            event = await receive()
+            if event["type"] == "http.request":
+                received += len(event.get("body", b""))
+                if received > self.max_bytes:
+                    raise _TooLarge()
+            return event
+
+        async def tracking_send(event):
+            nonlocal started
+            if event["type"] == "http.response.start":
+                started = True
+            await send(event)
+
+        try:
+            await self.app(scope, limited_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await _send_error(send, 413, message)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def _send_error(send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})

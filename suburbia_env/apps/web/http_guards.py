@@ -153,7 +153,7 @@ class BodyLimit:
         message = (f"the request body is larger than {self.max_bytes} bytes, the most this "
                    f"server reads")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_bytes):
-            return await _send_error(send, 413, message)
+            return await _refuse(send, 413, message)
         received = 0
         started = False
 
@@ -176,16 +176,8 @@ class BodyLimit:
             await self.app(scope, limited_receive, tracking_send)
         except _TooLarge:
             if not started:
-                await _send_error(send, 413, message)
+                await _refuse(send, 413, message)
 
 
 class _TooLarge(Exception):
     pass
-
-
-async def _send_error(send, status: int, message: str) -> None:
-    body = json.dumps({"error": message}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})

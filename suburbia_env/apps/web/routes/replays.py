@@ -1,0 +1,53 @@
+"""A replay's routes: open one from a record, step through it, download its record,
+delete it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request
+
+from ..context import AppContext, client_address, json_answer, replay_answer
+from ..errors import WebError
+from ..replays import ReplaySession
+from ..requests import ReplayIn, SessionId, Token
+from ..sessions import MAX_DECISIONS
+
+
+def router(context: AppContext) -> APIRouter:
+    store = context.store
+    router = APIRouter()
+
+    @router.post("/api/replays", status_code=201)
+    def new_replay(body: ReplayIn, request: Request):
+        client = client_address(request)
+        store.check_room(client)
+        replay = ReplaySession(body.record, client)
+        store.add(replay)
+        return replay_answer(replay)
+
+    @router.get("/api/replays/{replay_id}")
+    def replay_view(replay_id: SessionId,
+                    step: Annotated[int, Query(ge=0, le=MAX_DECISIONS)] = 0):
+        replay: ReplaySession = store.get(replay_id, "replay")
+        return json_answer(replay.view(step))
+
+    @router.get("/api/replays/{replay_id}/record")
+    def replay_record_download(replay_id: SessionId):
+        record = store.get(replay_id, "replay").record
+        if record is None:
+            raise WebError(409, "this game has no seed-and-moves record (it began from a "
+                                "loaded state, or an undo dealt its hidden stacks anew): "
+                                "download its state from the game instead")
+        return record
+
+    @router.delete("/api/replays/{replay_id}")
+    def delete_replay(replay_id: SessionId, token: Token = None):
+        replay: ReplaySession = store.get(replay_id, "replay")
+        if not replay.is_maker(token):
+            raise WebError(403, "only the maker of this replay can delete it (with the token "
+                                "its creation answered)")
+        store.remove(replay_id)
+        return {"ok": True}
+
+    return router

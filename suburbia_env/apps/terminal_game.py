@@ -59,7 +59,7 @@ from ..engine.tile_data import TILES
 from ..errors import IllegalActionError, SuburbiaError, shown
 from ..game import Game
 from .terminal_info import info_lines
-from .terminal_saving import (_name_problem, default_save_path, offer_to_save, save_game,
+from .terminal_saving import (default_save_path, name_problem, offer_to_save, save_game,
                               saved_lines, write_error)
 from .terminal_screen import (decision_screen, final_scores_lines, full_market_lines,
                               group_legal_moves, log_lines)
@@ -466,7 +466,7 @@ class TerminalGame:
 
     def _save(self, name: str) -> None:
         target = Path(name.strip()) if name.strip() else self.default
-        problem = _name_problem(target)
+        problem = name_problem(target)
         if problem is None:
             try:
                 what = save_game(self.game, target, self.human)

@@ -68,7 +68,8 @@ def write_error(error: Exception) -> str:
     return str(error)  # ValueError: a path with a NUL character
 
 
-def _name_problem(target: Path) -> str | None:
+def name_problem(target: Path) -> str | None:
+    """Why `target` cannot name a file the game is saved in; None when it can."""
     if any(ord(character) < 32 or character in "\x7f\ufffd" for character in str(target)):
         return "a file name cannot hold control characters or bytes that are not text"
     return None
@@ -102,7 +103,7 @@ def offer_to_save(game: Game, viewer: int, stdin: TextIO, stdout: TextIO, defaul
                 say("The game was not saved.")
                 return None
         target = Path(answer.strip()) if answer and answer.strip() else default
-        problem = _name_problem(target)
+        problem = name_problem(target)
         if problem is None:
             try:
                 what = save_game(game, target, viewer)

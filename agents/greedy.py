@@ -37,9 +37,10 @@ from suburbia_env.engine import constants as c
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.legal_actions import can_pay_premium, legal_action_mask
 from suburbia_env.engine.market import first_slot, last_slot
-from suburbia_env.engine.resolution import (RED_LINE_FALL_BACK_GAIN, clamped_level,
-                                            copy_state, red_line_penalty,
-                                            red_lines_at_or_below)
+from suburbia_env.engine.adjustments import clamped_level
+from suburbia_env.engine.red_lines import (RED_LINE_FALL_BACK_GAIN, red_line_penalty,
+                                           red_lines_at_or_below)
+from suburbia_env.engine.resolution import copy_state
 from suburbia_env.engine.tile_data import GOALS, TILES
 from suburbia_env.engine.turn import (apply_legal_action, income_step_outcome,
                                       population_step_outcome)

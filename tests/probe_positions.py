@@ -13,7 +13,7 @@ from suburbia_env.engine import constants as c
 from suburbia_env.engine import event_log as ev
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.legal_actions import legal_action_mask
-from suburbia_env.engine.resolution import red_line_value
+from suburbia_env.engine.red_lines import red_line_value
 from suburbia_env.engine.rng import random_below, seed_words
 from suburbia_env.engine.setup import new_game
 from suburbia_env.engine.tile_data import GOALS, TILES

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine import constants as c
-from ..engine.resolution import red_line_value, red_lines_at_or_below
+from ..engine.red_lines import red_line_value, red_lines_at_or_below
 
 # Seats ----------------------------------------------------------------------------------------
 

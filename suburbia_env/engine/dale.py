@@ -50,10 +50,10 @@ from .market import first_slot, last_slot, slot_premium
 from .legal_actions import (any_placeable_cell, can_make_lake, can_pay_premium,
                             legal_action_mask)
 from .refcount_free import njit_without_refcounts
-from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, RED_LINE_FALL_BACK_GAIN,
-                         add_feature_counts, count_current_matches, effective_kind,
-                         put_next_tile, red_line_penalty, red_lines_at_or_below,
-                         resolve_placement, term_reacts, trigger_adjustments)
+from .adjustments import effective_kind, trigger_adjustments
+from .red_lines import RED_LINE_FALL_BACK_GAIN, red_line_penalty, red_lines_at_or_below
+from .resolution import (FACE_UP, OWN_BOROUGH_ONLY, add_feature_counts, count_current_matches,
+                         put_next_tile, resolve_placement, term_reacts)
 from .tile_table import (can_lower_population, conditional_amount, conditional_attribute,
                          conditional_scope, conditional_target, conditional_term_count,
                          immediate_amount, immediate_attribute, immediate_term_count, reacts_to,

@@ -27,7 +27,7 @@ from . import state_layout as s
 from .hex_grid import NUM_CELLS, NUM_COLUMNS, NUM_ROWS
 from .market import slot_premium
 from .refcount_free import njit_without_refcounts
-from .resolution import red_line_value, red_lines_at_or_below
+from .red_lines import red_line_value, red_lines_at_or_below
 from .tile_data import NUM_GOALS, NUM_KINDS
 from .tile_table import (immediate_amount, immediate_attribute, immediate_term_count, tile_cost,
                          tile_icon, tile_type)

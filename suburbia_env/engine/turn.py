@@ -15,8 +15,8 @@ from .legal_actions import (any_premium_payable, can_pay_premium, investment_pri
 from .market import (clear_market, discard_from_market, fill_dale_market, first_slot,
                      last_slot, refill_market, slot_premium, take_from_market)
 from .refcount_free import njit_without_refcounts
-from .resolution import (ALL_BOROUGHS, FACE_UP, cross_red_lines, pay, resolve_investment,
-                         resolve_placement)
+from .red_lines import cross_red_lines
+from .resolution import ALL_BOROUGHS, FACE_UP, pay, resolve_investment, resolve_placement
 from .scoring import score_game
 from .tile_table import tile_cost
 

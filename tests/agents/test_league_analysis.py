@@ -19,7 +19,7 @@ from agents.league_dataset import dataset_entries
 from agents.statistics import (game_bootstrap_difference, newcombe_interval,
                                stratified_difference, wilson_interval)
 from suburbia_env import Game
-from suburbia_env.engine.resolution import red_lines_at_or_below
+from suburbia_env.engine.red_lines import red_lines_at_or_below
 
 
 @pytest.fixture(scope="module")

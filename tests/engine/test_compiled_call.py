@@ -4,7 +4,7 @@ import numpy as np
 
 from suburbia_env.engine.compiled_call import compiled_entry_point
 from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.engine.resolution import red_lines_at_or_below
+from suburbia_env.engine.red_lines import red_lines_at_or_below
 from suburbia_env.engine.setup import new_game
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine import constants as c

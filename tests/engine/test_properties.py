@@ -30,8 +30,8 @@ from suburbia_env.engine.checks.invariants import (check_invariants, check_reach
 from suburbia_env.engine.legal_actions import is_legal_action, legal_action_mask
 from suburbia_env.formats.notation import format_action
 from suburbia_env.positions import put_tile_without_effects, set_current_player
-from suburbia_env.engine.resolution import (FACE_UP, OWN_BOROUGH_ONLY,
-                                            red_lines_at_or_below, resolve_placement)
+from suburbia_env.engine.red_lines import red_lines_at_or_below
+from suburbia_env.engine.resolution import FACE_UP, OWN_BOROUGH_ONLY, resolve_placement
 from suburbia_env.engine.rng import random_below, seed_words
 from suburbia_env.engine.setup import new_game
 from suburbia_env.engine.tile_data import GOALS, TILES

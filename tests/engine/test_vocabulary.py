@@ -14,7 +14,7 @@ from suburbia_env import Game
 from suburbia_env.display import vocabulary as v
 from suburbia_env.display.drawing import table_svg
 from suburbia_env.display.render import render_game
-from suburbia_env.engine.resolution import red_line_value, red_lines_at_or_below
+from suburbia_env.engine.red_lines import red_line_value, red_lines_at_or_below
 
 PACKAGE = Path(v.__file__).resolve().parents[1]
 SOURCES = sorted(PACKAGE.rglob("*.py")) + sorted((PACKAGE.parent / "agents").glob("*.py"))

@@ -30,8 +30,8 @@ from suburbia_env.engine.hex_grid import cell_index
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     take_physical_tile,
                                     set_market_tile, set_player_values)
-from suburbia_env.engine.resolution import (adjust, red_line_value, red_lines_at_or_below,
-                                            resolve_investment, resolve_placement)
+from suburbia_env.engine.red_lines import red_line_value, red_lines_at_or_below
+from suburbia_env.engine.resolution import adjust, resolve_investment, resolve_placement
 from suburbia_env.engine.tile_data import TILES, parse_tiles
 
 # R8.1, written out by hand: the first 18 lines, then every odd number from 101.

@@ -6,9 +6,9 @@ are emptied, so no hidden tile is drawn (R10.2), and stops before any opponent m
 The resulting position is scored for the acting player by projecting it to the end of
 the game as if the player bought nothing more: for each of the `turns_left` turns, the
 income step and the population step are played with the engine's own arithmetic
-(turn.income_step_outcome and population_step_outcome, R5.2, R5.3) and its red-line
-amounts and clamps (resolution.red_line_penalty, RED_LINE_FALL_BACK_GAIN and
-clamped_level, R8.1, R9.1, R1.2), then money converts at $5 a population (R8.2):
+(turn.income_step_outcome and population_step_outcome, R5.2, R5.3) and its red lines
+and clamps (red_lines.red_line_level_change and adjustments.clamped_level, R8.1, R9.1,
+R1.2), then money converts at $5 a population (R8.2):
 
     value = projected population + projected money / 5
             + money_weight * (turns_left / 20) * money now
@@ -38,8 +38,7 @@ from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.legal_actions import can_pay_premium, legal_action_mask
 from suburbia_env.engine.market import first_slot, last_slot
 from suburbia_env.engine.adjustments import clamped_level
-from suburbia_env.engine.red_lines import (RED_LINE_FALL_BACK_GAIN, red_line_penalty,
-                                           red_lines_at_or_below)
+from suburbia_env.engine.red_lines import red_line_level_change
 from suburbia_env.engine.resolution import copy_state
 from suburbia_env.engine.tile_data import GOALS, TILES
 from suburbia_env.engine.turn import (apply_legal_action, income_step_outcome,
@@ -76,14 +75,12 @@ def position_value(state, player, future_turns, money_weight):
     reputation = s.reputation(state, player)
     population = s.population(state, player)
     option_value = money_weight * future_turns / 20.0 * money
-    penalty = red_line_penalty(state)
     for _turn in range(int(future_turns + 0.5)):
         before = population
         money, population, _unpaid = income_step_outcome(income, money, population)
         population, _money_if_paid, _owed = population_step_outcome(population, reputation,
                                                                      money)
-        lines = red_lines_at_or_below(population) - red_lines_at_or_below(before)
-        change = -penalty * lines if lines > 0 else -RED_LINE_FALL_BACK_GAIN * lines
+        change = red_line_level_change(state, before, population)
         income = clamped_level(income + change)
         reputation = clamped_level(reputation + change)
     return population + money / 5.0 + option_value

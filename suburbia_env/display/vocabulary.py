@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine import constants as c
-from ..engine.red_lines import red_line_value, red_lines_at_or_below
+from ..engine.red_lines import next_red_line
 
 # Seats ----------------------------------------------------------------------------------------
 
@@ -114,12 +114,7 @@ ICON_BADGES = ("FOOD", "AIRPORT", "OFFICE", "SCHOOL", "SKY", "CARS")
 """The badge text of each icon on a drawn tile."""
 
 
-# The next red line ----------------------------------------------------------------------------
-
-def next_red_line(population: int) -> int:
-    """The value of the next red line above a population (R8.1), the engine's."""
-    return int(red_line_value(red_lines_at_or_below(population)))
-
+# The next red line (the engine's red_lines.next_red_line, R8.1) -----------------------------
 
 def red_line_distance(population: int) -> str:
     """`28 (3 away)`: the next red line above `population` and how far it is (R8.1)."""

@@ -27,7 +27,7 @@ from . import state_layout as s
 from .hex_grid import NUM_CELLS, NUM_COLUMNS, NUM_ROWS
 from .market import slot_premium
 from .refcount_free import njit_without_refcounts
-from .red_lines import red_line_value, red_lines_at_or_below
+from .red_lines import next_red_line
 from .tile_data import NUM_GOALS, NUM_KINDS
 from .tile_table import (immediate_amount, immediate_attribute, immediate_term_count, tile_cost,
                          tile_icon, tile_type)
@@ -167,7 +167,7 @@ def _update_borough(state, tiles, seat, slot, out, encoded):
 def _encode_player(state, seat, slot, out):
     start = PLAYERS_START + slot * PLAYER_FEATURES
     population = s.population(state, seat)
-    next_line = red_line_value(red_lines_at_or_below(population))
+    next_line = next_red_line(population)
     out[start + 0] = 1.0
     out[start + 1] = 1.0 if state[s.MODE] == c.MODE_DALE and seat == c.DALE_SEAT else 0.0
     out[start + 2] = 1.0 if state[s.FIRST_PLAYER] == seat else 0.0

@@ -1,5 +1,11 @@
 """The red lines of the population track (R8.1): where they lie, what crossing one upward
 costs and falling back below one gives, and the tiles that react to a crossing (R6.6).
+
+The one home of the rule: play crosses lines here (`cross_red_lines`, called by every
+population change: `resolution.adjust` and the income step), the observation and the
+display's words (display/vocabulary.py) ask `next_red_line`, the greedy player's
+projection asks `red_line_level_change`, and Dale's sums (dale.py) take the penalty and
+the fall-back gain from here.
 """
 
 import numpy as np
@@ -39,6 +45,15 @@ def red_line_value(index):
     return _FIRST_ODD_LINE + 2 * (index - _FIRST_RED_LINES.shape[0])
 
 
+@njit_without_refcounts
+def next_red_line(population):
+    """The population value of the next red line a player would cross upward: the lowest
+    line above `population` (R8.1; 15 from 0..14, 22 from 15). The one computation of the
+    "next red line" the observation encodes and every display shows (through
+    display/vocabulary.py); Python callers get an int."""
+    return red_line_value(red_lines_at_or_below(population))
+
+
 RED_LINE_FALL_BACK_GAIN = 1
 """Income and reputation given back per red line fallen below, in every mode (R8.1; R9.1
 as revised on 2026-11-25 changes only the crossing)."""
@@ -49,6 +64,18 @@ def red_line_penalty(state):
     """Income and reputation lost per red line crossed upward: 1, or 2 in Solitary
     Architect (R8.1, R9.1)."""
     return 2 if state[s.MODE] == c.MODE_SOLITARY else 1
+
+
+@njit_without_refcounts
+def red_line_level_change(state, old_population, new_population):
+    """What the red lines between two population values do to income and to reputation
+    taken together, before clamps: -penalty per line crossed upward, +1 per line fallen
+    below (R8.1, R9.1). For projections that move a turn's population at once (the greedy
+    player); play handles each line in turn, with clamps and reactions (`cross_red_lines`)."""
+    lines = red_lines_at_or_below(new_population) - red_lines_at_or_below(old_population)
+    if lines > 0:
+        return -red_line_penalty(state) * lines
+    return -RED_LINE_FALL_BACK_GAIN * lines
 
 
 @njit_without_refcounts

@@ -1,7 +1,8 @@
 """Resolving a placement or an investment: effects, clamps and red lines (R6, R7, R8.1).
 
 Every change of a level, population or money made by a tile goes through `adjust`, one
-adjustment at a time (R7.2), so clamping (R1.2) and red lines (R8.1) apply mid-resolution.
+adjustment at a time (R7.2), so clamping (R1.2, adjustments.py) and red lines (R8.1,
+red_lines.py) apply mid-resolution.
 The last two rows of the tile table are the lake and One More Round (tile_data.py).
 """
 

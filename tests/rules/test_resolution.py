@@ -22,6 +22,9 @@ from __future__ import annotations
 import csv
 from importlib import resources
 
+import numpy as np
+import pytest
+
 from suburbia_env import Game
 from suburbia_env.engine import constants as c
 from suburbia_env.engine import event_log as ev
@@ -30,7 +33,8 @@ from suburbia_env.engine.hex_grid import cell_index
 from suburbia_env.positions import (put_tile_without_effects, set_current_player,
                                     take_physical_tile,
                                     set_market_tile, set_player_values)
-from suburbia_env.engine.red_lines import red_line_value, red_lines_at_or_below
+from suburbia_env.engine.red_lines import (next_red_line, red_line_level_change, red_line_value,
+                                           red_lines_at_or_below)
 from suburbia_env.engine.resolution import adjust, resolve_investment, resolve_placement
 from suburbia_env.engine.tile_data import TILES, parse_tiles
 
@@ -910,6 +914,28 @@ def test_R8_1_red_lines_at_or_below():
     spot = {0: 0, 14: 0, 15: 1, 21: 1, 22: 2, 98: 18, 100: 18, 101: 19, 102: 19, 103: 20}
     for population, count in spot.items():
         assert red_lines_at_or_below(population) == count
+
+
+def test_R8_1_next_red_line_is_the_lowest_line_above_the_population():
+    lines = _hand_red_lines(260)
+    for population in range(0, 251):
+        assert next_red_line(population) == min(line for line in lines if line > population)
+    assert [next_red_line(p) for p in (0, 14, 15, 98, 100, 101, 102)] == [15, 15, 22, 101, 101,
+                                                                          103, 103]
+    assert type(next_red_line(np.int32(15))) is int  # what the display prints
+
+
+@pytest.mark.parametrize("mode, penalty", [(c.MODE_STANDARD, 1), (c.MODE_DALE, 1),
+                                           (c.MODE_SOLITARY, 2)])
+def test_R8_1_R9_1_level_change_of_the_lines_between_two_populations(mode, penalty):
+    """Net of the lines between the two values: -penalty per line up, +1 per line down."""
+    state = np.zeros(s.STATE_SIZE, dtype=np.int32)
+    state[s.MODE] = mode
+    assert red_line_level_change(state, 14, 15) == -penalty
+    assert red_line_level_change(state, 10, 30) == -3 * penalty  # 15, 22, 29
+    assert red_line_level_change(state, 99, 105) == -3 * penalty  # 101, 103, 105
+    assert red_line_level_change(state, 30, 10) == 3  # falling back gives +1 in every mode
+    assert red_line_level_change(state, 15, 21) == 0 == red_line_level_change(state, 22, 22)
 
 
 def test_R8_1_a_line_crossed_mid_resolution_moves_levels_at_once_with_clamping():

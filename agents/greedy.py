@@ -37,53 +37,14 @@ from suburbia_env.engine import constants as c
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.legal_actions import can_pay_premium, legal_action_mask
 from suburbia_env.engine.market import first_slot, last_slot
-from suburbia_env.engine.adjustments import clamped_level
-from suburbia_env.engine.red_lines import red_line_level_change
 from suburbia_env.engine.resolution import copy_state
 from suburbia_env.engine.tile_data import GOALS, TILES
-from suburbia_env.engine.turn import (apply_legal_action, income_step_outcome,
-                                      population_step_outcome)
+from suburbia_env.engine.turn import apply_legal_action
 
 from .base import Agent
+from .one_ply import position_value, turns_left
 
 DEFAULT_MONEY_WEIGHT = 0.7
-
-
-@njit(cache=True)
-def turns_left(state):
-    """The acting player's turns still to come after the current one (public estimate)."""
-    if state[s.FINAL_ROUND] >= 0:
-        return max(0, state[s.FINAL_ROUND] - state[s.ROUND])
-    tiles_left = state[s.PILE_END] - state[s.PILE_POSITION]
-    mode = state[s.MODE]
-    if mode == c.MODE_DALE:
-        per_round = 4
-    elif mode == c.MODE_SOLITARY:
-        per_round = 2
-    else:
-        per_round = state[s.NUM_PLAYERS]
-    return tiles_left / per_round + (0 if mode == c.MODE_DALE else 1)
-
-
-@njit(cache=True)
-def position_value(state, player, future_turns, money_weight):
-    """Projected final population of the player if it bought nothing more (docstring)."""
-    if state[s.GAME_OVER]:
-        return float(s.score_entry(state, player, s.SCORE_FINAL_POPULATION))
-    money = s.money(state, player)
-    income = s.income(state, player)
-    reputation = s.reputation(state, player)
-    population = s.population(state, player)
-    option_value = money_weight * future_turns / 20.0 * money
-    for _turn in range(int(future_turns + 0.5)):
-        before = population
-        money, population, _unpaid = income_step_outcome(income, money, population)
-        population, _money_if_paid, _owed = population_step_outcome(population, reputation,
-                                                                     money)
-        change = red_line_level_change(state, before, population)
-        income = clamped_level(income + change)
-        reputation = clamped_level(reputation + change)
-    return population + money / 5.0 + option_value
 
 
 @njit(cache=True)

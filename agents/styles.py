@@ -4,7 +4,7 @@ Each is a one-ply player like greedy (agents/greedy.py): every legal action is p
 a scratch copy to the end of the player's own turn by the engine's
 `turn.own_turn_trial` (step 1, the cheapest discard where one follows, steps 2 and 3;
 no tile drawn, R10.2, no other seat), and the outcome is scored for the player. The
-score is greedy's projection of its final population (`greedy.position_value`: income
+score is greedy's projection of its final population (`one_ply.position_value`: income
 and population steps to the end with the red lines, money at $5 a population, plus
 `money` x turns_left/20 x money now for the money that can still buy tiles) plus the
 style's terms, each a weight on an engine quantity:
@@ -19,7 +19,7 @@ style's terms, each a weight on an engine quantity:
     reputation   x phase x reputation level
     income       x phase x income level
 
-where phase = turns_left / 20 (1 early, 0 at the end; `greedy.turns_left`, public
+where phase = turns_left / 20 (1 early, 0 at the end; `one_ply.turns_left`, public
 information only). Ties between equally scored actions go to one drawn by the agent's
 generator, reseeded by `reset(seed)`.
 
@@ -45,21 +45,15 @@ from numba import njit
 
 from suburbia_env import Game
 from suburbia_env.engine import action_space as a
-from suburbia_env.engine import constants as c
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
 from suburbia_env.engine.legal_actions import legal_action_mask
-from suburbia_env.engine.resolution import copy_state, waiting_lake_payments
-from suburbia_env.engine.scoring import goal_lead
+from suburbia_env.engine.resolution import copy_state
 from suburbia_env.engine.tile_data import GOALS, TILES
-from suburbia_env.engine.tile_table import goal_criterion, private_goal_bonus, public_goal_bonus
 from suburbia_env.engine.turn import own_turn_trial
 
 from .base import Agent
-from .greedy import position_value, turns_left
-
-WEIGHT_NAMES = ("money", "goals", "lakes", "investments", "reputation", "income")
-MONEY, GOAL_BONUSES, LAKE_PAYMENTS, INVESTMENTS, REPUTATION, INCOME = range(6)
+from .one_ply import WEIGHT_NAMES, style_value, turns_left
 
 STYLES = {
     "goals": (0.7, 1.5, 0.0, 0.0, 0.0, 0.0),
@@ -69,78 +63,7 @@ STYLES = {
 }
 """Each style's weights, in the order of WEIGHT_NAMES (module docstring)."""
 
-LAKE_PAYMENT_POPULATION = 0.4
-"""A $2 lake payment in population at the final conversion of $5 a population (R8.2)."""
-GOAL_SPREAD_PER_TURN = 0.15
-"""How much wider, per turn left, the spread of a goal's lead at the end is taken to be."""
 TIE_TOLERANCE = 1e-9
-
-
-@njit(cache=True)
-def _goal_spread(criterion):
-    """The lead on a criterion that is about as sure as one tile more on a count."""
-    if criterion == c.CRITERION_MONEY:
-        return 8.0
-    if criterion == c.CRITERION_INCOME or criterion == c.CRITERION_REPUTATION:
-        return 2.0
-    return 1.0
-
-
-@njit(cache=True)
-def goal_chance(state, tiles, goals, goal, player, future_turns):
-    """The chance the player ends alone in front on a goal, from its lead now: a logistic
-    centred half a unit in front (a tie scores nothing, R8.2), wider with more turns left."""
-    lead = goal_lead(state, tiles, goals, goal, player)
-    spread = _goal_spread(goal_criterion(goals, goal)) * (
-        0.5 + GOAL_SPREAD_PER_TURN * future_turns)
-    return 1.0 / (1.0 + math.exp(-(lead - 0.5) / spread))
-
-
-@njit(cache=True)
-def expected_goal_bonus(state, tiles, goals, player, future_turns):
-    """The public goals' bonuses and the player's own private goal's, each times its
-    `goal_chance`; with no other player (Solitary Architect, R9.1) there are no goals."""
-    if state[s.NUM_PLAYERS] < 2:
-        return 0.0
-    total = 0.0
-    for index in range(c.MAX_PLAYERS):
-        goal = s.public_goal(state, index)
-        if goal >= 0:
-            total += public_goal_bonus(goals, goal) * goal_chance(
-                state, tiles, goals, goal, player, future_turns)
-    goal = s.private_goal(state, player)
-    if goal >= 0:
-        total += private_goal_bonus(goals, goal) * goal_chance(
-            state, tiles, goals, goal, player, future_turns)
-    return total
-
-
-@njit(cache=True)
-def markers_placed(state, player):
-    """Investment markers on the player's tiles (R7.3)."""
-    placed = 0
-    for position in range(s.tile_count(state, player)):
-        if s.is_invested(state, player, s.placed_cell(state, player, position)):
-            placed += 1
-    return placed
-
-
-@njit(cache=True)
-def style_value(state, tiles, goals, player, future_turns, weights):
-    """The score of a trial's outcome for the player (module docstring)."""
-    value = position_value(state, player, future_turns, weights[MONEY])
-    phase = min(1.0, future_turns / 20.0)
-    if weights[GOAL_BONUSES] != 0.0:
-        value += weights[GOAL_BONUSES] * expected_goal_bonus(state, tiles, goals, player,
-                                                             future_turns)
-    if weights[LAKE_PAYMENTS] != 0.0:
-        value += (weights[LAKE_PAYMENTS] * phase * LAKE_PAYMENT_POPULATION
-                  * waiting_lake_payments(state, player))
-    if weights[INVESTMENTS] != 0.0:
-        value += weights[INVESTMENTS] * phase * markers_placed(state, player)
-    value += weights[REPUTATION] * phase * s.reputation(state, player)
-    value += weights[INCOME] * phase * s.income(state, player)
-    return value
 
 
 @njit(cache=True)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from agents import AgentSpecError, make_agent
-from agents.greedy import GreedyAgent, greedy_action, turns_left
+from agents.greedy import GreedyAgent, greedy_action
+from agents.one_ply import expected_goal_bonus, turns_left
 from agents.registry import AGENT_SPECS
-from agents.styles import (STYLES, WEIGHT_NAMES, StyleAgent, expected_goal_bonus,
-                           style_action)
+from agents.styles import STYLES, WEIGHT_NAMES, StyleAgent, style_action
 from agents.tournament_cli import add_arguments
 from suburbia_env import Game
 from suburbia_env.engine import action_space as a

@@ -268,14 +268,14 @@ import json
 from pathlib import Path
 
 import numpy as np
-import agents.greedy as greedy
+import agents.one_ply as one_ply
 from suburbia_env.engine import kernel_cache, state_layout
 
-cache_path = greedy.turns_left.stats.cache_path
-cached = sorted(path.name for path in Path(cache_path).glob("greedy.turns_left*"))
-greedy.turns_left(np.zeros(state_layout.STATE_SIZE, dtype=np.int32))
-stats = greedy.turns_left.stats
-print(json.dumps({"module": greedy.__file__, "engine": kernel_cache.__file__,
+cache_path = one_ply.turns_left.stats.cache_path
+cached = sorted(path.name for path in Path(cache_path).glob("one_ply.turns_left*"))
+one_ply.turns_left(np.zeros(state_layout.STATE_SIZE, dtype=np.int32))
+stats = one_ply.turns_left.stats
+print(json.dumps({"module": one_ply.__file__, "engine": kernel_cache.__file__,
                   "cached_at_start": cached, "cache_path": cache_path,
                   "hits": sum(stats.cache_hits.values()),
                   "misses": sum(stats.cache_misses.values())}))
@@ -287,8 +287,8 @@ print(json.dumps({"module": greedy.__file__, "engine": kernel_cache.__file__,
                          ids=["NUMBA_CACHE_DIR", "__pycache__"])
 def test_an_engine_change_drops_the_cached_agents_kernels(tmp_path, monkeypatch,
                                                            numba_cache_dir):
-    """In a copy of the sources: the greedy player's kernel is cached, then loaded from
-    the cache; after an edit of turn.py (which greedy.py does not contain, so numba alone
+    """In a copy of the sources: a kernel of the one-ply players is cached, then loaded
+    from the cache; after an edit of turn.py (which one_ply.py does not contain, so numba alone
     would go on loading it) the import deletes it and the kernel is compiled again."""
     source = tmp_path / "src"
     for package in ("suburbia_env", "agents"):

@@ -1,0 +1,133 @@
+"""What the one-ply players (greedy.py, styles.py) share: the turns left, the projection
+of a player's final population and the weighted score of a trial's outcome.
+
+greedy.py's docstring explains the projection (`position_value`), styles.py's the terms a
+style adds to it (`style_value`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from suburbia_env.engine import constants as c
+from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.adjustments import clamped_level
+from suburbia_env.engine.red_lines import red_line_level_change
+from suburbia_env.engine.resolution import waiting_lake_payments
+from suburbia_env.engine.scoring import goal_lead
+from suburbia_env.engine.tile_table import goal_criterion, private_goal_bonus, public_goal_bonus
+from suburbia_env.engine.turn import income_step_outcome, population_step_outcome
+
+WEIGHT_NAMES = ("money", "goals", "lakes", "investments", "reputation", "income")
+MONEY, GOAL_BONUSES, LAKE_PAYMENTS, INVESTMENTS, REPUTATION, INCOME = range(6)
+
+LAKE_PAYMENT_POPULATION = 0.4
+"""A $2 lake payment in population at the final conversion of $5 a population (R8.2)."""
+GOAL_SPREAD_PER_TURN = 0.15
+"""How much wider, per turn left, the spread of a goal's lead at the end is taken to be."""
+
+
+@njit(cache=True)
+def turns_left(state):
+    """The acting player's turns still to come after the current one (public estimate)."""
+    if state[s.FINAL_ROUND] >= 0:
+        return max(0, state[s.FINAL_ROUND] - state[s.ROUND])
+    tiles_left = state[s.PILE_END] - state[s.PILE_POSITION]
+    mode = state[s.MODE]
+    if mode == c.MODE_DALE:
+        per_round = 4
+    elif mode == c.MODE_SOLITARY:
+        per_round = 2
+    else:
+        per_round = state[s.NUM_PLAYERS]
+    return tiles_left / per_round + (0 if mode == c.MODE_DALE else 1)
+
+
+@njit(cache=True)
+def position_value(state, player, future_turns, money_weight):
+    """Projected final population of the player if it bought nothing more (docstring)."""
+    if state[s.GAME_OVER]:
+        return float(s.score_entry(state, player, s.SCORE_FINAL_POPULATION))
+    money = s.money(state, player)
+    income = s.income(state, player)
+    reputation = s.reputation(state, player)
+    population = s.population(state, player)
+    option_value = money_weight * future_turns / 20.0 * money
+    for _turn in range(int(future_turns + 0.5)):
+        before = population
+        money, population, _unpaid = income_step_outcome(income, money, population)
+        population, _money_if_paid, _owed = population_step_outcome(population, reputation,
+                                                                     money)
+        change = red_line_level_change(state, before, population)
+        income = clamped_level(income + change)
+        reputation = clamped_level(reputation + change)
+    return population + money / 5.0 + option_value
+
+
+@njit(cache=True)
+def _goal_spread(criterion):
+    """The lead on a criterion that is about as sure as one tile more on a count."""
+    if criterion == c.CRITERION_MONEY:
+        return 8.0
+    if criterion == c.CRITERION_INCOME or criterion == c.CRITERION_REPUTATION:
+        return 2.0
+    return 1.0
+
+
+@njit(cache=True)
+def goal_chance(state, tiles, goals, goal, player, future_turns):
+    """The chance the player ends alone in front on a goal, from its lead now: a logistic
+    centred half a unit in front (a tie scores nothing, R8.2), wider with more turns left."""
+    lead = goal_lead(state, tiles, goals, goal, player)
+    spread = _goal_spread(goal_criterion(goals, goal)) * (
+        0.5 + GOAL_SPREAD_PER_TURN * future_turns)
+    return 1.0 / (1.0 + math.exp(-(lead - 0.5) / spread))
+
+
+@njit(cache=True)
+def expected_goal_bonus(state, tiles, goals, player, future_turns):
+    """The public goals' bonuses and the player's own private goal's, each times its
+    `goal_chance`; with no other player (Solitary Architect, R9.1) there are no goals."""
+    if state[s.NUM_PLAYERS] < 2:
+        return 0.0
+    total = 0.0
+    for index in range(c.MAX_PLAYERS):
+        goal = s.public_goal(state, index)
+        if goal >= 0:
+            total += public_goal_bonus(goals, goal) * goal_chance(
+                state, tiles, goals, goal, player, future_turns)
+    goal = s.private_goal(state, player)
+    if goal >= 0:
+        total += private_goal_bonus(goals, goal) * goal_chance(
+            state, tiles, goals, goal, player, future_turns)
+    return total
+
+
+@njit(cache=True)
+def markers_placed(state, player):
+    """Investment markers on the player's tiles (R7.3)."""
+    placed = 0
+    for position in range(s.tile_count(state, player)):
+        if s.is_invested(state, player, s.placed_cell(state, player, position)):
+            placed += 1
+    return placed
+
+
+@njit(cache=True)
+def style_value(state, tiles, goals, player, future_turns, weights):
+    """The score of a trial's outcome for the player (module docstring)."""
+    value = position_value(state, player, future_turns, weights[MONEY])
+    phase = min(1.0, future_turns / 20.0)
+    if weights[GOAL_BONUSES] != 0.0:
+        value += weights[GOAL_BONUSES] * expected_goal_bonus(state, tiles, goals, player,
+                                                             future_turns)
+    if weights[LAKE_PAYMENTS] != 0.0:
+        value += (weights[LAKE_PAYMENTS] * phase * LAKE_PAYMENT_POPULATION
+                  * waiting_lake_payments(state, player))
+    if weights[INVESTMENTS] != 0.0:
+        value += weights[INVESTMENTS] * phase * markers_placed(state, player)
+    value += weights[REPUTATION] * phase * s.reputation(state, player)
+    value += weights[INCOME] * phase * s.income(state, player)
+    return value

@@ -2,7 +2,9 @@
 
 Each trial plays the acting player's own turn to its end (steps 2 and 3 included, a
 pending discard or removal completed with the cheapest slot) on a copy whose stacks
-are emptied, so no hidden tile is drawn (R10.2), and stops before any opponent moves.
+are emptied, so no hidden tile is drawn (R10.2), and stops before any opponent moves:
+the engine's `turn.full_turn_trial`, run for each legal action by the loop the styles
+share (`one_ply.trial_values`).
 The resulting position is scored for the acting player by projecting it to the end of
 the game as if the player bought nothing more: for each of the `turns_left` turns, the
 income step and the population step are played with the engine's own arithmetic
@@ -33,62 +35,22 @@ from numba import njit
 
 from suburbia_env import Game
 from suburbia_env.engine import action_space as a
-from suburbia_env.engine import constants as c
-from suburbia_env.engine import state_layout as s
-from suburbia_env.engine.legal_actions import can_pay_premium, legal_action_mask
-from suburbia_env.engine.market import first_slot, last_slot
-from suburbia_env.engine.resolution import copy_state
 from suburbia_env.engine.tile_data import GOALS, TILES
-from suburbia_env.engine.turn import apply_legal_action
 
 from .base import Agent
-from .one_ply import position_value, turns_left
+from .one_ply import FULL_TURN, MONEY, NUM_WEIGHTS, trial_values
 
 DEFAULT_MONEY_WEIGHT = 0.7
 
 
 @njit(cache=True)
-def _finish_own_turn(scratch, tiles, goals, basic_kinds, player, log):
-    """Complete a pending discard or removal of the player with the cheapest slot."""
-    while (scratch[s.GAME_OVER] == 0 and scratch[s.CURRENT_PLAYER] == player
-           and (scratch[s.PENDING_DECISION] == c.DECISION_DISCARD
-                or scratch[s.PENDING_DECISION] == c.DECISION_REMOVE)):
-        discarding = scratch[s.PENDING_DECISION] == c.DECISION_DISCARD
-        kind = a.KIND_DISCARD if discarding else a.KIND_REMOVE
-        chosen = -1
-        for slot in range(last_slot(scratch), first_slot(scratch) - 1, -1):
-            if can_pay_premium(scratch, player, slot):
-                chosen = slot
-                break
-        apply_legal_action(scratch, tiles, goals, basic_kinds, a.action_number(kind, chosen, -1),
-                           log)
-
-
-@njit(cache=True)
 def greedy_action(state, tiles, goals, basic_kinds, money_weight, mask, actions):
-    """The legal action whose trial scores best (module docstring)."""
-    count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
-    if count == 1:
-        return actions[0]
-    player = state[s.CURRENT_PLAYER]
-    future_turns = turns_left(state)
-    scratch = np.empty_like(state)
-    log = np.zeros((1, 8), dtype=np.int32)
-    legal = actions[:count].copy()
-    best_action = legal[0]
-    best_value = -1e18
-    for index in range(count):
-        copy_state(scratch, state)
-        scratch[s.PILE_POSITION] = scratch[s.PILE_END]
-        if scratch[s.MODE] == c.MODE_DALE:
-            scratch[s.MODE] = c.MODE_STANDARD  # the trial ends before Dale's turn
-        apply_legal_action(scratch, tiles, goals, basic_kinds, legal[index], log)
-        _finish_own_turn(scratch, tiles, goals, basic_kinds, player, log)
-        value = position_value(scratch, player, future_turns, money_weight)
-        if value > best_value:
-            best_value = value
-            best_action = legal[index]
-    return best_action
+    """The legal action whose trial (`turn.full_turn_trial`) scores best; ties keep the
+    first in mask order (module docstring)."""
+    weights = np.zeros(NUM_WEIGHTS)
+    weights[MONEY] = money_weight
+    values = trial_values(state, tiles, goals, basic_kinds, weights, FULL_TURN, mask, actions)
+    return actions[np.argmax(values)]
 
 
 class GreedyAgent(Agent):

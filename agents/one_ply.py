@@ -1,27 +1,41 @@
-"""What the one-ply players (greedy.py, styles.py) share: the turns left, the projection
-of a player's final population and the weighted score of a trial's outcome.
+"""What the one-ply players (greedy.py, styles.py) share: the loop that tries every
+legal action on a scratch copy through an engine trial kernel (`trial_values`), the
+turns left, the projection of a player's final population and the weighted score of a
+trial's outcome.
 
 greedy.py's docstring explains the projection (`position_value`), styles.py's the terms a
-style adds to it (`style_value`).
+style adds to it (`style_value`). Greedy is the score with the money weight alone (every
+other term weighs 0 and adds exactly nothing) after `turn.full_turn_trial`; the styles
+score after `turn.own_turn_trial`. No player writes a field of the state itself.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from suburbia_env.engine import constants as c
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.adjustments import clamped_level
+from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
+from suburbia_env.engine.legal_actions import legal_action_mask
 from suburbia_env.engine.red_lines import red_line_level_change
-from suburbia_env.engine.resolution import waiting_lake_payments
+from suburbia_env.engine.resolution import copy_state, waiting_lake_payments
 from suburbia_env.engine.scoring import goal_lead
 from suburbia_env.engine.tile_table import goal_criterion, private_goal_bonus, public_goal_bonus
-from suburbia_env.engine.turn import income_step_outcome, population_step_outcome
+from suburbia_env.engine.turn import (full_turn_trial, income_step_outcome, own_turn_trial,
+                                      population_step_outcome)
 
 WEIGHT_NAMES = ("money", "goals", "lakes", "investments", "reputation", "income")
 MONEY, GOAL_BONUSES, LAKE_PAYMENTS, INVESTMENTS, REPUTATION, INCOME = range(6)
+NUM_WEIGHTS = len(WEIGHT_NAMES)
+
+FULL_TURN = np.bool_(True)
+"""`trial_values` plays each action with `turn.full_turn_trial` (a numpy bool, K5)."""
+OWN_TURN = np.bool_(False)
+"""`trial_values` plays each action with `turn.own_turn_trial`."""
 
 LAKE_PAYMENT_POPULATION = 0.4
 """A $2 lake payment in population at the final conversion of $5 a population (R8.2)."""
@@ -47,7 +61,8 @@ def turns_left(state):
 
 @njit(cache=True)
 def position_value(state, player, future_turns, money_weight):
-    """Projected final population of the player if it bought nothing more (docstring)."""
+    """Projected final population of the player if it bought nothing more (greedy.py's
+    docstring)."""
     if state[s.GAME_OVER]:
         return float(s.score_entry(state, player, s.SCORE_FINAL_POPULATION))
     money = s.money(state, player)
@@ -131,3 +146,27 @@ def style_value(state, tiles, goals, player, future_turns, weights):
     value += weights[REPUTATION] * phase * s.reputation(state, player)
     value += weights[INCOME] * phase * s.income(state, player)
     return value
+
+
+@njit(cache=True)
+def trial_values(state, tiles, goals, basic_kinds, weights, full_turn, mask, actions):
+    """Fill `mask` and `actions` with the legal actions (the first `count`) and return the
+    score (`style_value` with `weights`) of each one's trial, in a new array of `count`
+    entries; one legal action is not tried (its score is 0). The trial is
+    `turn.full_turn_trial` when `full_turn` (FULL_TURN), else `turn.own_turn_trial`."""
+    count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
+    values = np.zeros(count)
+    if count == 1:
+        return values
+    player = state[s.CURRENT_PLAYER]
+    future_turns = turns_left(state)
+    scratch = np.empty_like(state)
+    log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
+    for index in range(count):
+        copy_state(scratch, state)
+        if full_turn:
+            full_turn_trial(scratch, tiles, goals, basic_kinds, actions[index], log)
+        else:
+            own_turn_trial(scratch, tiles, goals, basic_kinds, actions[index], log)
+        values[index] = style_value(scratch, tiles, goals, player, future_turns, weights)
+    return values

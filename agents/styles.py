@@ -1,9 +1,10 @@
 """Heuristic players of distinct styles: yardsticks beside the greedy player.
 
-Each is a one-ply player like greedy (agents/greedy.py): every legal action is played on
-a scratch copy to the end of the player's own turn by the engine's
-`turn.own_turn_trial` (step 1, the cheapest discard where one follows, steps 2 and 3;
-no tile drawn, R10.2, no other seat), and the outcome is scored for the player. The
+Each is a one-ply player like greedy (agents/greedy.py), through the same loop
+(`one_ply.trial_values`): every legal action is played on a scratch copy to the end of
+the player's own turn by the engine's `turn.own_turn_trial` (step 1, the cheapest
+discard where one follows, steps 2 and 3; no tile drawn, R10.2, no other seat), and
+the outcome is scored for the player. The
 score is greedy's projection of its final population (`one_ply.position_value`: income
 and population steps to the end with the red lines, money at $5 a population, plus
 `money` x turns_left/20 x money now for the money that can still buy tiles) plus the
@@ -45,15 +46,10 @@ from numba import njit
 
 from suburbia_env import Game
 from suburbia_env.engine import action_space as a
-from suburbia_env.engine import state_layout as s
-from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
-from suburbia_env.engine.legal_actions import legal_action_mask
-from suburbia_env.engine.resolution import copy_state
 from suburbia_env.engine.tile_data import GOALS, TILES
-from suburbia_env.engine.turn import own_turn_trial
 
 from .base import Agent
-from .one_ply import WEIGHT_NAMES, style_value, turns_left
+from .one_ply import OWN_TURN, WEIGHT_NAMES, trial_values
 
 STYLES = {
     "goals": (0.7, 1.5, 0.0, 0.0, 0.0, 0.0),
@@ -68,21 +64,14 @@ TIE_TOLERANCE = 1e-9
 
 @njit(cache=True)
 def style_action(state, tiles, goals, basic_kinds, weights, tie_draw, mask, actions):
-    """The legal action whose trial scores best; among equal ones the one `tie_draw`
-    (uniform in [0, 1)) picks."""
-    count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
+    """The legal action whose trial (`turn.own_turn_trial`) scores best; among equal ones
+    the one `tie_draw` (uniform in [0, 1)) picks."""
+    values = trial_values(state, tiles, goals, basic_kinds, weights, OWN_TURN, mask, actions)
+    count = values.shape[0]
     if count == 1:
         return actions[0]
-    player = state[s.CURRENT_PLAYER]
-    future_turns = turns_left(state)
-    scratch = np.empty_like(state)
-    log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
-    values = np.empty(count)
     best = -1e18
     for index in range(count):
-        copy_state(scratch, state)
-        own_turn_trial(scratch, tiles, goals, basic_kinds, actions[index], log)
-        values[index] = style_value(scratch, tiles, goals, player, future_turns, weights)
         best = max(best, values[index])
     ties = 0
     for index in range(count):

@@ -265,7 +265,8 @@ def own_turn_trial(state, tiles, goals, basic_kinds, action, log):
     R5.3). Nothing after them is: no removal (R9.1), no refill (R5.4), no other seat,
     Dale included (R9.2), so no hidden tile is drawn (R10.2) and the game does not end.
     A discard or removal decision is played alone (the removal ends the turn), as is the
-    goal choice (R3.6), which leaves the state with the next chooser."""
+    goal choice (R3.6), which leaves the state with the next chooser. `full_turn_trial`
+    plays the rest of the turn instead."""
     decision = state[s.PENDING_DECISION]
     player = state[s.CURRENT_PLAYER]
     if decision == c.DECISION_KEEP_GOAL:
@@ -282,6 +283,33 @@ def own_turn_trial(state, tiles, goals, basic_kinds, action, log):
             _pay_and_discard(state, log, player, slot)
     income_step(state, tiles, log, player)
     population_step(state, tiles, log, player)
+
+
+@njit_without_refcounts
+def full_turn_trial(state, tiles, goals, basic_kinds, action, log):
+    """Play a legal `action` of the current player and the rest of that player's turn on
+    `state` (a scratch copy) as play would, with the stacks taken as drawn out and
+    without Dale: for players that judge a move by where the whole turn leaves the game
+    (the greedy player).
+
+    The pile is emptied first, so the refill (R5.4) slides the market and draws nothing
+    (R4.2): no hidden tile is drawn (R10.2). A game with Dale is played as a standard
+    game, so Dale's turn (R9.2) does not follow. A discard (R5.1b, d) or Solitary
+    Architect's removal (R9.1) that the player must then make takes the cheapest
+    affordable slot (`cheapest_discard_slot`); the turn then passes on, or the game ends
+    and is scored (R4.3, R8.2). Unlike `own_turn_trial`, which stops after step 3."""
+    player = state[s.CURRENT_PLAYER]
+    state[s.PILE_POSITION] = state[s.PILE_END]
+    if state[s.MODE] == c.MODE_DALE:
+        state[s.MODE] = c.MODE_STANDARD
+    apply_legal_action(state, tiles, goals, basic_kinds, action, log)
+    while (state[s.GAME_OVER] == 0 and state[s.CURRENT_PLAYER] == player
+           and (state[s.PENDING_DECISION] == c.DECISION_DISCARD
+                or state[s.PENDING_DECISION] == c.DECISION_REMOVE)):
+        kind = (a.KIND_DISCARD if state[s.PENDING_DECISION] == c.DECISION_DISCARD
+                else a.KIND_REMOVE)
+        action = a.action_number(kind, cheapest_discard_slot(state, player), -1)
+        apply_legal_action(state, tiles, goals, basic_kinds, action, log)
 
 
 @njit_without_refcounts

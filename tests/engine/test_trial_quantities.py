@@ -1,5 +1,5 @@
 """The engine's kernels for one-ply players: a trial of the mover's own turn
-(turn.own_turn_trial), a goal's lead (scoring.goal_lead, R8.2) and the lake payments
+(turn.own_turn_trial) or of the whole turn (turn.full_turn_trial), a goal's lead (scoring.goal_lead, R8.2) and the lake payments
 still open (resolution.waiting_lake_payments, R6.7)."""
 
 import numpy as np
@@ -18,7 +18,7 @@ from suburbia_env.engine.resolution import waiting_lake_payments
 from suburbia_env.engine.scoring import goal_lead, public_goal_winner
 from suburbia_env.engine.tile_data import GOALS, TILES
 from suburbia_env.engine.turn import (apply_legal_action, cheapest_discard_slot,
-                                      own_turn_trial)
+                                      full_turn_trial, own_turn_trial)
 from tests.rules_builders import new_game, set_goals
 
 LOG = ev.new_log(0)
@@ -97,6 +97,44 @@ def test_own_turn_trial_leaves_dale_and_the_market_alone():
         market_before = sum(int(k) >= 0 for k in s.market_slots(state))
         market_after = sum(int(k) >= 0 for k in s.market_slots(trial))
         assert market_before - market_after in (0, 1, 2)
+
+
+@pytest.mark.parametrize("players, mode", [(2, "standard"), (3, "standard"),
+                                           (1, "solitary"), (1, "dale")])
+def test_full_turn_trial_plays_the_whole_turn_with_the_stacks_drawn_out(players, mode):
+    """The whole turn as play makes it, on a copy whose pile is drawn out: nothing hidden
+    is drawn (R10.2: the market keeps only tiles it showed), Dale does not play (R9.2),
+    and the trial stops at the next turn or at the end of the game (R4.3), never at a
+    discard or removal of the mover. Until step 3 the mover's values are those of
+    `own_turn_trial`; only Solitary Architect's removal (R9.1) may cost more money."""
+    compared = ended = 0
+    for state in _positions(players, mode, 420, every=4):
+        if state[s.PENDING_DECISION] != c.DECISION_TURN:
+            continue
+        player = int(state[s.CURRENT_PLAYER])
+        count, actions = _legal(state)
+        shown = sorted(int(kind) for kind in s.market_slots(state) if kind >= 0)
+        for action in actions[:count:9]:
+            trial = state.copy()
+            full_turn_trial(trial, TILES.table, GOALS.table, TILES.basic_kinds, action, LOG)
+            own = state.copy()
+            own_turn_trial(own, TILES.table, GOALS.table, TILES.basic_kinds, action, LOG)
+            assert trial[s.PILE_POSITION] == state[s.PILE_END]
+            market = [int(kind) for kind in s.market_slots(trial) if kind >= 0]
+            assert all(shown.count(kind) >= market.count(kind) for kind in market)
+            if mode == "dale":
+                assert _attributes(trial, c.DALE_SEAT) == _attributes(state, c.DALE_SEAT)
+            if trial[s.GAME_OVER]:
+                ended += 1
+                continue
+            assert trial[s.PENDING_DECISION] == c.DECISION_TURN
+            mine, expected = _attributes(trial, player), _attributes(own, player)
+            if mode == "solitary":
+                assert mine[1:] == expected[1:] and mine[0] <= expected[0]
+            else:
+                assert mine == expected
+            compared += 1
+    assert compared > 50 and ended > 0
 
 
 def test_own_turn_trial_pays_the_cheapest_discard():

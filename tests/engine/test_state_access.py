@@ -112,6 +112,55 @@ def test_no_layout_arithmetic_outside_the_layout_module():
     assert found == []
 
 
+PLAYER_DIRS = ("agents", "training")
+
+
+def state_writes(path: Path) -> list[str]:
+    """`file:line: code` of every write to a state entry named by the layout in one source
+    file: an assignment to `x[s.NAME]` (or an index built from one) or a call of a setter
+    of state_layout (`s.set_money`, `s.add_cell_flags`, ...)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    aliases = _layout_aliases(tree)
+    found = []
+    for node in ast.walk(tree):
+        targets = (node.targets if isinstance(node, ast.Assign)
+                   else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign))
+                   else [])
+        for target in targets:
+            for part in ast.walk(target):
+                if isinstance(part, ast.Subscript) and any(
+                        isinstance(name, ast.Attribute) and isinstance(name.value, ast.Name)
+                        and name.value.id in aliases for name in ast.walk(part.slice)):
+                    found.append(f"{path}:{node.lineno}: {ast.unparse(node)}")
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in aliases
+                and node.func.attr.startswith(("set_", "add_"))):
+            found.append(f"{path}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_scan_finds_state_writes(tmp_path):
+    """Not vacuous: the writes a player must leave to the engine's kernels are found."""
+    sample = tmp_path / "sample.py"
+    sample.write_text("from suburbia_env.engine import state_layout as s\n"
+                      "def f(scratch, player):\n"
+                      "    scratch[s.PILE_POSITION] = scratch[s.PILE_END]\n"
+                      "    scratch[s.MODE] += 0\n"
+                      "    s.set_money(scratch, player, 3)\n"
+                      "    return scratch[s.ROUND]\n")
+    assert len(state_writes(sample)) == 3
+
+
+def test_no_player_writes_a_state_field():
+    """Players and learners change a state only through the engine's kernels (a trial is
+    turn.own_turn_trial or full_turn_trial), never by writing an entry themselves."""
+    found = []
+    for directory in PLAYER_DIRS:
+        for path in sorted((ROOT / directory).rglob("*.py")):
+            found += state_writes(path)
+    assert found == []
+
+
 def test_one_player_base_and_no_bare_lake_row():
     """`player_base` is defined once, and the rows of the lake and One More Round in the
     tile table are named (`s.lake_kind(tiles)`, `s.one_more_round_kind(tiles)`)."""

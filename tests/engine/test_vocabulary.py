@@ -82,9 +82,12 @@ def test_no_module_but_the_vocabulary_spells_dales_seat_name():
     assert _lines_matching(r"\"Dale\"", {"suburbia_env/display/vocabulary.py"}) == []
 
 
-def test_no_display_but_the_vocabulary_works_out_the_next_red_line():
-    """Above the engine, whose rule it is (R8.1), only the vocabulary asks it."""
+def test_the_next_red_line_is_worked_out_once_and_worded_once_r8_1():
+    """engine/red_lines.py works it out (R8.1); above the engine only the vocabulary
+    asks it, and every display words it through the vocabulary."""
     assert _lines_matching(r"red_line_value\(red_lines_at_or_below",
+                           {"suburbia_env/engine/red_lines.py"}) == []
+    assert _lines_matching(r"red_lines import.*\bnext_red_line\b",
                            {"suburbia_env/display/vocabulary.py"}, engine=False) == []
 
 

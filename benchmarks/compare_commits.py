@@ -55,7 +55,7 @@ import gymnasium as gym
 import numpy as np
 import env_speed
 import suburbia_env
-from suburbia_env import constants as c
+c = env_speed.c  # the constants module, whatever its path in this checkout
 
 clock = time.process_time if sys.argv[1] == "cpu" else time.perf_counter
 env_speed.time = types.SimpleNamespace(perf_counter=clock)  # the clock of its measurements

@@ -177,6 +177,13 @@ def step_game(tables, settings, games, index, action, actions, log):
 
 
 @njit_without_refcounts
+def step_game_action_last(tables, settings, games, index, actions, log, action):
+    """`step_game` with the action last, so that the Gymnasium env binds every other
+    argument once (functools.partial) and passes the action alone (EnvRunner.step_call)."""
+    return step_game(tables, settings, games, index, action, actions, log)
+
+
+@njit_without_refcounts
 def step_legal_game(tables, settings, games, index, action, actions, log):
     """`step_game` for an action already known legal in a running game (a batch is
     checked whole first)."""

@@ -43,7 +43,8 @@ import numpy as np
 
 from ..engine import action_space as a
 from ..engine import state_layout as s
-from ..engine.env_core import STEP_GAME_OVER, STEP_ILLEGAL, STEP_TERMINATED, STEP_WAITING
+from ..engine.env_core import (STEP_GAME_OVER, STEP_ILLEGAL, STEP_RUNNING, STEP_TERMINATED,
+                               STEP_WAITING)
 from .env_options import (action_space, check_choice, check_learner_seat, check_number,
                           check_reward, check_seed, observation_spaces, resolve_opponents)
 from .env_runner import EnvRunner
@@ -83,15 +84,15 @@ class SuburbiaEnv(gym.Env):
         self._share_views()
 
     def _share_views(self) -> None:
-        """The rows of the runner's one game this env reads (views share its memory),
-        and the compiled step's entry point with its arguments (EnvRunner.step_call)."""
+        """The rows of the runner's one game this env reads (views share its memory);
+        the compiled step (EnvRunner.step_call) is bound on the first step."""
         games = self.runner.games
         self._state = games.states[0]
         self._observation = games.observations[0]
         self._mask = games.masks[0]
         self._mask_as_int8 = self._mask.view(np.int8)
         self._game_view = Game.view(self.config, self._state)
-        self._step_kernel = None
+        self._step_call = None
 
     # Gymnasium API ---------------------------------------------------------------------
 
@@ -120,13 +121,15 @@ class SuburbiaEnv(gym.Env):
             action = self._check_action_type(action)
             if type(action) is not int:
                 return self._illegal(action)
-        if self._step_kernel is None:
-            self._step_kernel, self._before_action, self._after_action = \
-                self.runner.step_call(0)
+        step_call = self._step_call
+        if step_call is None:
+            step_call = self._step_call = self.runner.step_call(0)
         try:
-            reward, result = self._step_kernel(*self._before_action, action, *self._after_action)
+            reward, result = step_call(action)
         except OverflowError:  # beyond int64: illegal like any other action
             return self._illegal(action)
+        if result == STEP_RUNNING:  # the hot path: the learner decides again
+            return self._current_observation(), reward, False, False, self._running_info()
         if result == STEP_GAME_OVER:
             raise GameOverError("the game is over: call reset() before step()")
         if result == STEP_ILLEGAL:
@@ -158,7 +161,7 @@ class SuburbiaEnv(gym.Env):
         # A pickled view would no longer share memory with the runner's buffers, and
         # machine code does not pickle: both are made again on load.
         for name in ("_state", "_observation", "_mask", "_mask_as_int8", "_game_view",
-                     "_step_kernel", "_before_action", "_after_action"):
+                     "_step_call"):
             state.pop(name, None)
         return state
 
@@ -189,6 +192,8 @@ class SuburbiaEnv(gym.Env):
 
     def _check_action_type(self, action):
         """The action as an int, or unchanged if it is not an integer (then illegal)."""
+        if isinstance(action, np.integer):  # what np.flatnonzero of the mask holds
+            return int(action)
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action.item()
         return int(action) if a.is_action_integer(action) else action
@@ -227,10 +232,13 @@ class SuburbiaEnv(gym.Env):
         return {"observation": self._observation.copy(),
                 "action_mask": self._mask_as_int8.copy()}
 
-    def _info(self, game_over: bool) -> dict:
+    def _running_info(self) -> dict:
         """Between decisions the learner is always the one to act (opponents have played)."""
+        return {"learner_seat": self.learner, "current_player": self.learner}
+
+    def _info(self, game_over: bool) -> dict:
         if not game_over:
-            return {"learner_seat": self.learner, "current_player": self.learner}
+            return self._running_info()
         game = self.game
         return {"learner_seat": self.learner, "current_player": -1,
                 "final_scores": game.final_scores(), "winners": game.winners}

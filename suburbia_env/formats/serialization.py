@@ -83,16 +83,24 @@ placement order index) is rebuilt from the boroughs on load, never read from the
 What loading checks
 -------------------
 A state loads only if play can reach it, as far as that can be checked without
-replaying; anything else raises `StateFormatError` naming the first field at fault and
-the rule, e.g. ``players[1].income: 17 is outside -5..15``. A failed load builds no game.
-In order:
+replaying; anything else raises `StateFormatError` naming the field at fault and the
+rule, e.g. ``players[1].income: 17 is outside -5..15 (R1.2)``. A failed load builds no
+game. The loader itself checks only what the text must be to fill a state vector:
 
 - the text: at most `MAX_DOCUMENT_SIZE` characters, JSON (UTF-8, -16 or -32), each
   object's fields exactly those above, each once, the types above; malformed text, deep
   nesting or numbers of thousands of digits are refused like any other error, so a load
   takes bounded time and memory whatever its input;
 - the version (above) and the configuration (R3.1, R3.2, R3.3, R9); ``rng_state`` four
-  words 0..2**32-1, not all 0 (a state xoshiro128** never reaches);
+  words 0..2**32-1; names of tiles and goals; the lengths that lay the document out
+  (7 market slots, one entry per seat, the stacks of the configuration, at most 4 public
+  and 2 drawn goals); cells on the grid (R2.1), each once; null where the format has it.
+
+Everything else is the rules, checked once, by `invariants.check_reachable` (compiled;
+the engine's own invariants, `invariants.check_invariants`, with it), whose finding
+names the field and the rule (`invariants.explain_finding`); a number beyond int32 is
+shown as the document wrote it. That covers:
+
 - every integer within what the rules allow: levels -5..15 (R1.2); money
   0..`invariants.MONEY_BOUND` and population 0..`invariants.POPULATION_BOUND`, bounds
   derived from the tiles and the number of turns (R1.3 puts none above; play does, see
@@ -130,9 +138,8 @@ In order:
   score block null until then, afterwards exactly what scoring.py computes from the board
   (goal bonuses, money converted, final population, winners, R8.2, R8.3).
 
-The cross-field rules are `invariants.check_reachable` (compiled; the engine's own
-invariants, `invariants.check_invariants`, first), which tests/engine/test_properties.py
-runs at every decision of thousands of random games: every state play reaches loads.
+tests/engine/test_properties.py runs `check_reachable` at every decision of thousands of
+random games: every state play reaches loads.
 
 Game record format ``suburbia-record``, version 2
 =================================================
@@ -146,7 +153,6 @@ one, reaching the identical state.
 from __future__ import annotations
 
 import json
-from collections import deque
 
 import numpy as np
 
@@ -154,15 +160,11 @@ from ..engine import constants as c
 from ..engine import state_layout as s
 from ..errors import ConfigError, StateFormatError, SuburbiaError
 from ..game import Game, GameConfig
-from ..engine.hex_grid import (MAX_COLUMN, MIN_COLUMN, NEIGHBOURS, NUM_ROWS, STARTING_CELLS,
-                               cell_coordinates, cell_index)
-from ..engine.checks.invariants import (MONEY_BOUND, MOST_PLACEMENTS, POPULATION_BOUND,
-                                        check_reachable_or_raise, last_round)
+from ..engine.hex_grid import MAX_COLUMN, MIN_COLUMN, NUM_ROWS, cell_index
+from ..engine.checks.invariants import FINDING_SIZE, check_reachable_at, explain_finding
 from ..engine.resolution import put_tile
 from ..engine.setup import stack_sizes
 from ..engine.tile_data import GOALS, TILES
-from ..engine.tile_table import (goal_excluded_with_dale, private_goal_bonus, public_goal_bonus,
-                                 tile_copies, tile_stack)
 from ..versions import FORMAT_VERSION, MODES_UNCHANGED_SINCE, RULES_REVISION
 
 STATE_FORMAT = "suburbia-state"
@@ -172,6 +174,7 @@ RECORD_VERSION = FORMAT_VERSION
 SEALED_FORMAT = "suburbia-sealed-game"  # a browser save, sealed by the server (web/sealing.py)
 
 _INT32_MAX = 2**31 - 1
+_BEYOND = float("inf")  # `_int` bounds of a value only type-checked
 _SEED_BITS = 8192
 _WORD_MAX = 2**32 - 1
 MAX_DOCUMENT_SIZE = 1_000_000
@@ -195,16 +198,6 @@ _STACKS = ("A", "B", "C")
 
 _TILE_KINDS = {name: kind for kind, name in enumerate(TILES.names) if kind != TILES.lake}
 _GOAL_INDICES = {name: index for index, name in enumerate(GOALS.names)}
-_STARTING_TILES = tuple(zip(STARTING_CELLS, (int(k) for k in TILES.basic_kinds)))
-
-
-def _stack_of(kind: int) -> int:
-    return tile_stack(TILES.table, kind)
-
-
-def _is_lettered(kind: int) -> bool:
-    """A tile of the A, B or C stacks (never a basic tile, the lake or One More Round)."""
-    return kind < TILES.lake and _stack_of(kind) != c.STACK_BASIC
 
 
 # Saving -------------------------------------------------------------------------------
@@ -405,10 +398,6 @@ def _int(value, path: str, low: int = -_INT32_MAX - 1, high: int = _INT32_MAX,
     return value
 
 
-def _optional_int(value, path: str, low: int, high: int = _INT32_MAX) -> int | None:
-    return None if value is None else _int(value, path, low, high)
-
-
 def _bool(value, path: str) -> bool:
     if not isinstance(value, bool):
         _fail(path, f"must be true or false, not {_describe(value)}")
@@ -457,11 +446,6 @@ def _read_config(value, path: str) -> GameConfig:
         return GameConfig(players, mode, edition, random_goals)
     except ConfigError as error:
         raise StateFormatError(f"{_join(path, 'players')}: {error}") from None
-
-
-def _draws_goals(mode: int, player: int) -> bool:
-    """Whether a seat draws two goals at setup: every player, not Dale (R3.6, R9.2)."""
-    return mode == c.MODE_STANDARD or (mode == c.MODE_DALE and player == 0)
 
 
 def _read_seed(value, path: str, required: bool) -> int | None:
@@ -526,11 +510,14 @@ def game_from_dict(data) -> Game:
 
 
 class _StateLoader:
-    """Reads and checks a state-format dict into a fresh state vector.
+    """Reads a state-format dict into a fresh state vector, then lets
+    `invariants.check_reachable` judge it.
 
-    Fields are read in the order of the format, each checked on its own; the rules that
-    tie several fields together (R2.3, R2.4, R3.6, R4.3, R8.2, tile conservation) are
-    checked last. Nothing outside this object is touched until the load has succeeded.
+    The reader checks what the text must be to fill a state vector at all: fields, types,
+    names, lengths, cells on the grid and each once. Every rule of the game, ranges
+    included, is `check_reachable`'s; its finding names the field (`explain_finding`),
+    and a value the document held beyond int32 or as null is shown as it was written.
+    Nothing outside this object is touched until the load has succeeded.
     """
 
     def __init__(self, data):
@@ -542,21 +529,41 @@ class _StateLoader:
         self.seed = _read_seed(data["seed"], "seed", required=False)
         self.mode = self.config.mode_id
         self.seats = self.config.seats
+        self.written: dict[str, object] = {}  # values beyond int32, as the document had them
+        self.nulls: dict[str, str] = {}  # fields left null that the game needs filled
         self.state = self._empty_state()
         self._read_progress()
         self._read_market()
         self._read_pile()
         self._read_supply_discarded_box()
         self._read_goals()
-        self.borough_cells: list[list[tuple[int, int]]] = []  # (kind, cell) per seat
         players = _list(data["players"], "players", self.seats)
         for player, value in enumerate(players):
             self._read_player(player, value, f"players[{player}]")
-        self._check_goal_keeping()
-        self._check_placement_sequences()
-        self._check_tile_conservation()
-        self._check_end_of_game()
-        check_reachable_or_raise(self.state)  # invariants.py: what play implies
+        self._check_reachable()
+
+    def _number(self, value, path: str) -> int:
+        """An integer for the state vector: one beyond int32 is kept at the nearest bound,
+        which no rule allows, and shown as written when the check refuses it."""
+        value = _int(value, path, -_BEYOND, _BEYOND)
+        if not -_INT32_MAX - 1 <= value <= _INT32_MAX:
+            self.written[path] = value
+            return _INT32_MAX if value > 0 else -_INT32_MAX - 1
+        return value
+
+    def _shown(self, path: str, value: int) -> str:
+        return _text(self.written[path]) if path in self.written else str(value)
+
+    def _check_reachable(self) -> None:
+        """`check_reachable` (engine/checks), its finding named by field and rule."""
+        finding = np.zeros(FINDING_SIZE, dtype=np.int64)
+        if int(check_reachable_at(self.state, TILES.table, finding)) == 0:
+            return
+        field, message = explain_finding(finding, self.state, self._shown)
+        for path, expected in self.nulls.items():
+            if field == path or field.startswith(path + "."):
+                field, message = path, f"must be {expected}, not null: {message}"
+        raise StateFormatError(f"{field}: {message}")
 
     def _empty_state(self) -> np.ndarray:
         """A state with the configuration and every 'empty' marker as new_game sets it."""
@@ -577,81 +584,45 @@ class _StateLoader:
 
     def _read_progress(self) -> None:
         data, state = self.data, self.state
-        last_seat = self.seats - 1
-        self.round = _int(data["round"], "round", 0,
-                          int(last_round(self.seats, self.mode, self.config.edition_id)),
-                          "the last round the stacks of this configuration allow, R3.2, "
-                          "R3.3, R4.3, R9")
-        self.final_round = _optional_int(data["final_round"], "final_round", 0)
-        first_player = _int(data["first_player"], "first_player", 0,
-                            last_seat if self.mode == c.MODE_STANDARD else 0)
+        state[s.ROUND] = self._number(data["round"], "round")
+        final_round = data["final_round"]
+        if final_round is not None and not (isinstance(final_round, int)
+                                            and not isinstance(final_round, bool)
+                                            and final_round >= 0):
+            _fail("final_round", f"must be null or a round (an integer >= 0), not "
+                                 f"{_describe(final_round)}")
+        state[s.FINAL_ROUND] = (-1 if final_round is None
+                                else self._number(final_round, "final_round"))
+        state[s.FIRST_PLAYER] = self._number(data["first_player"], "first_player")
         self.over = _bool(data["game_over"], "game_over")
-        self.decision = c.DECISION_NAMES.index(
-            _choice(data["pending_decision"], "pending_decision", c.DECISION_NAMES))
-        if self.over != (self.decision == c.DECISION_NONE):
-            _fail("pending_decision", f"{data['pending_decision']!r} does not fit game_over "
-                                      f"{str(self.over).lower()} ('none' exactly when the game "
-                                      f"is over)")
-        if self.over:
-            if data["current_player"] is not None:
-                _fail("current_player", f"must be null when the game is over, not "
-                                        f"{_describe(data['current_player'])}")
-            current_player = -1
-        else:
-            current_player = _int(data["current_player"], "current_player", 0, last_seat)
-            if self.mode == c.MODE_DALE and current_player != 0:
-                _fail("current_player", f"{current_player} is Dale, who takes no decision: "
-                                        f"only seat 0 decides (R9.2)")
-        self._check_decision_fits_mode()
-        state[s.ROUND] = self.round
-        state[s.FINAL_ROUND] = -1 if self.final_round is None else self.final_round
-        state[s.FIRST_PLAYER] = first_player
-        state[s.CURRENT_PLAYER] = current_player
-        state[s.PENDING_DECISION] = self.decision
         state[s.GAME_OVER] = int(self.over)
-        self.placement_counter = _int(data["placement_counter"], "placement_counter", 1,
-                                      1 + MOST_PLACEMENTS, "one number per free cell of "
-                                      "every borough")
-        state[s.PLACEMENT_COUNTER] = self.placement_counter
+        state[s.PENDING_DECISION] = c.DECISION_NAMES.index(
+            _choice(data["pending_decision"], "pending_decision", c.DECISION_NAMES))
+        current_player = data["current_player"]
+        if current_player is None:
+            if not self.over:
+                self.nulls["current_player"] = "an integer"
+            state[s.CURRENT_PLAYER] = -1
+        else:
+            state[s.CURRENT_PLAYER] = self._number(current_player, "current_player")
+        state[s.PLACEMENT_COUNTER] = self._number(data["placement_counter"],
+                                                  "placement_counter")
         words = _list(data["rng_state"], "rng_state", 4)
         for index, word in enumerate(words):
             word = _int(word, f"rng_state[{index}]", 0, _WORD_MAX)
             s.set_rng_word(state, index, word - 2**32 if word > _INT32_MAX else word)
-        if not any(words):
-            _fail("rng_state", "all four words are 0, a state xoshiro128** never leaves")
-
-    def _check_decision_fits_mode(self) -> None:
-        name = c.DECISION_NAMES[self.decision]
-        if self.decision == c.DECISION_REMOVE and self.mode != c.MODE_SOLITARY:
-            _fail("pending_decision", "'remove' happens in Solitary Architect only (R9.1)")
-        if self.decision == c.DECISION_KEEP_GOAL:
-            if self.mode == c.MODE_SOLITARY or self.config.random_private_goals:
-                _fail("pending_decision", f"{name!r}: in this configuration nobody chooses a "
-                                          f"private goal (R3.6, R9)")
-            if self.round != 0:
-                _fail("pending_decision", f"{name!r}: goals are kept before the first turn "
-                                          f"(R3.6), but round is {self.round}")
 
     # Market and stacks -----------------------------------------------------------------
 
     def _read_market(self) -> None:
         slots = _list(self.data["market"], "market", c.NUM_SLOTS)
-        self.market_kinds = []
         for slot, value in enumerate(slots):
-            if value is None:
-                continue
-            path = f"market[{slot}]"
-            kind = _tile_kind(value, path)
-            if not _is_lettered(kind):
-                _fail(path, f"{value!r} cannot be in the market: it holds A, B and C tiles (R4)")
-            if self.mode == c.MODE_DALE and not c.DALE_FIRST_SLOT <= slot <= c.DALE_LAST_SLOT:
-                _fail(path, f"the game with Dale uses slots {c.DALE_FIRST_SLOT}.."
-                            f"{c.DALE_LAST_SLOT} only (R9.2); this slot must be null")
-            s.set_market_slot(self.state, slot, kind)
-            self.market_kinds.append(kind)
+            if value is not None:
+                s.set_market_slot(self.state, slot, _tile_kind(value, f"market[{slot}]"))
 
     def _read_pile(self) -> None:
-        """The remaining stacks and the drawn tiles make up the whole pile (R3.2, R3.3, R9.2)."""
+        """The remaining stacks and the drawn tiles make up the whole pile, laid out by the
+        stack sizes of the configuration (R3.2, R3.3, R9.2)."""
         sizes = [int(size) for size in stack_sizes(self.seats, self.mode, self.config.edition_id)]
         count_a, count_b, c_first, c_block, c_last = sizes
         ends = {"A": count_a, "B": count_a + count_b,
@@ -673,29 +644,8 @@ class _StateLoader:
                                         f"and {ends[name] - starts[name] - expected} of them "
                                         f"were drawn, so {expected} are left (R3.2, R3.3, R9.2)")
             entries += [(value, f"stacks.{name}[{index}]") for index, value in enumerate(remaining)]
-        block = (ends["B"] + c_first, ends["B"] + c_first + c_block)
-        self.pile_one_more_round = None
-        self.pile_remaining = []
         for index, (value, path) in enumerate(entries):
-            kind = _tile_kind(value, path)
-            stack = "A" if index < ends["A"] else "B" if index < ends["B"] else "C"
-            if kind == TILES.one_more_round:
-                if self.pile_one_more_round is not None:
-                    _fail(path, "a second One More Round; the game has one (R4.3)")
-                if not block[0] <= index <= block[1]:
-                    _fail(path, f"One More Round is at pile position {index}, outside the block "
-                                f"{block[0]}..{block[1]} of C tiles it is shuffled into "
-                                f"(R3.2, R3.3, R9.2)")
-                self.pile_one_more_round = path
-            elif not _is_lettered(kind) or c.STACK_NAMES[_stack_of(kind)] != stack:
-                _fail(path, f"{value!r} is not a tile of the {stack} stack, which this pile "
-                            f"position belongs to")
-            s.set_pile_tile(self.state, index, kind)
-            if index >= position:
-                self.pile_remaining.append(kind)
-        if self.pile_one_more_round is None:
-            _fail("stacks.C", "One More Round is neither in the stacks nor drawn (R3.2, R4.3)")
-        self.one_more_round_drawn = self.pile_one_more_round.startswith("drawn")
+            s.set_pile_tile(self.state, index, _tile_kind(value, path))
         self.state[s.PILE_POSITION] = position
         self.state[s.PILE_A_END] = ends["A"]
         self.state[s.PILE_B_END] = ends["B"]
@@ -704,8 +654,7 @@ class _StateLoader:
     def _read_supply_discarded_box(self) -> None:
         supply = _object(self.data["supply"], "supply", c.BASIC_NOTATION_NAMES)
         for basic, name in enumerate(c.BASIC_NOTATION_NAMES):
-            s.set_supply(self.state, basic, _int(supply[name], f"supply.{name}", 0,
-                                                 c.BASIC_SUPPLY_PER_KIND))
+            s.set_supply(self.state, basic, self._number(supply[name], f"supply.{name}"))
         for field, counts_of in (("discarded", s.discarded_counts), ("box", s.box_counts)):
             counts = self.data[field]
             if not isinstance(counts, dict):
@@ -713,314 +662,87 @@ class _StateLoader:
             for name, count in counts.items():
                 shown = name if isinstance(name, str) and len(name) <= 60 else _text(name)
                 path = f"{field}.{shown}"
-                kind = _tile_kind(name, path)
-                counts_of(self.state)[kind] = _int(count, path, 0)
-        discarded = s.discarded_counts(self.state)[:TILES.num_kinds]
-        for kind in np.flatnonzero(discarded):
-            if not (_is_lettered(kind) or kind == TILES.one_more_round):
-                _fail(f"discarded.{TILES.names[kind]}", "only market tiles are discarded (R5.1, "
-                                                        "R9.2) and basic tiles never are")
+                counts_of(self.state)[_tile_kind(name, path)] = self._number(count, path)
 
     # Goals -----------------------------------------------------------------------------
 
     def _read_goals(self) -> None:
         goals = _list(self.data["public_goals"], "public_goals")
-        expected = {c.MODE_STANDARD: self.seats, c.MODE_DALE: 3, c.MODE_SOLITARY: 0}[self.mode]
-        if len(goals) != expected:
-            _fail("public_goals", f"holds {len(goals)} goals, but {self.config.mode} is played "
-                                  f"with {expected} (R3.6, R9.1, R9.2)")
-        self.dealt_goals: dict[int, str] = {}
+        if len(goals) > c.MAX_PLAYERS:
+            _fail("public_goals", f"holds {len(goals)} goals; no mode deals more than "
+                                  f"{c.MAX_PLAYERS} (R3.6, R9)")
         for index, value in enumerate(goals):
-            path = f"public_goals[{index}]"
-            goal = self._deal_goal(value, path)
-            if self.mode == c.MODE_DALE and goal_excluded_with_dale(GOALS.table, goal):
-                _fail(path, f"{value!r} is about lakes or investment markers and is not played "
-                            f"with Dale (R9.2)")
-            s.set_public_goal(self.state, index, goal)
-        self.public_goals = [int(g) for g in s.public_goals(self.state)[:expected]]
-
-    def _deal_goal(self, value, path: str) -> int:
-        """A goal that may appear once among public goals and goal options (R3.6)."""
-        goal = _goal_index(value, path)
-        if goal in self.dealt_goals:
-            _fail(path, f"{value!r} is already dealt as {self.dealt_goals[goal]} (each goal "
-                        f"tile exists once)")
-        self.dealt_goals[goal] = path
-        return goal
+            s.set_public_goal(self.state, index, _goal_index(value, f"public_goals[{index}]"))
+        self.public_goals = len(goals)
 
     # Players ---------------------------------------------------------------------------
 
     def _read_player(self, player: int, value, path: str) -> None:
         fields = _object(value, path, _PLAYER_FIELDS)
         state = self.state
-        s.set_money(state, player, _int(fields["money"], f"{path}.money", 0, MONEY_BOUND,
-                                        "no game gives more, R1.3; invariants.MONEY_BOUND"))
-        for field, attribute in (("income", c.ATTR_INCOME), ("reputation", c.ATTR_REPUTATION)):
-            s.set_attribute_value(state, player, attribute,
-                                  _int(fields[field], f"{path}.{field}", c.LEVEL_MIN,
-                                       c.LEVEL_MAX))
+        s.set_money(state, player, self._number(fields["money"], f"{path}.money"))
+        s.set_income(state, player, self._number(fields["income"], f"{path}.income"))
+        s.set_reputation(state, player,
+                         self._number(fields["reputation"], f"{path}.reputation"))
         s.set_population(state, player,
-                         _int(fields["population"], f"{path}.population", 0,
-                              POPULATION_BOUND, "no game gives more, R1.3; "
-                              "invariants.POPULATION_BOUND"))
-        markers_left = _int(fields["markers_left"], f"{path}.markers_left", 0, c.START_MARKERS)
-        s.set_markers_left(state, player, markers_left)
-        self._read_player_goals(player, fields, path)
-        invested = self._read_borough(player, fields["borough"], f"{path}.borough")
-        if markers_left != c.START_MARKERS - invested:
-            _fail(f"{path}.markers_left", f"{markers_left}, but {invested} tiles of the borough "
-                                          f"carry a marker: {c.START_MARKERS - invested} are left "
-                                          f"of {c.START_MARKERS} (R3.4, R5.1d)")
+                         self._number(fields["population"], f"{path}.population"))
+        s.set_markers_left(state, player,
+                           self._number(fields["markers_left"], f"{path}.markers_left"))
+        options = _list(fields["goal_options"], f"{path}.goal_options")
+        if len(options) > 2:
+            _fail(f"{path}.goal_options", f"holds {len(options)} goals; a player draws two "
+                                          f"(R3.6)")
+        for index, option in enumerate(options):
+            s.set_goal_option(state, player, index,
+                              _goal_index(option, f"{path}.goal_options[{index}]"))
+        if fields["private_goal"] is not None:
+            s.set_private_goal(state, player,
+                               _goal_index(fields["private_goal"], f"{path}.private_goal"))
+        self._read_borough(player, fields["borough"], f"{path}.borough")
         self._read_score(player, fields["score"], f"{path}.score")
 
-    def _read_player_goals(self, player: int, fields: dict, path: str) -> None:
-        with_options = _draws_goals(self.mode, player)
-        options = _list(fields["goal_options"], f"{path}.goal_options", 2 if with_options else 0)
-        option_goals = []
-        for index, value in enumerate(options):
-            goal = self._deal_goal(value, f"{path}.goal_options[{index}]")
-            s.set_goal_option(self.state, player, index, goal)
-            option_goals.append(goal)
-        private = fields["private_goal"]
-        if private is None:
-            return
-        goal = _goal_index(private, f"{path}.private_goal")
-        if goal not in option_goals:
-            _fail(f"{path}.private_goal", f"{private!r} is not one of the goals this player drew "
-                                          f"({', '.join(options) or 'none in this mode'}, R3.6)")
-        s.set_private_goal(self.state, player, goal)
-
-    def _read_borough(self, player: int, value, path: str) -> int:
-        """Put the cells in placement order; the derived entries come from put_tile.
-
-        Returns the number of invested tiles.
-        """
-        cells = _list(value, path)
+    def _read_borough(self, player: int, value, path: str) -> None:
+        """Put the cells in the order listed; the derived entries come from put_tile."""
         taken: dict[int, int] = {}
-        placed: list[tuple[int, int]] = []
-        invested = 0
-        for index, entry in enumerate(cells):
+        for index, entry in enumerate(_list(value, path)):
             where = f"{path}[{index}]"
             fields = _object(entry, where, _CELL_FIELDS)
             column = _int(fields["col"], f"{where}.col", MIN_COLUMN, MAX_COLUMN)
             row = _int(fields["row"], f"{where}.row", 0, NUM_ROWS - 1)
             kind = _tile_kind(fields["tile"], f"{where}.tile")
             lake = _bool(fields["lake"], f"{where}.lake")
-            is_invested = _bool(fields["invested"], f"{where}.invested")
-            sequence = _int(fields["sequence"], f"{where}.sequence", 0)
+            invested = _bool(fields["invested"], f"{where}.invested")
+            sequence = self._number(fields["sequence"], f"{where}.sequence")
             cell = cell_index(column, row)
             if cell in taken:
                 _fail(where, f"cell ({column}, {row}) is already taken by "
                              f"{path}[{taken[cell]}]")
-            self._check_placement(index, where, cell, kind, lake, sequence)
-            if kind == TILES.one_more_round:
-                _fail(f"{where}.tile", "One More Round is never placed (R4.3)")
-            if lake and not _is_lettered(kind):
-                _fail(f"{where}.lake", f"a lake is a market tile turned face down (R5.1c); "
-                                      f"{fields['tile']!r} never is in the market")
             taken[cell] = index
-            placed.append((kind, cell))
             put_tile(self.state, TILES.table, player, cell, kind, lake, sequence)
-            if is_invested:
+            if invested:
                 s.add_cell_flags(self.state, player, cell, s.FLAG_INVESTED)
-                invested += 1
-        if len(cells) < len(_STARTING_TILES):
-            _fail(path, f"holds {len(cells)} cells; the starting tiles alone are "
-                        f"{len(_STARTING_TILES)} (R2.3)")
-        _check_connected(taken, path)
-        self.borough_cells.append(placed)
-        return invested
-
-    def _check_placement(self, index: int, where: str, cell: int, kind: int, lake: bool,
-                         sequence: int) -> None:
-        """The starting tiles first (R2.3), then placements numbered after them."""
-        if index < len(_STARTING_TILES):
-            start_cell, start_kind = _STARTING_TILES[index]
-            if (cell, kind, lake, sequence) != (start_cell, start_kind, False, 0):
-                column, row = cell_coordinates(start_cell)
-                _fail(where, f"expected the starting {TILES.names[start_kind]} at "
-                             f"({column}, {row}), not a lake, sequence 0 (R2.3)")
-        elif not 1 <= sequence < self.placement_counter:
-            _fail(f"{where}.sequence", f"{sequence} is outside 1..{self.placement_counter - 1} "
-                                       f"(placed tiles are numbered from 1 up to "
-                                       f"placement_counter - 1)")
-
-    def _check_goal_keeping(self) -> None:
-        """Private goals are kept in turn order before the first turn (R3.6, R9.2)."""
-        if self.mode == c.MODE_SOLITARY:
-            return
-        first = int(self.state[s.FIRST_PLAYER])
-        drawers = self.seats if self.mode == c.MODE_STANDARD else 1  # Dale draws none
-        kept = drawers
-        if self.decision == c.DECISION_KEEP_GOAL:
-            kept = (int(self.state[s.CURRENT_PLAYER]) - first) % self.seats
-        for offset in range(drawers):
-            player = (first + offset) % self.seats
-            has_goal = s.private_goal(self.state, player) >= 0
-            if has_goal != (offset < kept):
-                expected = "a kept goal" if offset < kept else "null (not chosen yet)"
-                _fail(f"players[{player}].private_goal",
-                      f"must be {expected}: goals are kept in turn order from the first player "
-                      f"before the first turn (R3.6)")
-
-    def _check_placement_sequences(self) -> None:
-        """Placements are numbered 1, 2, ... across all boroughs, in order within each (R7.2)."""
-        owners: dict[int, str] = {}
-        for player in range(self.seats):
-            previous = 0
-            for index, (_, cell) in enumerate(self.borough_cells[player]):
-                sequence = int(s.cell_sequence(self.state, player, cell))
-                if index < len(_STARTING_TILES):
-                    continue
-                where = f"players[{player}].borough[{index}].sequence"
-                if sequence in owners:
-                    _fail(where, f"{sequence} is also the number of {owners[sequence]}")
-                if sequence <= previous:
-                    _fail(where, f"{sequence} comes after {previous}: cells are listed in "
-                                 f"placement order")
-                owners[sequence] = where
-                previous = sequence
-        if len(owners) != self.placement_counter - 1:  # the numbers are 1..counter - 1
-            missing = next(n for n in range(1, self.placement_counter) if n not in owners)
-            _fail("placement_counter", f"{self.placement_counter}, but no tile has placement "
-                                       f"number {missing} (every placement takes the next "
-                                       f"number)")
-
-    def _check_tile_conservation(self) -> None:
-        """Every physical tile is in exactly one place (tiles.csv copies)."""
-        state = self.state
-        supply = np.zeros(TILES.num_kinds, dtype=np.int64)
-        supply[TILES.basic_kinds] = s.supply_counts(state)
-        places = {
-            "stacks": _count_kinds(self.pile_remaining),
-            "market": _count_kinds(self.market_kinds),
-            "supply": supply,
-            "boroughs": _count_kinds([kind for cells in self.borough_cells for kind, _ in cells]),
-            "discarded": s.discarded_counts(state)[:TILES.num_kinds],
-            "box": s.box_counts(state)[:TILES.num_kinds],
-        }
-        for kind in range(TILES.num_kinds):
-            if kind == TILES.lake:
-                continue
-            found = {place: int(counts[kind]) for place, counts in places.items()}
-            copies = tile_copies(TILES.table, kind)
-            if sum(found.values()) != copies:
-                where = ", ".join(f"{place} {count}" for place, count in found.items())
-                raise StateFormatError(
-                    f"tiles.{TILES.names[kind]}: {sum(found.values())} found ({where}), but "
-                    f"tiles.csv has {copies}: every physical tile must be in exactly one place")
-        if self.one_more_round_drawn and not places["discarded"][TILES.one_more_round]:
-            _fail("discarded", f"One More Round was drawn ({self.pile_one_more_round}), so it "
-                               f"is set aside with the discarded tiles (R4.3)")
-
-    # End of game -------------------------------------------------------------------------
-
-    def _check_end_of_game(self) -> None:
-        """final_round, game_over and One More Round tell one story (R4.3, R9.1, R9.2)."""
-        drawn, final, current = self.one_more_round_drawn, self.final_round, self.round
-        if drawn != (final is not None):
-            _fail("final_round", f"{'null' if final is None else final}, but One More Round "
-                                 f"{'has been drawn' if drawn else 'is still in the stacks'} "
-                                 f"(R4.3)")
-        if self.mode == c.MODE_DALE:
-            if drawn and (not self.over or final != current - 1):
-                _fail("final_round", f"{final}: with Dale, drawing One More Round at round "
-                                     f"start ends the game at once, so the game is over and "
-                                     f"final_round is round - 1 = {current - 1} (R9.2)")
-        elif self.over and final != current:
-            _fail("final_round", f"{final}: the game ends after the final round, so at game "
-                                 f"over it equals round ({current}) (R4.3)")
-        elif final is not None and not current <= final <= current + 1:
-            _fail("final_round", f"{final}: One More Round makes the next round the last one, "
-                                 f"so final_round is round ({current}) or round + 1 (R4.3)")
-        if self.over:
-            self._check_winners()
 
     def _read_score(self, player: int, value, path: str) -> None:
-        if not self.over:
-            if value is not None:
-                _fail(path, "must be null until the game is over")
+        if value is None:
+            if self.over:
+                self.nulls[path] = "an object"
             return
+        if not self.over:
+            _fail(path, "must be null until the game is over (R8.2)")
         fields = _object(value, path, _SCORE_FIELDS)
         state = self.state
-        before = _int(fields["population_before_goals"], f"{path}.population_before_goals", 0,
-                      POPULATION_BOUND, "no game gives more, R1.3")
-        bonuses = _list(fields["public_goals"], f"{path}.public_goals", len(self.public_goals))
-        for index, (bonus, goal) in enumerate(zip(bonuses, self.public_goals)):
-            allowed = public_goal_bonus(GOALS.table, goal)
-            where = f"{path}.public_goals[{index}]"
-            if _int(bonus, where) not in (0, allowed):
-                _fail(where, f"{bonus}: the bonus of {GOALS.names[goal]} is {allowed} or 0 (R8.2)")
-            s.set_public_goal_bonus(state, player, index, bonus)
-        private = _int(fields["private_goal"], f"{path}.private_goal")
-        goal = int(s.private_goal(state, player))
-        allowed = private_goal_bonus(GOALS.table, goal) if goal >= 0 else 0
-        if private not in (0, allowed):
-            _fail(f"{path}.private_goal", f"{private}: the private goal bonus is {allowed} or 0 "
-                                          f"(R8.2)")
-        converted = _int(fields["money_converted"], f"{path}.money_converted", 0,
-                         MONEY_BOUND // 5, "$5 each of at most MONEY_BOUND, R8.2")
-        final = _int(fields["final_population"], f"{path}.final_population", 0)
-        population = int(s.population(state, player))
-        if final != population:
-            _fail(f"{path}.final_population", f"{final} differs from the population "
-                                              f"{population}")
-        if before + sum(bonuses) + private + converted != final:
-            _fail(f"{path}.final_population",
-                  f"{final} is not population_before_goals + goal bonuses + money_converted "
-                  f"= {before + sum(bonuses) + private + converted} (R8.2)")
-        if s.money(state, player) >= 5:
-            _fail(f"players[{player}].money", f"{int(s.money(state, player))} left after final "
-                                              f"scoring, where each $5 became 1 population (R8.2)")
-        s.set_score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS, before)
-        s.set_score_entry(state, player, s.SCORE_PRIVATE_GOAL, private)
-        s.set_score_entry(state, player, s.SCORE_MONEY_CONVERTED, converted)
-        s.set_score_entry(state, player, s.SCORE_FINAL_POPULATION, final)
+        bonuses = _list(fields["public_goals"], f"{path}.public_goals", self.public_goals)
+        for index, bonus in enumerate(bonuses):
+            s.set_public_goal_bonus(state, player, index,
+                                    self._number(bonus, f"{path}.public_goals[{index}]"))
+        for field, entry in (("population_before_goals", s.SCORE_POPULATION_BEFORE_GOALS),
+                             ("private_goal", s.SCORE_PRIVATE_GOAL),
+                             ("money_converted", s.SCORE_MONEY_CONVERTED),
+                             ("final_population", s.SCORE_FINAL_POPULATION)):
+            s.set_score_entry(state, player, entry,
+                              self._number(fields[field], f"{path}.{field}"))
         s.set_score_entry(state, player, s.SCORE_WINNER,
                           int(_bool(fields["winner"], f"{path}.winner")))
-
-    def _check_winners(self) -> None:
-        """Each public bonus goes to one player at most; the winners follow R8.3."""
-        state = self.state
-        for index, goal in enumerate(self.public_goals):
-            won = [p for p in range(self.seats)
-                   if s.public_goal_bonus(state, p, index)]
-            if len(won) > 1:
-                _fail(f"players[{won[1]}].score.public_goals[{index}]",
-                      f"{GOALS.names[goal]} is also won by player {won[0]}; a public goal "
-                      f"goes to one player at most (R8.2)")
-        ranks = [tuple(int(s.attribute_value(state, p, attribute))
-                       for attribute in (c.ATTR_POPULATION, c.ATTR_REPUTATION, c.ATTR_INCOME,
-                                         c.ATTR_MONEY))
-                 for p in range(self.seats)]
-        for player in range(self.seats):
-            wins = ranks[player] == max(ranks)
-            if bool(s.score_entry(state, player, s.SCORE_WINNER)) != wins:
-                _fail(f"players[{player}].score.winner",
-                      f"must be {str(wins).lower()}: the winners have the highest population, "
-                      f"then reputation, income and money (R8.3)")
-
-
-def _count_kinds(kinds: list[int]) -> np.ndarray:
-    return np.bincount(np.array(kinds, dtype=np.int64), minlength=TILES.num_kinds)
-
-
-def _check_connected(taken: dict[int, int], path: str) -> None:
-    """Every cell is reached from the starting tiles through neighbours (R2.3, R2.4)."""
-    reached = {cell for cell in STARTING_CELLS if cell in taken}
-    frontier = deque(reached)
-    while frontier:
-        cell = frontier.popleft()
-        for neighbour in NEIGHBOURS[cell]:
-            neighbour = int(neighbour)
-            if neighbour in taken and neighbour not in reached:
-                reached.add(neighbour)
-                frontier.append(neighbour)
-    for cell, index in sorted(taken.items(), key=lambda item: item[1]):
-        if cell not in reached:
-            column, row = cell_coordinates(cell)
-            _fail(f"{path}[{index}]", f"cell ({column}, {row}) is not connected to the starting "
-                                      f"tiles: every tile goes next to the borough (R2.4)")
 
 
 # Game records ---------------------------------------------------------------------------

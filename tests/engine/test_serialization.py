@@ -819,7 +819,7 @@ def _load_quickly(data, seconds: float = 5.0) -> str:
 
 
 @pytest.mark.parametrize("field, value, expected", [
-    ("placement_counter", 2**31 - 1, "placement_counter: 2147483647 is outside 1..457"),
+    ("placement_counter", 2**31 - 1, "placement_counter: 2147483647 is outside 1..229"),
     ("round", 2**31 - 1, "round: 2147483647 is outside 0..16 (the last round the stacks"),
     ("round", 10**30, "round: <an integer of 100 bits> is outside 0..16"),
     ("round", 10**5000, "round: <an integer of 16610 bits> is outside 0..16"),
@@ -986,8 +986,8 @@ def test_placement_order_respects_adjacency(documents):
                 first["sequence"], second["sequence"] = second["sequence"], first["sequence"]
                 borough[index], borough[index + 1] = second, first
                 where = data["players"].index(player)
-                _assert_error(data, f"players[{where}].borough", "not next to an earlier tile",
-                              "R2.4")
+                _assert_error(data, f"players[{where}].borough[{index}]",
+                              "not next to an earlier tile", "R2.4")
                 return
     raise AssertionError("no placement next to the one before it only")
 

@@ -3,7 +3,9 @@
 Three levels, each returning 0 when the state passes, else an error code
 `reason * 100 + detail` (detail: the seat, the tile kind or the basic tile);
 `describe_invariant_error(code)` turns a code into a message and `invariant_field(code)`
-names the field of the state format (serialization.py) at fault.
+names the field of the state format (docs/state-format.md) at fault. `check_reachable_at`
+also fills a finding (where, which rule, the value at fault) that `explain_finding`
+turns into the exact field and rule: the state loader keeps no rule of its own.
 
 `check_invariants(state, tiles)`: what every state the engine is given must satisfy,
 hand-made positions (positions.py) included. The compiled kernels index arrays by the
@@ -116,7 +118,7 @@ from numba import njit
 from .. import constants as c
 from .. import state_layout as s
 from ...errors import StateFormatError
-from ..hex_grid import NEIGHBOURS, NUM_CELLS, STARTING_CELLS
+from ..hex_grid import NEIGHBOURS, NUM_CELLS, STARTING_CELLS, cell_coordinates
 from ..scoring import score_game
 from ..setup import stack_sizes
 from ..tile_data import GOALS, TILES
@@ -183,6 +185,33 @@ GOALS_DEALT_WRONG = 52
 GOALS_KEPT_WRONG = 53
 RNG_WRONG = 54
 DISCARDED_WRONG = 55  # detail: kind
+
+# Where a check failed (`check_reachable_at`): the entry and the value at fault, so that a
+# message can name the field of the state format and the rule (`explain_finding`).
+FINDING_SIZE = 12
+F_CODE, F_CASE, F_INDEX, F_VALUE, F_LOW, F_HIGH, F_PLACES = 0, 1, 2, 3, 4, 5, 6
+PLACES = ("stacks", "market", "supply", "boroughs", "discarded", "box")  # F_PLACES onward
+# Which rule of a reason failed (F_CASE); 0 when the reason says it all.
+CASE_RANGE = 1  # F_VALUE outside F_LOW..F_HIGH
+CASE_GAME_OVER = 2  # does not agree with game over
+CASE_MODE = 3  # not a decision of this configuration
+CASE_ROUND = 4  # a goal chosen after round 0 (F_LOW the round)
+CASE_DALE = 5  # a rule of the game with Dale (R9.2)
+CASE_COUNT = 6  # F_VALUE found where F_LOW are expected
+CASE_TWICE = 7  # F_VALUE already dealt or numbered
+CASE_NOT_DRAWN = 8  # a private goal not among the drawn goals
+CASE_EXPECTED = 9  # F_VALUE where F_LOW is expected
+CASE_POSITION = 10  # at position F_INDEX (of the pile or the borough)
+CASE_BLOCK = 11  # One More Round outside its block F_LOW..F_HIGH
+CASE_MISSING = 12  # absent
+CASE_SET_ASIDE = 13  # One More Round not set aside exactly when drawn
+CASE_ORDER = 14  # placement number F_VALUE after F_LOW
+CASE_KIND = 15  # a kind that does not belong there
+CASE_SEQUENCE = 16  # placement number F_VALUE outside 0..F_HIGH
+CASE_FINAL_ROUND = 17  # final round F_VALUE outside F_LOW..F_HIGH
+CASE_SUM = 18  # the final population is not the sum of its parts (F_LOW)
+CASE_MONEY_LEFT = 19  # $5 or more left after final scoring
+CASE_ENTRY = 20  # player entry F_INDEX is F_VALUE, final scoring gives F_LOW
 
 _SEAT_REASONS = (MONEY_NEGATIVE, POPULATION_NEGATIVE, INCOME_OUT_OF_RANGE,
                  REPUTATION_OUT_OF_RANGE, TILE_COUNT_WRONG, LAKE_COUNT_WRONG, FEATURE_COUNT_WRONG,
@@ -361,8 +390,8 @@ _MESSAGES = {
                        "before the first turn, by the players who draw, or a goal is being "
                        "chosen with random private goals (R3.6, R9.2)"),
     RNG_WRONG: "all four words are 0, a state xoshiro128** never reaches (rng.py)",
-    DISCARDED_WRONG: ("only market tiles (and One More Round, once drawn) are discarded "
-                      "(R4.3, R5.1, R9.2)"),
+    DISCARDED_WRONG: ("only market tiles (and One More Round, once drawn) are discarded, "
+                      "and basic tiles never are (R4.3, R5.1, R9.2)"),
 }
 
 _SEAT_FIELDS = {
@@ -469,11 +498,361 @@ def validate_state(state, config=None) -> None:
                                    f"{found[3]}; the configuration given is {config}")
 
 
-def check_reachable_or_raise(state) -> None:
-    """Raise StateFormatError naming the field unless `check_reachable` passes."""
-    code = int(check_reachable(state, TILES.table))
-    if code != OK:
-        raise invariant_error(code)
+def explain_finding(finding, state, shown=None) -> tuple[str, str]:
+    """(field of the state format, message naming the rule and the value at fault) of a
+    failed `check_reachable_at`; `shown(field, value)` prints a value as its document had
+    it (default: the number)."""
+    shown = shown or (lambda field, value: str(value))
+    code, case, index, value, low, high = (int(x) for x in finding[:F_PLACES])
+    reason, detail = divmod(code, 100)
+    explain = _EXPLAIN.get((reason, case))
+    if explain is None:
+        return invariant_field(code), invariant_message(code)
+    found = _Finding(state, detail, index, value, low, high, shown)
+    found.places = [int(count) for count in finding[F_PLACES:F_PLACES + len(PLACES)]]
+    return explain(found)
+
+
+class _Finding:
+    """What `explain_finding` reads of a finding, with the paths of the state format."""
+
+    def __init__(self, state, detail, index, value, low, high, shown):
+        self.state, self.detail, self.index = state, detail, index
+        self.value, self.low, self.high, self._shown = value, low, high, shown
+
+    def shown(self, field: str) -> str:
+        return self._shown(field, self.value)
+
+    def borough(self, player: int, position: int | None = None) -> str:
+        path = f"players[{player}].borough"
+        return path if position is None or position < 0 else f"{path}[{position}]"
+
+    def position_of_cell(self, player: int, cell: int) -> int | None:
+        count = min(int(s.tile_count(self.state, player)), NUM_CELLS)
+        for position in range(max(count, 0)):
+            if int(s.placed_cell(self.state, player, position)) == cell:
+                return position
+        return None
+
+    def pile_path(self, position: int) -> str:
+        """`drawn[i]` or `stacks.X[j]` of a pile position."""
+        state = self.state
+        drawn = int(state[s.PILE_POSITION])
+        if position < drawn:
+            return f"drawn[{position}]"
+        ends = {"A": (0, int(state[s.PILE_A_END])),
+                "B": (int(state[s.PILE_A_END]), int(state[s.PILE_B_END])),
+                "C": (int(state[s.PILE_B_END]), int(state[s.PILE_END]))}
+        for name, (start, end) in ends.items():
+            if start <= position < end:
+                return f"stacks.{name}[{position - max(start, drawn)}]"
+        return "stacks"
+
+    def first_dealt(self, goal: int) -> str:
+        """Where a goal was first dealt: public goals, then each seat's drawn goals."""
+        for index in range(c.MAX_PLAYERS):
+            if int(s.public_goal(self.state, index)) == goal:
+                return f"public_goals[{index}]"
+        for player in range(int(self.state[s.NUM_PLAYERS])):
+            for option in range(2):
+                if int(s.goal_option(self.state, player, option)) == goal:
+                    return f"players[{player}].goal_options[{option}]"
+        return "public_goals"
+
+    def sequence_owner(self, sequence: int) -> str:
+        for player in range(int(self.state[s.NUM_PLAYERS])):
+            for position in range(_NUM_STARTING, int(s.tile_count(self.state, player))):
+                cell = int(s.placed_cell(self.state, player, position))
+                if int(s.cell_sequence(self.state, player, cell)) == sequence:
+                    return f"{self.borough(player, position)}.sequence"
+        return "placement_counter"
+
+
+def _range(field, why):
+    """A value outside F_LOW..F_HIGH at `field` (a function of the finding)."""
+    def explain(f):
+        path = field(f)
+        return path, f"{f.shown(path)} is outside {f.low}..{f.high} ({why})"
+    return explain
+
+
+def _fixed(field, message):
+    return lambda f: (field(f), message(f))
+
+
+def _seat(name):
+    return lambda f: f"players[{f.detail}].{name}"
+
+
+def _tile(kind: int) -> str:
+    return TILES.names[kind] if 0 <= kind < TILES.num_kinds else f"kind {kind}"
+
+
+def _goal(goal: int) -> str:
+    return GOALS.names[goal] if 0 <= goal < NUM_GOALS else f"goal {goal}"
+
+
+def _cell_path(f, suffix=""):
+    position = f.position_of_cell(f.detail, f.index)
+    return f.borough(f.detail, position) + (suffix if position is not None else "")
+
+
+def _starting_tile(f):
+    column, row = cell_coordinates(int(_STARTING_CELLS[f.index]))
+    return (f.borough(f.detail, f.index),
+            f"expected the starting {_tile(int(_BASIC_KINDS[f.index]))} at ({column}, {row}), "
+            f"not a lake, sequence 0 (R2.3)")
+
+
+def _not_adjacent(f):
+    column, row = cell_coordinates(f.value)
+    return (f.borough(f.detail, f.index),
+            f"cell ({column}, {row}) is not connected: it is not next to an earlier tile in "
+            f"placement order (R2.4)")
+
+
+def _kept_goals(f):
+    expected = "a kept goal" if f.low else "null (not chosen yet)"
+    return (f"players[{f.detail}].private_goal",
+            f"must be {expected}: goals are kept in turn order from the first player before "
+            f"the first turn (R3.6)")
+
+
+def _not_drawn(f):
+    options = [_goal(int(g)) for g in s.goal_options(f.state, f.detail) if g >= 0]
+    return (f"players[{f.detail}].private_goal",
+            f"{_goal(f.value)!r} is not one of the goals this player drew "
+            f"({', '.join(options) or 'none in this mode'}, R3.6)")
+
+
+def _tile_count(f):
+    places = ", ".join(f"{place} {count}" for place, count in zip(PLACES, f.places))
+    return (f"tiles.{_tile(f.detail)}",
+            f"{f.value} found ({places}), but tiles.csv has {f.low}: every physical tile "
+            f"must be in exactly one place (R3.2, R3.5)")
+
+
+def _bonus(f):
+    if f.index == s.SCORE_PRIVATE_GOAL:
+        return (f"players[{f.detail}].score.private_goal",
+                f"{f.value}: the private goal bonus is {f.low} or 0 (R8.2)")
+    index = f.index - s.SCORE_PUBLIC_GOALS
+    return (f"players[{f.detail}].score.public_goals[{index}]",
+            f"{f.value}: the bonus of {_goal(f.high)} is {f.low} or 0 (R8.2)")
+
+
+_ENTRY_NAMES = {s.MONEY: "money", s.INCOME: "income", s.REPUTATION: "reputation",
+                s.POPULATION: "population",
+                s.SCORE_POPULATION_BEFORE_GOALS: "score.population_before_goals",
+                s.SCORE_PRIVATE_GOAL: "score.private_goal",
+                s.SCORE_MONEY_CONVERTED: "score.money_converted",
+                s.SCORE_FINAL_POPULATION: "score.final_population"}
+
+
+def _rescored(f):
+    if f.index == s.SCORE_WINNER:
+        return (f"players[{f.detail}].score.winner",
+                f"must be {str(bool(f.low)).lower()}: the winners have the highest "
+                f"population, then reputation, income and money (R8.3)")
+    name = _ENTRY_NAMES.get(f.index)
+    if name is None and s.SCORE_PUBLIC_GOALS <= f.index < s.SCORE_PRIVATE_GOAL:
+        name = f"score.public_goals[{f.index - s.SCORE_PUBLIC_GOALS}]"
+    return (f"players[{f.detail}].score",
+            f"{_MESSAGES[SCORE_MISMATCH]}: {name or f'entry {f.index}'} is {f.value}, final "
+            f"scoring gives {f.low}")
+
+
+def _decision_name(f):
+    return (c.DECISION_NAMES[f.value] if 0 <= f.value < len(c.DECISION_NAMES)
+            else str(f.value))
+
+
+def _decision_of_mode(f):
+    if f.value == c.DECISION_REMOVE:
+        return "pending_decision", "'remove' happens in Solitary Architect only (R9.1)"
+    return ("pending_decision", f"{_decision_name(f)!r}: in this configuration nobody chooses "
+                                f"a private goal (R3.6, R9)")
+
+
+def _set_aside(f):
+    if f.low:
+        drawn = next(position for position in range(int(f.state[s.PILE_POSITION]))
+                     if s.pile_tile(f.state, position) == TILES.one_more_round)
+        return ("discarded", f"One More Round was drawn ({f.pile_path(drawn)}), so it is set "
+                             f"aside with the discarded tiles (R4.3)")
+    return ("tiles.One More Round", "One More Round is still in the stacks, so it is not "
+                                    "set aside with the discarded tiles (R4.3)")
+
+
+def _stack_name(stack: int) -> str:
+    return c.STACK_NAMES[stack] if 0 <= stack < len(c.STACK_NAMES) else str(stack)
+
+
+_LEVELS = "R1.2"
+_EXPLAIN = {
+    (FIRST_PLAYER_WRONG, CASE_RANGE): _range(lambda f: "first_player",
+                                             "the first player is a seat, 0 in the solo "
+                                             "modes, R3.6, R9.2"),
+    (ROUND_WRONG, CASE_RANGE): _range(lambda f: "round", "the last round the stacks of this "
+                                                         "configuration allow, R3.2, R3.3, "
+                                                         "R4.3, R9"),
+    (ROUND_WRONG, CASE_FINAL_ROUND): _fixed(
+        lambda f: "final_round",
+        lambda f: f"{f.shown('final_round')} is beyond round + 1 = {f.high}: One More Round "
+                  f"makes the next round the last one (R4.3)"),
+    (COUNTER_WRONG, CASE_RANGE): _range(lambda f: "placement_counter",
+                                        "one number per free cell of every borough, R7.2"),
+    (MONEY_NEGATIVE, CASE_RANGE): _range(_seat("money"), "R1.3"),
+    (MONEY_TOO_LARGE, CASE_RANGE): _range(_seat("money"), "no game gives more, R1.3; "
+                                                          "invariants.MONEY_BOUND"),
+    (POPULATION_NEGATIVE, CASE_RANGE): _range(_seat("population"), "R1.3"),
+    (POPULATION_TOO_LARGE, CASE_RANGE): _range(_seat("population"),
+                                               "no game gives more, R1.3; "
+                                               "invariants.POPULATION_BOUND"),
+    (INCOME_OUT_OF_RANGE, CASE_RANGE): _range(_seat("income"), _LEVELS),
+    (REPUTATION_OUT_OF_RANGE, CASE_RANGE): _range(_seat("reputation"), _LEVELS),
+    (CELL_WRONG, CASE_KIND): _fixed(
+        lambda f: _cell_path(f, ".tile"),
+        lambda f: ("One More Round is never placed (R4.3)" if f.value == TILES.one_more_round
+                   else f"{_tile(f.value)}: {_MESSAGES[CELL_WRONG]}")),
+    (CELL_WRONG, CASE_SEQUENCE): _fixed(
+        lambda f: _cell_path(f, ".sequence"),
+        lambda f: f"{f.value} is outside "
+                  f"{0 if (f.position_of_cell(f.detail, f.index) or 0) < _NUM_STARTING else 1}"
+                  f"..{f.high} (placed tiles are numbered from 1 up to placement_counter - 1, "
+                  f"R7.2)"),
+    (ORDER_WRONG, CASE_ORDER): _fixed(
+        lambda f: f"{f.borough(f.detail, f.index)}.sequence",
+        lambda f: f"{f.value} comes after {f.low}: cells are listed in placement order (R7.2)"),
+    (MARKERS_WRONG, CASE_RANGE): _range(_seat("markers_left"), "R3.4"),
+    (MARKERS_WRONG, CASE_EXPECTED): _fixed(
+        _seat("markers_left"),
+        lambda f: f"{f.value}, but {c.START_MARKERS - f.low} tiles of the borough carry a "
+                  f"marker: {f.low} are left of {c.START_MARKERS} (R3.4, R5.1d)"),
+    (PUBLIC_GOALS_WRONG, CASE_COUNT): _fixed(
+        lambda f: "public_goals",
+        lambda f: f"holds {f.value} goals, but {c.MODE_NAMES[int(f.state[s.MODE])]} is played "
+                  f"with {f.low} (R3.6, R9.1, R9.2)"),
+    (PUBLIC_GOALS_WRONG, CASE_TWICE): _fixed(
+        lambda f: f"public_goals[{f.index}]",
+        lambda f: f"{_goal(f.value)!r} is already dealt as {f.first_dealt(f.value)} (each "
+                  f"goal tile exists once, R3.6)"),
+    (PUBLIC_GOALS_WRONG, CASE_DALE): _fixed(
+        lambda f: f"public_goals[{f.index}]",
+        lambda f: f"{_goal(f.value)!r} is about lakes or investment markers and is not played "
+                  f"with Dale (R9.2)"),
+    (GOALS_DEALT_WRONG, CASE_COUNT): _fixed(
+        _seat("goal_options"),
+        lambda f: f"must hold {f.low} entries, not {f.value}: two drawn goals for each player "
+                  f"who draws, none for Dale or in Solitary Architect (R3.6, R9.1, R9.2)"),
+    (GOALS_DEALT_WRONG, CASE_TWICE): _fixed(
+        lambda f: f"players[{f.detail}].goal_options[{f.index}]",
+        lambda f: f"{_goal(f.value)!r} is already dealt as {f.first_dealt(f.value)} (each "
+                  f"goal tile exists once, R3.6)"),
+    (GOALS_DEALT_WRONG, CASE_NOT_DRAWN): _not_drawn,
+    (GOALS_KEPT_WRONG, CASE_EXPECTED): _kept_goals,
+    (SCORE_WRONG, CASE_GAME_OVER): _fixed(_seat("score"),
+                                          lambda f: "must be null until the game is over "
+                                                    "(R8.2)"),
+    (SCORE_WRONG, CASE_ENTRY): _bonus,
+    (PILE_WRONG, CASE_POSITION): _fixed(
+        lambda f: f.pile_path(f.index),
+        lambda f: f"{_tile(f.value)!r} is not a tile of the {_stack_name(f.low)} stack, which "
+                  f"this pile position belongs to (R3.2, R3.3, R9.2)"),
+    (ONE_MORE_ROUND_BROKEN, CASE_TWICE): _fixed(
+        lambda f: f.pile_path(f.index),
+        lambda f: "a second One More Round; the game has one (R4.3)"),
+    (ONE_MORE_ROUND_BROKEN, CASE_BLOCK): _fixed(
+        lambda f: f.pile_path(f.index),
+        lambda f: f"One More Round is at pile position {f.index}, outside the block "
+                  f"{f.low}..{f.high} of C tiles it is shuffled into (R3.2, R3.3, R9.2)"),
+    (ONE_MORE_ROUND_BROKEN, CASE_MISSING): _fixed(
+        lambda f: "stacks.C",
+        lambda f: "One More Round is neither in the stacks nor drawn (R3.2, R4.3)"),
+    (ONE_MORE_ROUND_BROKEN, CASE_SET_ASIDE): _set_aside,
+    (FINAL_ROUND_WRONG, CASE_EXPECTED): _fixed(
+        lambda f: "final_round",
+        lambda f: f"{'null' if f.value < 0 else f.shown('final_round')}, but One More Round "
+                  f"{'has been drawn' if f.low else 'is still in the stacks'} (R4.3)"),
+    (FINAL_ROUND_WRONG, CASE_GAME_OVER): _fixed(
+        lambda f: "final_round",
+        lambda f: f"{f.value}: the game ends after the final round, so at game over it "
+                  f"equals round ({f.low}) (R4.3)"),
+    (FINAL_ROUND_WRONG, CASE_DALE): _fixed(
+        lambda f: "final_round",
+        lambda f: f"{'null' if f.value < 0 else f.value}: with Dale, drawing One More Round "
+                  f"at round start ends the game at once, so the game is over and "
+                  f"final_round is round - 1 = {f.low} (R9.2)"),
+    (MARKET_WRONG, CASE_KIND): _fixed(
+        lambda f: f"market[{f.index}]",
+        lambda f: f"{_tile(f.value)!r} cannot be in the market: it holds A, B and C tiles "
+                  f"(R4.1)"),
+    (MARKET_WRONG, CASE_DALE): _fixed(
+        lambda f: f"market[{f.index}]",
+        lambda f: f"the game with Dale uses slots {c.DALE_FIRST_SLOT}..{c.DALE_LAST_SLOT} only "
+                  f"(R9.2); this slot must be null"),
+    (SUPPLY_WRONG, CASE_RANGE): _range(lambda f: f"supply.{c.BASIC_NOTATION_NAMES[f.detail]}",
+                                       "R3.5"),
+    (TILE_COUNT_BROKEN, CASE_COUNT): _tile_count,
+    (DECISION_WRONG, CASE_GAME_OVER): _fixed(
+        lambda f: "pending_decision",
+        lambda f: f"{_decision_name(f)!r} does not fit game_over {str(bool(f.low)).lower()} "
+                  f"('none' exactly when the game is over)"),
+    (DECISION_WRONG, CASE_MODE): _decision_of_mode,
+    (DECISION_WRONG, CASE_ROUND): _fixed(
+        lambda f: "pending_decision",
+        lambda f: f"'keep_goal': goals are kept before the first turn (R3.6), but round is "
+                  f"{f.low}"),
+    (CURRENT_PLAYER_WRONG, CASE_GAME_OVER): _fixed(
+        lambda f: "current_player",
+        lambda f: f"must be null when the game is over, not {f.shown('current_player')}"),
+    (CURRENT_PLAYER_WRONG, CASE_RANGE): _range(lambda f: "current_player",
+                                               "a seat decides while the game goes on"),
+    (CURRENT_PLAYER_WRONG, CASE_DALE): _fixed(
+        lambda f: "current_player",
+        lambda f: f"{f.value} is Dale, who takes no decision: only seat 0 decides (R9.2)"),
+    (STARTING_TILES_WRONG, CASE_POSITION): _starting_tile,
+    (STARTING_TILES_WRONG, CASE_COUNT): _fixed(
+        lambda f: f.borough(f.detail),
+        lambda f: f"holds {f.value} cells; the starting tiles alone are {f.low} (R2.3)"),
+    (ADJACENCY_WRONG, CASE_POSITION): _not_adjacent,
+    (LAKE_SOURCE_WRONG, CASE_POSITION): _fixed(
+        lambda f: f"{f.borough(f.detail, f.index)}.lake",
+        lambda f: f"a lake is a market tile turned face down (R5.1c); {_tile(f.value)!r} "
+                  f"never is in the market"),
+    (SEQUENCE_WRONG, CASE_RANGE): _fixed(
+        lambda f: f"{f.borough(f.high, f.index)}.sequence",
+        lambda f: f"{f.value} is outside 1..{int(f.state[s.PLACEMENT_COUNTER]) - 1} (placed "
+                  f"tiles are numbered from 1 up to placement_counter - 1, R7.2)"),
+    (SEQUENCE_WRONG, CASE_TWICE): _fixed(
+        lambda f: f"{f.borough(f.high, f.index)}.sequence",
+        lambda f: f"{f.value} is also the number of {f.sequence_owner(f.value)} (R7.2)"),
+    (SEQUENCE_WRONG, CASE_MISSING): _fixed(
+        lambda f: "placement_counter",
+        lambda f: f"{f.value}, but no tile has placement number {f.low} (every placement takes "
+                  f"the next number, R7.2)"),
+    (SCORE_MISMATCH, CASE_EXPECTED): _fixed(
+        lambda f: f"players[{f.detail}].score.final_population",
+        lambda f: f"{f.value} differs from the population {f.low} (R8.2)"),
+    (SCORE_MISMATCH, CASE_SUM): _fixed(
+        lambda f: f"players[{f.detail}].score.final_population",
+        lambda f: f"{f.value} is not population_before_goals + goal bonuses + money_converted "
+                  f"= {f.low} (R8.2)"),
+    (SCORE_MISMATCH, CASE_MONEY_LEFT): _fixed(
+        _seat("money"),
+        lambda f: f"{f.value} left after final scoring, where each $5 became 1 population "
+                  f"(R8.2)"),
+    (SCORE_MISMATCH, CASE_ENTRY): _rescored,
+}
+
+
+def check_reachable_or_raise(state, shown=None) -> None:
+    """Raise StateFormatError naming the field and the rule unless `check_reachable`
+    passes; `shown` as for `explain_finding`."""
+    finding = np.zeros(FINDING_SIZE, dtype=np.int64)
+    if int(check_reachable_at(state, TILES.table, finding)) != OK:
+        field, message = explain_finding(finding, state, shown)
+        raise StateFormatError(f"{field}: {message}")
 
 
 # check_invariants --------------------------------------------------------------------------
@@ -490,7 +869,209 @@ def _is_lettered(tiles, kind):
 
 
 @njit(cache=True)
-def _check_header(state, entry):
+def _found(finding, reason, detail, case, index, value, low, high):
+    """`_error`, recording where the check failed and the value at fault in `finding`
+    (F_CASE .. F_HIGH) so that the message can name the entry and the rule."""
+    code = reason * 100 + detail
+    finding[F_CODE] = code
+    finding[F_CASE] = case
+    finding[F_INDEX] = index
+    finding[F_VALUE] = value
+    finding[F_LOW] = low
+    finding[F_HIGH] = high
+    return code
+
+
+
+@njit(cache=True)
+def _check_decision_kind(state, reachable, finding):
+    """The pending decision against game over, the mode and the round, and the current
+    player against the seats; scalars only, so it runs before any entry is used as an
+    index (R3.6, R5.1, R9.1, R9.2)."""
+    over = state[s.GAME_OVER]
+    decision = state[s.PENDING_DECISION]
+    player = state[s.CURRENT_PLAYER]
+    mode = state[s.MODE]
+    if over != 0:
+        if over != 1:
+            return _error(DECISION_WRONG, 0)
+        if decision != c.DECISION_NONE:
+            return _found(finding, DECISION_WRONG, 0, CASE_GAME_OVER, -1, decision, 1, 0)
+        if player != -1:
+            return _found(finding, CURRENT_PLAYER_WRONG, 0, CASE_GAME_OVER, -1, player, 0, 0)
+        return OK
+    if decision == c.DECISION_NONE:
+        return _found(finding, DECISION_WRONG, 0, CASE_GAME_OVER, -1, decision, 0, 0)
+    if decision < c.DECISION_NONE or decision > c.DECISION_REMOVE:
+        return _found(finding, DECISION_WRONG, 0, CASE_RANGE, -1, decision, 1,
+                      c.DECISION_REMOVE)
+    if decision == c.DECISION_KEEP_GOAL and (
+            mode == c.MODE_SOLITARY or (reachable and state[s.RANDOM_PRIVATE_GOALS])):
+        return _found(finding, DECISION_WRONG, 0, CASE_MODE, -1, decision, 0, 0)
+    if decision == c.DECISION_REMOVE and mode != c.MODE_SOLITARY:
+        return _found(finding, DECISION_WRONG, 0, CASE_MODE, -1, decision, 0, 0)
+    if reachable and decision == c.DECISION_KEEP_GOAL and state[s.ROUND] != 0:
+        return _found(finding, DECISION_WRONG, 0, CASE_ROUND, -1, decision, state[s.ROUND], 0)
+    if player < 0 or player >= state[s.NUM_PLAYERS]:
+        return _found(finding, CURRENT_PLAYER_WRONG, 0, CASE_RANGE, -1, player, 0,
+                      state[s.NUM_PLAYERS] - 1)
+    if mode == c.MODE_DALE and player != 0:  # Dale never waits for a decision (R9.2)
+        return _found(finding, CURRENT_PLAYER_WRONG, 0, CASE_DALE, -1, player, 0, 0)
+    return OK
+
+
+
+@njit(cache=True)
+def _goal_options_held(state, player):
+    return (1 if s.goal_option(state, player, 0) >= 0 else 0) + (
+        1 if s.goal_option(state, player, 1) >= 0 else 0)
+
+
+
+@njit(cache=True)
+def _check_pile_order(state, tiles, finding):
+    """The stack bounds of the configuration (R3.2, R3.3, R9.2), each pile position a tile
+    of its stack, One More Round once, inside the block it is shuffled into."""
+    one_more_round = s.one_more_round_kind(tiles)
+    sizes = stack_sizes(state[s.NUM_PLAYERS], state[s.MODE], state[s.EDITION])
+    a_end = sizes[0]
+    b_end = a_end + sizes[1]
+    block_start = b_end + sizes[2]
+    block_stop = block_start + sizes[3] + 1
+    end = block_stop + sizes[4]
+    if (state[s.PILE_A_END] != a_end or state[s.PILE_B_END] != b_end
+            or state[s.PILE_END] != end or state[s.PILE_POSITION] < 0
+            or state[s.PILE_POSITION] > end):
+        return _error(PILE_WRONG, 0)
+    found = 0
+    for position in range(end):
+        kind = s.pile_tile(state, position)
+        if kind == one_more_round:
+            if found:
+                return _found(finding, ONE_MORE_ROUND_BROKEN, 0, CASE_TWICE, position, kind,
+                              0, 0)
+            if position < block_start or position >= block_stop:
+                return _found(finding, ONE_MORE_ROUND_BROKEN, 0, CASE_BLOCK, position, kind,
+                              block_start, block_stop - 1)
+            found += 1
+            continue
+        stack = c.STACK_A if position < a_end else (c.STACK_B if position < b_end else c.STACK_C)
+        if not _is_lettered(tiles, kind) or tile_stack(tiles, kind) != stack:
+            return _found(finding, PILE_WRONG, 0, CASE_POSITION, position, kind, stack, 0)
+    if found != 1:
+        return _found(finding, ONE_MORE_ROUND_BROKEN, 0, CASE_MISSING, -1, 0, 0, 0)
+    for position in range(end, s.PILE_CAPACITY):
+        if s.pile_tile(state, position) != 0:
+            return _error(PADDING_NOT_EMPTY, 0)
+    return OK
+
+
+
+@njit(cache=True)
+def _check_one_more_round_aside(state, tiles, finding):
+    """One More Round set aside exactly when drawn, never boxed (R4.3); drawing it sets
+    the final round (R4.3, R9.1), with Dale it ends the game at once (R9.2)."""
+    one_more_round = s.one_more_round_kind(tiles)
+    drawn = False
+    for position in range(state[s.PILE_POSITION]):
+        if s.pile_tile(state, position) == one_more_round:
+            drawn = True
+    if s.discarded(state, one_more_round) != (1 if drawn else 0):
+        return _found(finding, ONE_MORE_ROUND_BROKEN, 0, CASE_SET_ASIDE, -1,
+                      s.discarded(state, one_more_round), 1 if drawn else 0, 0)
+    # One More Round (one copy) is never in the market or a borough (checked before) nor
+    # left in the box: it is in the undrawn stacks or set aside, exactly once (R4.3).
+    if s.boxed(state, one_more_round) != 0:
+        return _error(ONE_MORE_ROUND_BROKEN, 0)
+    # Without this a game whose One More Round is gone would never end.
+    if drawn != (state[s.FINAL_ROUND] >= 0):
+        return _found(finding, FINAL_ROUND_WRONG, 0, CASE_EXPECTED, -1, state[s.FINAL_ROUND],
+                      1 if drawn else 0, 0)
+    if drawn and state[s.MODE] == c.MODE_DALE and state[s.GAME_OVER] == 0:
+        return _found(finding, FINAL_ROUND_WRONG, 0, CASE_DALE, -1, state[s.FINAL_ROUND],
+                      state[s.ROUND] - 1, 0)
+    return OK
+
+
+
+@njit(cache=True)
+def _count_places(state, tiles, kind, finding):
+    """The copies of `kind` in each of PLACES, into finding[F_PLACES:]."""
+    for index in range(len(PLACES)):
+        finding[F_PLACES + index] = 0
+    for position in range(state[s.PILE_POSITION], state[s.PILE_END]):
+        if s.pile_tile(state, position) == kind:
+            finding[F_PLACES] += 1
+    for slot in range(c.NUM_SLOTS):
+        if s.market_slot(state, slot) == kind:
+            finding[F_PLACES + 1] += 1
+    for basic in range(3):
+        if _BASIC_KINDS[basic] == kind:
+            finding[F_PLACES + 2] += s.supply(state, basic)
+    for player in range(state[s.NUM_PLAYERS]):
+        for cell in range(NUM_CELLS):
+            if s.cell_kind(state, player, cell) == kind:
+                finding[F_PLACES + 3] += 1
+    finding[F_PLACES + 4] = s.discarded(state, kind)
+    finding[F_PLACES + 5] = s.boxed(state, kind)
+
+
+
+@njit(cache=True)
+def _check_sequences(state, finding):
+    """Placement numbers 1 .. counter - 1, each once (R7.2)."""
+    counter = state[s.PLACEMENT_COUNTER]
+    numbered = np.zeros(counter, dtype=np.bool_)
+    placed = 0
+    for player in range(state[s.NUM_PLAYERS]):
+        for position in range(_NUM_STARTING, s.tile_count(state, player)):
+            sequence = s.cell_sequence(state, player, s.placed_cell(state, player, position))
+            if sequence < 1:
+                return _found(finding, SEQUENCE_WRONG, 0, CASE_RANGE, position, sequence, 1,
+                              player)
+            if numbered[sequence]:
+                return _found(finding, SEQUENCE_WRONG, 0, CASE_TWICE, position, sequence, 0,
+                              player)
+            numbered[sequence] = True
+            placed += 1
+    if placed != counter - 1:
+        missing = 1
+        while missing < counter - 1 and numbered[missing]:
+            missing += 1
+        return _found(finding, SEQUENCE_WRONG, 0, CASE_MISSING, -1, counter, missing, 0)
+    return OK
+
+
+
+@njit(cache=True)
+def check_reachable_at(state, tiles, finding):
+    """`check_reachable`, filling `finding` (int64[FINDING_SIZE]) with where it failed:
+    `explain_finding` turns it into the field of the state format and the rule."""
+    finding[:] = 0
+    finding[F_INDEX] = -1
+    code = _check_state(state, tiles, True, True, finding)
+    if code == OK:
+        code = _check_generator_and_discards(state, tiles)
+    if code == OK:
+        code = _check_progress(state, tiles, finding)
+    if code == OK:
+        code = _check_drawn(state, tiles)
+    if code == OK:
+        code = _check_market_shape(state, tiles)
+    if code == OK:
+        code = _check_players_turns(state)
+    if code == OK:
+        code = _check_scores(state, tiles, finding)
+    if code != OK and finding[F_CODE] != code:  # a check that records no more than its code
+        finding[:] = 0
+        finding[F_CODE] = code
+        finding[F_INDEX] = -1
+    return code
+
+
+
+@njit(cache=True)
+def _check_header(state, entry, finding):
     num_players = state[s.NUM_PLAYERS]
     mode = state[s.MODE]
     edition = state[s.EDITION]
@@ -503,43 +1084,53 @@ def _check_header(state, entry):
     elif num_players != (1 if mode == c.MODE_SOLITARY else 2):
         return _error(CONFIG_WRONG, 0)
     first = state[s.FIRST_PLAYER]
-    if first < 0 or first >= num_players or (mode != c.MODE_STANDARD and first != 0):
-        return _error(FIRST_PLAYER_WRONG, 0)
+    last_first = num_players - 1 if mode == c.MODE_STANDARD else 0
+    if first < 0 or first > last_first:
+        return _found(finding, FIRST_PLAYER_WRONG, 0, CASE_RANGE, -1, first, 0, last_first)
     current_round = state[s.ROUND]
     highest = last_round(num_players, mode, edition) if entry else HEADROOM
     if current_round < 0 or current_round > highest:
-        return _error(ROUND_WRONG, 0)
-    if state[s.FINAL_ROUND] < -1 or state[s.FINAL_ROUND] > current_round + 1:
-        return _error(ROUND_WRONG, 0)
+        return _found(finding, ROUND_WRONG, 0, CASE_RANGE, -1, current_round, 0, highest)
+    final_round = state[s.FINAL_ROUND]
+    if final_round < -1 or final_round > current_round + 1:
+        return _found(finding, ROUND_WRONG, 0, CASE_FINAL_ROUND, -1, final_round, -1,
+                      current_round + 1)
     counter = state[s.PLACEMENT_COUNTER]
-    if counter < 1 or counter > (1 + num_players * (NUM_CELLS - 3) if entry else HEADROOM):
-        return _error(COUNTER_WRONG, 0)
+    most = 1 + num_players * (NUM_CELLS - 3) if entry else HEADROOM
+    if counter < 1 or counter > most:
+        return _found(finding, COUNTER_WRONG, 0, CASE_RANGE, -1, counter, 1, most)
     return OK
 
 
 @njit(cache=True)
-def _check_values(state, player, entry):
+def _check_values(state, player, entry, finding):
     money = s.money(state, player)
+    most_money = MONEY_BOUND if entry else HEADROOM
     if money < 0:
-        return _error(MONEY_NEGATIVE, player)
-    if money > (MONEY_BOUND if entry else HEADROOM):
-        return _error(MONEY_TOO_LARGE, player)
+        return _found(finding, MONEY_NEGATIVE, player, CASE_RANGE, -1, money, 0, most_money)
+    if money > most_money:
+        return _found(finding, MONEY_TOO_LARGE, player, CASE_RANGE, -1, money, 0, most_money)
     population = s.population(state, player)
+    most_population = POPULATION_BOUND if entry else HEADROOM
     if population < 0:
-        return _error(POPULATION_NEGATIVE, player)
-    if population > (POPULATION_BOUND if entry else HEADROOM):
-        return _error(POPULATION_TOO_LARGE, player)
+        return _found(finding, POPULATION_NEGATIVE, player, CASE_RANGE, -1, population, 0,
+                      most_population)
+    if population > most_population:
+        return _found(finding, POPULATION_TOO_LARGE, player, CASE_RANGE, -1, population, 0,
+                      most_population)
     income = s.income(state, player)
     if income < c.LEVEL_MIN or income > c.LEVEL_MAX:
-        return _error(INCOME_OUT_OF_RANGE, player)
+        return _found(finding, INCOME_OUT_OF_RANGE, player, CASE_RANGE, -1, income,
+                      c.LEVEL_MIN, c.LEVEL_MAX)
     reputation = s.reputation(state, player)
     if reputation < c.LEVEL_MIN or reputation > c.LEVEL_MAX:
-        return _error(REPUTATION_OUT_OF_RANGE, player)
+        return _found(finding, REPUTATION_OUT_OF_RANGE, player, CASE_RANGE, -1, reputation,
+                      c.LEVEL_MIN, c.LEVEL_MAX)
     return OK
 
 
 @njit(cache=True)
-def _check_cells(state, tiles, player):
+def _check_cells(state, tiles, player, finding):
     """Each cell: -1 or a kind of tiles.csv, known flag bits, a placement number below the
     counter (0 when empty)."""
     lake = s.lake_kind(tiles)
@@ -547,16 +1138,17 @@ def _check_cells(state, tiles, player):
         kind = s.cell_kind(state, player, cell)
         sequence = s.cell_sequence(state, player, cell)
         if kind < -1 or kind >= lake or s.cell_flags(state, player, cell) & ~_VALID_FLAGS:
-            return _error(CELL_WRONG, player)
+            return _found(finding, CELL_WRONG, player, CASE_KIND, cell, kind, 0, 0)
         if kind < 0 and sequence != 0:
             return _error(CELL_WRONG, player)
         if kind >= 0 and (sequence < 0 or sequence >= state[s.PLACEMENT_COUNTER]):
-            return _error(CELL_WRONG, player)
+            return _found(finding, CELL_WRONG, player, CASE_SEQUENCE, cell, sequence, 0,
+                          state[s.PLACEMENT_COUNTER] - 1)
     return OK
 
 
 @njit(cache=True)
-def _check_borough(state, tiles, player):
+def _check_borough(state, tiles, player, finding):
     """Derived counts, placement order, placeable flags and markers of one borough."""
     occupied = 0
     lakes = 0
@@ -602,14 +1194,22 @@ def _check_borough(state, tiles, player):
             return _error(ORDER_WRONG, player)
         listed[cell] = True
         sequence = s.cell_sequence(state, player, cell)
-        if sequence < previous_sequence or sequence >= state[s.PLACEMENT_COUNTER]:
+        if sequence >= state[s.PLACEMENT_COUNTER]:
             return _error(ORDER_WRONG, player)
+        if sequence < previous_sequence:
+            return _found(finding, ORDER_WRONG, player, CASE_ORDER, position, sequence,
+                          previous_sequence, 0)
         previous_sequence = sequence
     for position in range(occupied, NUM_CELLS):
         if s.placed_cell(state, player, position) != 0:
             return _error(ORDER_WRONG, player)
-    if s.markers_left(state, player) != c.START_MARKERS - invested:
-        return _error(MARKERS_WRONG, player)
+    markers = s.markers_left(state, player)
+    if markers < 0 or markers > c.START_MARKERS:
+        return _found(finding, MARKERS_WRONG, player, CASE_RANGE, -1, markers, 0,
+                      c.START_MARKERS)
+    if markers != c.START_MARKERS - invested:
+        return _found(finding, MARKERS_WRONG, player, CASE_EXPECTED, -1, markers,
+                      c.START_MARKERS - invested, 0)
     return OK
 
 
@@ -629,14 +1229,15 @@ def _public_goal_count(state):
 
 
 @njit(cache=True)
-def _check_goals(state):
+def _check_goals(state, finding):
     """Public goals, each seat's private goal and drawn goals: -1 or goals (both drawn
     goals or neither). How many public goals, which seats draw and that no goal is dealt
     twice is for `check_reachable`: hand-made positions may set any goals (tests of R8.2)."""
     for index in range(c.MAX_PLAYERS):
         goal = s.public_goal(state, index)
         if goal < -1 or goal >= NUM_GOALS:
-            return _error(PUBLIC_GOALS_WRONG, 0)
+            return _found(finding, PUBLIC_GOALS_WRONG, 0, CASE_RANGE, index, goal, -1,
+                          NUM_GOALS - 1)
     for player in range(state[s.NUM_PLAYERS]):
         for goal in (s.private_goal(state, player), s.goal_option(state, player, 0),
                      s.goal_option(state, player, 1)):
@@ -648,50 +1249,60 @@ def _check_goals(state):
 
 
 @njit(cache=True)
-def _check_goals_dealt(state):
+def _check_goals_dealt(state, finding):
     """Two drawn goals for each seat that draws, none for the others, the private goal -1
     or one of them, no goal dealt twice (R3.6, R9.1, R9.2)."""
     mode = state[s.MODE]
     dealt = np.zeros(NUM_GOALS, dtype=np.bool_)
     public = _public_goal_count(state)
+    held = 0
+    for index in range(c.MAX_PLAYERS):
+        if s.public_goal(state, index) >= 0:
+            held += 1
+    if held != public:
+        return _found(finding, PUBLIC_GOALS_WRONG, 0, CASE_COUNT, -1, held, public, 0)
     for index in range(c.MAX_PLAYERS):
         goal = s.public_goal(state, index)
         if index >= public:
             if goal != -1:
                 return _error(PUBLIC_GOALS_WRONG, 0)
             continue
-        if goal < 0 or dealt[goal] or (mode == c.MODE_DALE
-                                       and goal_excluded_with_dale(_GOAL_TABLE, goal)):
+        if goal < 0:
             return _error(PUBLIC_GOALS_WRONG, 0)
+        if dealt[goal]:
+            return _found(finding, PUBLIC_GOALS_WRONG, 0, CASE_TWICE, index, goal, 0, 0)
+        if mode == c.MODE_DALE and goal_excluded_with_dale(_GOAL_TABLE, goal):
+            return _found(finding, PUBLIC_GOALS_WRONG, 0, CASE_DALE, index, goal, 0, 0)
         dealt[goal] = True
     for player in range(state[s.NUM_PLAYERS]):
         private = s.private_goal(state, player)
-        if not _draws_goals(mode, player):
-            if private != -1 or s.goal_option(state, player, 0) != -1:
-                return _error(GOALS_DEALT_WRONG, player)
-            continue
-        for option in range(2):
+        draws = _draws_goals(mode, player)
+        held = _goal_options_held(state, player)
+        if held != (2 if draws else 0):
+            return _found(finding, GOALS_DEALT_WRONG, player, CASE_COUNT, -1, held,
+                          2 if draws else 0, 0)
+        for option in range(held):
             goal = s.goal_option(state, player, option)
-            if goal < 0 or dealt[goal]:
-                return _error(GOALS_DEALT_WRONG, player)
+            if dealt[goal]:
+                return _found(finding, GOALS_DEALT_WRONG, player, CASE_TWICE, option, goal,
+                              0, 0)
             dealt[goal] = True
         if private != -1 and private != s.goal_option(state, player, 0) and (
-                private != s.goal_option(state, player, 1)):
-            return _error(GOALS_DEALT_WRONG, player)
-    return _check_goals_kept(state)
+                private != s.goal_option(state, player, 1) or not draws):
+            return _found(finding, GOALS_DEALT_WRONG, player, CASE_NOT_DRAWN, -1, private, 0,
+                          0)
+    return _check_goals_kept(state, finding)
 
 
 @njit(cache=True)
-def _check_goals_kept(state):
+def _check_goals_kept(state, finding):
     """Goals are kept in turn order from the first player before the first turn, by the
-    players who draw; nobody chooses with random private goals (R3.6, R9.2)."""
+    players who draw (R3.6, R9.2)."""
     mode = state[s.MODE]
     if mode == c.MODE_SOLITARY:
         return OK
     num_players = state[s.NUM_PLAYERS]
     choosing = state[s.GAME_OVER] == 0 and state[s.PENDING_DECISION] == c.DECISION_KEEP_GOAL
-    if choosing and state[s.RANDOM_PRIVATE_GOALS]:
-        return _error(DECISION_WRONG, 0)
     first = state[s.FIRST_PLAYER]
     drawers = num_players if mode == c.MODE_STANDARD else 1
     kept = (state[s.CURRENT_PLAYER] - first) % num_players if choosing else drawers
@@ -699,7 +1310,8 @@ def _check_goals_kept(state):
         player = (first + offset) % num_players
         has_goal = s.private_goal(state, player) >= 0
         if has_goal != (offset < kept):
-            return _error(GOALS_KEPT_WRONG, player)
+            return _found(finding, GOALS_KEPT_WRONG, player, CASE_EXPECTED, -1,
+                          s.private_goal(state, player), 1 if offset < kept else 0, 0)
     return OK
 
 
@@ -717,12 +1329,12 @@ def _check_generator_and_discards(state, tiles):
 
 
 @njit(cache=True)
-def _check_score_block(state, player, entry):
+def _check_score_block(state, player, entry, finding):
     """All 0 until the game is over; then values final scoring can give (R8.2)."""
     if state[s.GAME_OVER] == 0:
         for index in range(_SCORE_ENTRIES):
             if s.player_entry(state, player, s.SCORE + index) != 0:
-                return _error(SCORE_WRONG, player)
+                return _found(finding, SCORE_WRONG, player, CASE_GAME_OVER, -1, 0, 0, 0)
         return OK
     for field in (s.SCORE_POPULATION_BEFORE_GOALS, s.SCORE_FINAL_POPULATION):
         value = s.score_entry(state, player, field)
@@ -738,11 +1350,15 @@ def _check_score_block(state, player, entry):
         bonus = s.public_goal_bonus(state, player, index)
         goal = s.public_goal(state, index)
         if bonus != 0 and (goal < 0 or bonus != public_goal_bonus(_GOAL_TABLE, goal)):
-            return _error(SCORE_WRONG, player)
+            allowed = public_goal_bonus(_GOAL_TABLE, goal) if goal >= 0 else 0
+            return _found(finding, SCORE_WRONG, player, CASE_ENTRY,
+                          s.SCORE_PUBLIC_GOALS + index, bonus, allowed, goal)
     bonus = s.score_entry(state, player, s.SCORE_PRIVATE_GOAL)
     goal = s.private_goal(state, player)
     if bonus != 0 and (goal < 0 or bonus != private_goal_bonus(_GOAL_TABLE, goal)):
-        return _error(SCORE_WRONG, player)
+        allowed = private_goal_bonus(_GOAL_TABLE, goal) if goal >= 0 else 0
+        return _found(finding, SCORE_WRONG, player, CASE_ENTRY, s.SCORE_PRIVATE_GOAL, bonus,
+                      allowed, goal)
     return OK
 
 
@@ -760,72 +1376,32 @@ def _unused_seat_is_empty(state, player):
 
 
 @njit(cache=True)
-def _check_pile(state, tiles):
-    """The stack bounds of the configuration (R3.2, R3.3, R9.2), each pile position a tile
-    of its stack, One More Round once inside its block and set aside exactly when drawn."""
-    one_more_round = s.one_more_round_kind(tiles)
-    sizes = stack_sizes(state[s.NUM_PLAYERS], state[s.MODE], state[s.EDITION])
-    a_end = sizes[0]
-    b_end = a_end + sizes[1]
-    block_start = b_end + sizes[2]
-    block_stop = block_start + sizes[3] + 1
-    end = block_stop + sizes[4]
-    if (state[s.PILE_A_END] != a_end or state[s.PILE_B_END] != b_end
-            or state[s.PILE_END] != end or state[s.PILE_POSITION] < 0
-            or state[s.PILE_POSITION] > end):
-        return _error(PILE_WRONG, 0)
-    found = 0
-    drawn = False
-    for position in range(end):
-        kind = s.pile_tile(state, position)
-        if kind == one_more_round:
-            if position < block_start or position >= block_stop:
-                return _error(ONE_MORE_ROUND_BROKEN, 0)
-            found += 1
-            drawn = position < state[s.PILE_POSITION]
-            continue
-        stack = c.STACK_A if position < a_end else (c.STACK_B if position < b_end else c.STACK_C)
-        if not _is_lettered(tiles, kind) or tile_stack(tiles, kind) != stack:
-            return _error(PILE_WRONG, 0)
-    if found != 1 or s.discarded(state, one_more_round) != (1 if drawn else 0):
-        return _error(ONE_MORE_ROUND_BROKEN, 0)
-    # Drawing One More Round sets the final round (R4.3, R9.1); with Dale it ends the game
-    # at once (R9.2). Without this a game whose One More Round is gone would never end.
-    if drawn != (state[s.FINAL_ROUND] >= 0) or (
-            drawn and state[s.MODE] == c.MODE_DALE and state[s.GAME_OVER] == 0):
-        return _error(FINAL_ROUND_WRONG, 0)
-    for position in range(end, s.PILE_CAPACITY):
-        if s.pile_tile(state, position) != 0:
-            return _error(PADDING_NOT_EMPTY, 0)
-    return OK
-
-
-@njit(cache=True)
-def _check_tiles(state, tiles, num_players):
+def _check_tiles(state, tiles, num_players, finding):
     """Each physical tile in exactly one place (R3.2, R3.5, R4.3)."""
     num_kinds = tiles.shape[0]
-    one_more_round = num_kinds - 1
     if not (0 <= state[s.PILE_A_END] <= state[s.PILE_B_END] <= state[s.PILE_END]
             <= s.PILE_CAPACITY and 0 <= state[s.PILE_POSITION] <= state[s.PILE_END]):
         return _error(PILE_WRONG, 0)
+    code = _check_pile_order(state, tiles, finding)
+    if code != OK:
+        return code
     places = np.zeros(num_kinds, dtype=np.int64)
     for position in range(state[s.PILE_POSITION], state[s.PILE_END]):
-        kind = s.pile_tile(state, position)
-        if kind < 0 or kind >= num_kinds:
-            return _error(PILE_WRONG, 0)
-        places[kind] += 1
+        places[s.pile_tile(state, position)] += 1
     for slot in range(c.NUM_SLOTS):
         kind = s.market_slot(state, slot)
         if kind == -1:
             continue
-        outside_dale_slots = slot < c.DALE_FIRST_SLOT or slot > c.DALE_LAST_SLOT
-        if not _is_lettered(tiles, kind) or (state[s.MODE] == c.MODE_DALE
-                                             and outside_dale_slots):
-            return _error(MARKET_WRONG, 0)
+        if not _is_lettered(tiles, kind):
+            return _found(finding, MARKET_WRONG, 0, CASE_KIND, slot, kind, 0, 0)
+        if state[s.MODE] == c.MODE_DALE and (slot < c.DALE_FIRST_SLOT
+                                             or slot > c.DALE_LAST_SLOT):
+            return _found(finding, MARKET_WRONG, 0, CASE_DALE, slot, kind, 0, 0)
         places[kind] += 1
     for basic in range(3):
         if s.supply(state, basic) < 0 or s.supply(state, basic) > c.BASIC_SUPPLY_PER_KIND:
-            return _error(SUPPLY_WRONG, basic)
+            return _found(finding, SUPPLY_WRONG, basic, CASE_RANGE, -1, s.supply(state, basic),
+                          0, c.BASIC_SUPPLY_PER_KIND)
     for player in range(num_players):
         for cell in range(NUM_CELLS):
             kind = s.cell_kind(state, player, cell)
@@ -838,15 +1414,13 @@ def _check_tiles(state, tiles, num_players):
             return _error(TILE_COUNT_BROKEN, kind)
         places[kind] += s.discarded(state, kind) + s.boxed(state, kind)
         if places[kind] != tile_copies(tiles, kind):
-            return _error(TILE_COUNT_BROKEN, kind)
+            _count_places(state, tiles, kind, finding)
+            return _found(finding, TILE_COUNT_BROKEN, kind, CASE_COUNT, -1, places[kind],
+                          tile_copies(tiles, kind), 0)
     for kind in range(num_kinds, s.MAX_KINDS):
         if s.discarded(state, kind) != 0 or s.boxed(state, kind) != 0:
             return _error(PADDING_NOT_EMPTY, 0)
-    # One More Round (one copy) is never in the market or a borough (checked above) nor
-    # left in the box: it is in the undrawn stacks or set aside, exactly once (R4.3).
-    if s.boxed(state, one_more_round) != 0:
-        return _error(ONE_MORE_ROUND_BROKEN, 0)
-    return _check_pile(state, tiles)
+    return _check_one_more_round_aside(state, tiles, finding)
 
 
 @njit(cache=True)
@@ -863,26 +1437,13 @@ def _premium_payable(state, player):
 
 
 @njit(cache=True)
-def _check_decision(state, num_players):
+def _check_decision(state, num_players, finding):
+    """The pending decision has a legal action (its kind and the current player are
+    `_check_decision_kind`'s): R3.6, R5.1b, d, R9.1, R9.2."""
+    if state[s.GAME_OVER] != 0:
+        return OK
     decision = state[s.PENDING_DECISION]
     player = state[s.CURRENT_PLAYER]
-    mode = state[s.MODE]
-    if state[s.GAME_OVER] != 0:
-        if state[s.GAME_OVER] != 1 or decision != c.DECISION_NONE:
-            return _error(DECISION_WRONG, 0)
-        if player != -1:
-            return _error(CURRENT_PLAYER_WRONG, 0)
-        return OK
-    if decision <= c.DECISION_NONE or decision > c.DECISION_REMOVE:
-        return _error(DECISION_WRONG, 0)
-    if decision == c.DECISION_KEEP_GOAL and mode == c.MODE_SOLITARY:
-        return _error(DECISION_WRONG, 0)
-    if decision == c.DECISION_REMOVE and mode != c.MODE_SOLITARY:
-        return _error(DECISION_WRONG, 0)
-    if player < 0 or player >= num_players:
-        return _error(CURRENT_PLAYER_WRONG, 0)
-    if mode == c.MODE_DALE and player != 0:  # Dale never waits for a decision (R9.2)
-        return _error(CURRENT_PLAYER_WRONG, 0)
     if decision == c.DECISION_KEEP_GOAL:
         if s.goal_option(state, player, 0) < 0:
             return _error(NO_LEGAL_ACTION, 0)
@@ -893,11 +1454,12 @@ def _check_decision(state, num_players):
         for offset in range((player - first) % num_players, num_players):
             seat = (first + offset) % num_players
             if s.goal_option(state, seat, 0) >= 0 and s.private_goal(state, seat) >= 0:
-                return _error(GOALS_KEPT_WRONG, seat)
+                return _found(finding, GOALS_KEPT_WRONG, seat, CASE_EXPECTED, -1,
+                              s.private_goal(state, seat), 0, 0)
     if (decision == c.DECISION_DISCARD or decision == c.DECISION_REMOVE) and (
             not _premium_payable(state, player)):
         return _error(NO_LEGAL_ACTION, 0)
-    if mode == c.MODE_DALE:
+    if state[s.MODE] == c.MODE_DALE:
         for cell in range(NUM_CELLS):
             if s.is_placeable(state, c.DALE_SEAT, cell):
                 return OK
@@ -909,46 +1471,69 @@ def _check_decision(state, num_players):
 def check_invariants(state, tiles):
     """0 when `state` may enter the engine, else `reason * 100 + detail` (module
     docstring)."""
-    return _check_state(state, tiles, True)
+    return _check_state(state, tiles, True, False, np.empty(FINDING_SIZE, dtype=np.int64))
 
 
 @njit(cache=True)
 def check_consistency(state, tiles):
     """`check_invariants` with HEADROOM for the bounds of money, population, round and
     placement counter: what play keeps from any state that entered (module docstring)."""
-    return _check_state(state, tiles, False)
+    return _check_state(state, tiles, False, False, np.empty(FINDING_SIZE, dtype=np.int64))
 
 
 @njit(cache=True)
-def _check_state(state, tiles, entry):
-    code = _check_header(state, entry)
+def _check_state(state, tiles, entry, reachable, finding):
+    """`check_invariants` (entry) or `check_consistency`; with `reachable`, the checks of
+    `check_reachable` that must come before the derived counts are trusted are made in
+    the order of the state format (the starting tiles and each later tile's place before
+    the tiles are counted), so that a failure names the entry at fault first."""
+    code = _check_header(state, entry, finding)
     if code != OK:
         return code
-    code = _check_goals(state)  # before the score blocks index the goal table by them
+    code = _check_goals(state, finding)  # before the score blocks index the goal table by them
     if code != OK:
         return code
+    code = _check_decision_kind(state, reachable, finding)
+    if code != OK:
+        return code
+    if reachable:
+        code = _check_goals_dealt(state, finding)
+        if code != OK:
+            return code
     num_players = state[s.NUM_PLAYERS]
     for player in range(c.MAX_PLAYERS):
         if player >= num_players:
             if not _unused_seat_is_empty(state, player):
                 return _error(UNUSED_SEAT_NOT_EMPTY, player)
             continue
-        code = _check_values(state, player, entry)
+        code = _check_values(state, player, entry, finding)
         if code != OK:
             return code
-        code = _check_cells(state, tiles, player)
+        code = _check_cells(state, tiles, player, finding)
         if code != OK:
             return code
-        code = _check_borough(state, tiles, player)
+        if reachable:
+            code = _check_starting_tiles(state, player, finding)
+            if code != OK:
+                return code
+        code = _check_borough(state, tiles, player, finding)
         if code != OK:
             return code
-        code = _check_score_block(state, player, entry)
+        if reachable:
+            code = _check_placements(state, tiles, player, finding)
+            if code != OK:
+                return code
+        code = _check_score_block(state, player, entry, finding)
         if code != OK:
             return code
-    code = _check_tiles(state, tiles, num_players)
+    if reachable:
+        code = _check_sequences(state, finding)
+        if code != OK:
+            return code
+    code = _check_tiles(state, tiles, num_players, finding)
     if code != OK:
         return code
-    return _check_decision(state, num_players)
+    return _check_decision(state, num_players, finding)
 
 
 # check_reachable ---------------------------------------------------------------------------
@@ -976,7 +1561,7 @@ def _turns_completed(state):
 
 
 @njit(cache=True)
-def _check_progress(state, tiles):
+def _check_progress(state, tiles, finding):
     """Tiles drawn against turns played, and the final round (R4.2, R4.3, R9.1, R9.2)."""
     num_players = state[s.NUM_PLAYERS]
     position = state[s.PILE_POSITION]
@@ -986,8 +1571,6 @@ def _check_progress(state, tiles):
     over = state[s.GAME_OVER] != 0
     omr = _one_more_round_position(state, tiles)
     drawn = omr < position
-    if state[s.PENDING_DECISION] == c.DECISION_KEEP_GOAL and current_round != 0:
-        return _error(PILE_POSITION_WRONG, 0)
     if state[s.MODE] == c.MODE_DALE:
         per_round = c.DALE_LAST_SLOT - c.DALE_FIRST_SLOT + 1
         if over:
@@ -995,7 +1578,8 @@ def _check_progress(state, tiles):
             if not drawn or omr != position - 1 or before < 0 or before >= per_round:
                 return _error(PILE_POSITION_WRONG, 0)
             if final_round != current_round - 1:
-                return _error(FINAL_ROUND_WRONG, 0)
+                return _found(finding, FINAL_ROUND_WRONG, 0, CASE_DALE, -1, final_round,
+                              current_round - 1, 0)
         else:
             if drawn or position != per_round * (current_round + 1):
                 return _error(PILE_POSITION_WRONG, 0)
@@ -1008,9 +1592,12 @@ def _check_progress(state, tiles):
     if position != expected:
         return _error(PILE_POSITION_WRONG, 0)
     if drawn:
+        if over and current_round != final_round:
+            return _found(finding, FINAL_ROUND_WRONG, 0, CASE_GAME_OVER, -1, final_round,
+                          current_round, 0)
         if final_round != (omr - c.NUM_SLOTS) // draws // num_players + 1:
             return _error(FINAL_ROUND_WRONG, 0)
-        if current_round > final_round or (over and current_round != final_round):
+        if current_round > final_round:
             return _error(FINAL_ROUND_WRONG, 0)
     elif final_round != -1 or over:
         return _error(FINAL_ROUND_WRONG, 0)
@@ -1051,44 +1638,54 @@ def _check_players_turns(state):
 
 
 @njit(cache=True)
-def _check_placements(state, tiles):
-    """Starting tiles first (R2.3), each later tile next to an earlier one (R2.4), lakes
-    of market tiles (R5.1c), placement numbers 1 .. counter - 1 once each (R7.2)."""
-    counter = state[s.PLACEMENT_COUNTER]
-    numbered = np.zeros(counter, dtype=np.bool_)
-    placed = 0
-    for player in range(state[s.NUM_PLAYERS]):
-        count = s.tile_count(state, player)
-        if count < _NUM_STARTING:
-            return _error(STARTING_TILES_WRONG, player)
-        reached = np.zeros(NUM_CELLS, dtype=np.bool_)
-        for position in range(count):
-            cell = s.placed_cell(state, player, position)
-            kind = s.cell_kind(state, player, cell)
-            flags = s.cell_flags(state, player, cell)
-            sequence = s.cell_sequence(state, player, cell)
-            if position < _NUM_STARTING:
-                if (cell != _STARTING_CELLS[position] or kind != _BASIC_KINDS[position]
-                        or flags & s.FLAG_LAKE or sequence != 0):
-                    return _error(STARTING_TILES_WRONG, player)
-                reached[cell] = True
-                continue
-            next_to_earlier = False
-            for index in range(6):
-                neighbour = NEIGHBOURS[cell, index]
-                if neighbour >= 0 and reached[neighbour]:
-                    next_to_earlier = True
-            if not next_to_earlier:
-                return _error(ADJACENCY_WRONG, player)
+def _check_placements(state, tiles, player, finding):
+    """After the starting tiles (R2.3), each tile next to an earlier one (R2.4), lakes of
+    market tiles (R5.1c)."""
+    count = s.tile_count(state, player)
+    reached = np.zeros(NUM_CELLS, dtype=np.bool_)
+    for position in range(count):
+        cell = s.placed_cell(state, player, position)
+        kind = s.cell_kind(state, player, cell)
+        flags = s.cell_flags(state, player, cell)
+        if position < _NUM_STARTING:  # `_check_starting_tiles` checked them
             reached[cell] = True
-            if flags & s.FLAG_LAKE and not _is_lettered(tiles, kind):
-                return _error(LAKE_SOURCE_WRONG, player)
-            if sequence < 1 or numbered[sequence]:
-                return _error(SEQUENCE_WRONG, 0)
-            numbered[sequence] = True
-            placed += 1
-    if placed != counter - 1:
-        return _error(SEQUENCE_WRONG, 0)
+            continue
+        next_to_earlier = False
+        for index in range(6):
+            neighbour = NEIGHBOURS[cell, index]
+            if neighbour >= 0 and reached[neighbour]:
+                next_to_earlier = True
+        if not next_to_earlier:
+            return _found(finding, ADJACENCY_WRONG, player, CASE_POSITION, position, cell, 0, 0)
+        reached[cell] = True
+        if flags & s.FLAG_LAKE and not _is_lettered(tiles, kind):
+            return _found(finding, LAKE_SOURCE_WRONG, player, CASE_POSITION, position, kind,
+                          0, 0)
+    return OK
+
+
+@njit(cache=True)
+def _check_starting_tiles(state, player, finding):
+    """A borough opens with Suburbs (0, 0), Community Park (0, 1) and Heavy Factory (0, 2),
+    face up, numbered 0 (R2.3). Made before the borough's derived entries are checked, it
+    reads an entry of the placement order only when that is a cell."""
+    occupied = 0
+    for cell in range(NUM_CELLS):
+        if s.cell_kind(state, player, cell) >= 0:
+            occupied += 1
+    for position in range(min(occupied, _NUM_STARTING)):
+        cell = s.placed_cell(state, player, position)
+        if cell < 0 or cell >= NUM_CELLS:
+            return OK  # the placement order is `_check_borough`'s
+        if (cell != _STARTING_CELLS[position]
+                or s.cell_kind(state, player, cell) != _BASIC_KINDS[position]
+                or s.cell_flags(state, player, cell) & s.FLAG_LAKE
+                or s.cell_sequence(state, player, cell) != 0):
+            return _found(finding, STARTING_TILES_WRONG, player, CASE_POSITION, position,
+                          s.cell_kind(state, player, cell), 0, 0)
+    if occupied < _NUM_STARTING:
+        return _found(finding, STARTING_TILES_WRONG, player, CASE_COUNT, -1, occupied,
+                      _NUM_STARTING, 0)
     return OK
 
 
@@ -1189,10 +1786,28 @@ def _check_drawn(state, tiles):
 
 
 @njit(cache=True)
-def _check_scores(state, tiles):
-    """At game over, scoring the board again (R8.2, R8.3) gives the same state."""
+def _check_scores(state, tiles, finding):
+    """At game over: the final population is the population and the sum of its parts,
+    no $5 is left unconverted, and scoring the board again (R8.2, R8.3) gives the same
+    state."""
     if state[s.GAME_OVER] == 0:
         return OK
+    for player in range(state[s.NUM_PLAYERS]):
+        final = s.score_entry(state, player, s.SCORE_FINAL_POPULATION)
+        if final != s.population(state, player):
+            return _found(finding, SCORE_MISMATCH, player, CASE_EXPECTED,
+                          s.SCORE_FINAL_POPULATION, final, s.population(state, player), 0)
+        parts = (s.score_entry(state, player, s.SCORE_POPULATION_BEFORE_GOALS)
+                 + s.score_entry(state, player, s.SCORE_PRIVATE_GOAL)
+                 + s.score_entry(state, player, s.SCORE_MONEY_CONVERTED))
+        for index in range(c.MAX_PLAYERS):
+            parts += s.public_goal_bonus(state, player, index)
+        if final != parts:
+            return _found(finding, SCORE_MISMATCH, player, CASE_SUM,
+                          s.SCORE_FINAL_POPULATION, final, parts, 0)
+        if s.money(state, player) >= 5:
+            return _found(finding, SCORE_MISMATCH, player, CASE_MONEY_LEFT, s.MONEY,
+                          s.money(state, player), 0, 0)
     before = state.copy()
     for player in range(state[s.NUM_PLAYERS]):
         s.add_money(before, player, 5 * s.score_entry(state, player, s.SCORE_MONEY_CONVERTED))
@@ -1203,36 +1818,15 @@ def _check_scores(state, tiles):
     score_game(before, tiles, _GOAL_TABLE)
     for player in range(state[s.NUM_PLAYERS]):
         for offset in range(s.ORDER):
-            if s.player_entry(before, player, offset) != s.player_entry(state, player, offset):
-                return _error(SCORE_MISMATCH, player)
+            found = s.player_entry(state, player, offset)
+            computed = s.player_entry(before, player, offset)
+            if found != computed:
+                return _found(finding, SCORE_MISMATCH, player, CASE_ENTRY, offset, found,
+                              computed, 0)
     return OK
 
 
 @njit(cache=True)
 def check_reachable(state, tiles):
     """`check_invariants`, then what play implies (module docstring); 0 or a code."""
-    code = check_invariants(state, tiles)
-    if code != OK:
-        return code
-    code = _check_goals_dealt(state)
-    if code != OK:
-        return code
-    code = _check_generator_and_discards(state, tiles)
-    if code != OK:
-        return code
-    code = _check_placements(state, tiles)
-    if code != OK:
-        return code
-    code = _check_progress(state, tiles)
-    if code != OK:
-        return code
-    code = _check_drawn(state, tiles)
-    if code != OK:
-        return code
-    code = _check_market_shape(state, tiles)
-    if code != OK:
-        return code
-    code = _check_players_turns(state)
-    if code != OK:
-        return code
-    return _check_scores(state, tiles)
+    return check_reachable_at(state, tiles, np.empty(FINDING_SIZE, dtype=np.int64))

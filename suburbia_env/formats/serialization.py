@@ -161,7 +161,9 @@ from ..engine import state_layout as s
 from ..errors import ConfigError, StateFormatError, SuburbiaError
 from ..game import Game, GameConfig
 from ..engine.hex_grid import MAX_COLUMN, MIN_COLUMN, NUM_ROWS, cell_index
-from ..engine.checks.invariants import FINDING_SIZE, check_reachable_at, explain_finding
+from ..engine.checks.codes import FINDING_SIZE
+from ..engine.checks.explain import explain_finding
+from ..engine.checks.invariants import check_reachable_at
 from ..engine.resolution import put_tile
 from ..engine.setup import stack_sizes
 from ..engine.tile_data import GOALS, TILES

@@ -17,7 +17,7 @@ from suburbia_env.formats import serialization
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.constants import NUM_TYPES, STACK_NAMES
 from suburbia_env.engine.hex_grid import NEIGHBOURS, cell_index
-from suburbia_env.engine.checks.invariants import MONEY_BOUND, POPULATION_BOUND
+from suburbia_env.engine.checks.bounds import MONEY_BOUND, POPULATION_BOUND
 from suburbia_env.positions import put_tile_without_effects
 from suburbia_env.engine.tile_data import GOALS, TILES
 from suburbia_env.engine.tile_table import private_goal_bonus, tile_copies, tile_stack

@@ -29,9 +29,10 @@ from suburbia_env.engine import constants as c
 from suburbia_env.engine import state_layout as s
 from suburbia_env.game import GameConfig
 from suburbia_env.engine.hidden_information import redraw_hidden_information
-from suburbia_env.engine.checks.invariants import (MONEY_BOUND, check_consistency,
-                                                   check_invariants, check_reachable,
-                                                   check_reachable_or_raise, validate_state)
+from suburbia_env.engine.checks.bounds import MONEY_BOUND
+from suburbia_env.engine.checks.invariants import (check_consistency, check_invariants,
+                                                   check_reachable, check_reachable_or_raise,
+                                                   validate_state)
 from suburbia_env.positions import set_player_values
 from suburbia_env.engine.tile_data import GOALS, TILES
 from suburbia_env.engine.tile_table import goal_excluded_with_dale

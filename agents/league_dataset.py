@@ -4,7 +4,7 @@
 where (agent labels and specs per seat), the deal (seed), the first player (R3.6), the
 final scores with every goal bonus (R8.2, R8.3), the winners, the forfeits (a seat that
 forfeits is played to the end by the stand-in, agents/tournament.py), and the game
-itself as a ``suburbia-record`` (serialization.py), which replays move by move to the
+itself as a ``suburbia-record`` (docs/state-format.md), which replays move by move to the
 identical final state. Lines are written in table order (the ``table``
 column of results.csv).
 

@@ -44,7 +44,6 @@ OLD_TO_NEW = {
     "suburbia_env.rng": "suburbia_env.engine.rng",
     "suburbia_env.sb3": "suburbia_env.envs.sb3",
     "suburbia_env.scoring": "suburbia_env.engine.scoring",
-    "suburbia_env.serialization": "suburbia_env.formats.serialization",
     "suburbia_env.setup": "suburbia_env.engine.setup",
     "suburbia_env.state_layout": "suburbia_env.engine.state_layout",
     "suburbia_env.terminal_game": "suburbia_env.apps.terminal_game",

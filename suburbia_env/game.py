@@ -7,8 +7,6 @@ no rule of its own.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
 import numpy as np
 
 from .engine import action_space as a
@@ -20,61 +18,21 @@ from .errors import (ArgumentError, ConfigError, GameOverError, IllegalActionErr
 from .engine.hex_grid import cell_coordinates
 from .engine.hidden_information import redraw_hidden_information
 from .engine.checks.invariants import validate_state
+from .engine.game_config import GameConfig
 from .engine.legal_actions import illegal_reason, is_legal_action, legal_action_mask
 from .formats.notation import format_action, parse_action
+from .formats.reading import quoted
+from .formats.records import read_record, record_document
+from .formats.state_reader import read_state_json
+from .formats.state_writer import game_to_json
 from .engine.rng import seed_words
 from .engine.scoring import ladder_rank
-from .engine.setup import new_game, seats
+from .engine.setup import new_game
 from .engine.tile_data import GOALS, TILES
 from .engine.tile_table import tile_cost
 from .engine.turn import STATUS_OK, apply_action
 
 DEFAULT_LOG_CAPACITY = 512
-
-
-@dataclass(frozen=True)
-class GameConfig:
-    """What a game is set up with (R3.1, R3.2, R3.3, R3.6, R9).
-
-    players: people at the table: 2-4 in "standard", 1 in "solitary" and "dale"
-    (Dale takes a second seat of his own). edition: "2nd" (default) or "1st".
-    random_private_goals: the engine keeps a random drawn goal for each player
-    instead of asking them (R3.6).
-    """
-
-    players: int = 2
-    mode: str = "standard"
-    edition: str = "2nd"
-    random_private_goals: bool = False
-
-    def __post_init__(self):
-        if not isinstance(self.mode, str) or self.mode not in c.MODE_NAMES:
-            raise ConfigError(f"mode must be one of {', '.join(c.MODE_NAMES)}, "
-                              f"not {shown(self.mode)}")
-        if not isinstance(self.edition, str) or self.edition not in c.EDITION_NAMES:
-            raise ConfigError(f"edition must be '2nd' or '1st', not {shown(self.edition)}")
-        if (not isinstance(self.players, (int, np.integer))
-                or isinstance(self.players, (bool, np.bool_))):
-            raise ConfigError(f"players must be a whole number, not {shown(self.players)}")
-        allowed = "2 to 4 players" if self.mode == "standard" else "1 player"
-        if self.players not in ((2, 3, 4) if self.mode == "standard" else (1,)):
-            raise ConfigError(f"wrong player count: mode {self.mode!r} is played by {allowed}, "
-                              f"not {shown(self.players)} (R3.1, R9)")
-
-    @property
-    def mode_id(self) -> int:
-        return c.MODE_NAMES.index(self.mode)
-
-    @property
-    def edition_id(self) -> int:
-        return c.EDITION_NAMES.index(self.edition)
-
-    @property
-    def seats(self) -> int:
-        return seats(self.players, self.mode_id)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class Game:
@@ -110,7 +68,7 @@ class Game:
     @classmethod
     def from_state(cls, config: GameConfig, state: np.ndarray, seed: int | None = None,
                    history: list[str] | None = None) -> "Game":
-        """A game around an existing state vector (copied); used by serialization.
+        """A game around an existing state vector (copied); used by the state reader.
 
         The state must be one play can hold (`invariants.validate_state`, issue 22):
         compiled code indexes by its values, so a corrupted state is refused here.
@@ -376,23 +334,54 @@ class Game:
     # Saving, records, rendering ---------------------------------------------------------
 
     def to_json(self) -> str:
-        from .formats.serialization import game_to_json
+        """The state format (docs/state-format.md); `from_json` restores the game exactly."""
         return game_to_json(self)
 
     @classmethod
-    def from_json(cls, text: str) -> "Game":
-        from .formats.serialization import game_from_json
-        return game_from_json(text)
+    def from_json(cls, text: str | bytes) -> "Game":
+        """The game of a state-format text; StateFormatError names the field at fault and
+        the rule. Only states that play can reach load (engine/checks)."""
+        return cls.from_state(*read_state_json(text))
 
     def record(self) -> dict:
-        """The game record: config, seed and the actions in notation (replays exactly)."""
-        from .formats.serialization import game_record
-        return game_record(self)
+        """The game record: config, seed and the actions in notation (replays exactly).
+
+        The record is checked by replaying it: a game loaded from a state file or edited
+        by hand (positions.py) has a history that does not lead to its state, and its
+        record would silently replay into another game, so StateFormatError is raised.
+        """
+        if self.seed is None:
+            raise StateFormatError("seed: this game has no seed (it was loaded from a state "
+                                   "file without one), so no record can set it up again")
+        record = record_document(self.config, self.seed, self.history)
+        try:
+            replayed = Game.replay(record)
+        except StateFormatError as error:
+            raise StateFormatError(f"this game's history cannot be replayed from its seed "
+                                   f"({error}); was it loaded from a state file or edited by "
+                                   f"hand?") from None
+        if not np.array_equal(replayed.state, self.state):
+            raise StateFormatError("actions: replaying this game's history from its seed does "
+                                   "not reach its state; a game loaded from a state file or "
+                                   "edited by hand has no record")
+        return record
 
     @classmethod
-    def replay(cls, record: dict | str) -> "Game":
-        from .formats.serialization import replay_record
-        return replay_record(record)
+    def replay(cls, record: dict | str | bytes) -> "Game":
+        """Set the game of a record up again and apply its actions in order.
+
+        StateFormatError names the first field at fault, for actions the index of the
+        first one that is malformed or illegal, e.g. ``actions[12]: 'buy 9 @ 0,3': ...``.
+        """
+        config, seed, actions = read_record(record)
+        game = Game(config.players, config.mode, config.edition, seed,
+                    config.random_private_goals)
+        for index, action in enumerate(actions):
+            try:
+                game.apply(action)
+            except SuburbiaError as error:  # NotationError, IllegalActionError, GameOverError
+                raise StateFormatError(f"actions[{index}]: {quoted(action)}: {error}") from None
+        return game
 
     def render(self) -> str:
         from .display.render import render_game
@@ -413,7 +402,7 @@ def _check_log_capacity(log_capacity) -> None:
 
 def _state_array(config, state) -> np.ndarray:
     """`state` as an integer array of the state's shape and int32 values, checked before
-    `from_state` or `view` wraps it (what the values mean is serialization's to check)."""
+    `from_state` or `view` wraps it (what the values mean is the checks' to say)."""
     if not isinstance(config, GameConfig):
         raise ConfigError(f"config must be a GameConfig, not {shown(config)}")
     try:

@@ -38,7 +38,7 @@ class Version:
     """The Gymnasium id (`gym.make`); SuburbiaVectorEnv carries the same."""
     pettingzoo_name: str
     formats: int
-    """The version of the state and the record formats (formats/serialization.py); they
+    """The version of the state and the record formats (formats/, docs/state-format.md); they
     move together."""
     model_format: int | None
     """The version of the "suburbia-policy" model description (agents/model_format.py),
@@ -140,7 +140,7 @@ RULES_REVISION = CURRENT.rules
 ENV_ID = CURRENT.env_id
 PETTINGZOO_NAME = CURRENT.pettingzoo_name
 FORMAT_VERSION = CURRENT.formats
-"""The version of both the saved-state and the game-record format (serialization.py)."""
+"""The version of both the saved-state and the game-record format (formats/, docs/state-format.md)."""
 MODEL_FORMAT_VERSION = CURRENT.model_format
 DATASET_FORMAT_VERSION = CURRENT.dataset_format
 

@@ -256,7 +256,7 @@ def _read_json(path: Path, what: str):
 
 def command_replay(args, extra, stdin, stdout) -> int:
     """Step through a game record: each action, its event lines, optionally the board."""
-    from ..formats.serialization import replay_record
+    from ..serialization import replay_record
     record = _read_json(args.record, "game record")
     try:
         replay_record(record)  # checks the whole record first, naming the first bad field
@@ -295,7 +295,7 @@ def command_replay(args, extra, stdin, stdout) -> int:
 
 def _load_game(path: Path) -> Game:
     """A game from a state file (suburbia-state) or a game record (replayed)."""
-    from ..formats.serialization import game_from_dict, replay_record
+    from ..serialization import game_from_dict, replay_record
     data = _read_json(path, "game file")
     try:
         if isinstance(data, dict) and data.get("format") == "suburbia-record":

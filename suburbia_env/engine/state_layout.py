@@ -2,7 +2,7 @@
 
 A game is one `np.int32` vector of `STATE_SIZE` entries so that copying, hashing,
 batching (N x STATE_SIZE) and passing it to numba kernels are all trivial. Only the
-compiled core writes it; `serialization` turns it into the documented JSON format.
+compiled core writes it; formats/ turns it into the documented JSON format.
 Derived entries (feature counts, placeable flags) are rebuilt from the borough on load.
 
 This module is the only one that knows where a value lives: every other module reads

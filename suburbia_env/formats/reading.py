@@ -8,7 +8,7 @@ import json
 
 from ..engine import constants as c
 from ..errors import ConfigError, StateFormatError
-from ..game import GameConfig
+from ..engine.game_config import GameConfig
 from ..engine.tile_data import GOALS, TILES
 from ..versions import MODES_UNCHANGED_SINCE, RULES_REVISION
 
@@ -37,7 +37,7 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _text(value) -> str:
+def quoted(value) -> str:
     """`repr` of a name or number from a document, cut to a readable length (a message
     quoting a 10 MB string, or a 5,000-digit number Python cannot print, helps nobody)."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
@@ -58,14 +58,14 @@ def _describe(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f"{_text(value)} (a string)"
+        return f"{quoted(value)} (a string)"
     if isinstance(value, float):
         return f"{value!r} (not a whole number)"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
         return "an object"
-    return _text(value)
+    return quoted(value)
 
 
 def _parse_json(text, what: str):
@@ -96,7 +96,7 @@ def _reject_duplicate_fields(pairs: list) -> dict:
     result = {}
     for key, value in pairs:
         if key in result:
-            raise StateFormatError(f"JSON: field {_text(key)} appears twice in one object")
+            raise StateFormatError(f"JSON: field {quoted(key)} appears twice in one object")
         result[key] = value
     return result
 
@@ -110,7 +110,7 @@ def _object(value, path: str, fields: tuple[str, ...], document: str = "state") 
             _fail(_join(path, field), "missing field")
     for field in value:
         if field not in fields:
-            name = field if isinstance(field, str) and len(field) <= 60 else _text(field)
+            name = field if isinstance(field, str) and len(field) <= 60 else quoted(field)
             _fail(_join(path, name), f"unknown field (expected: {', '.join(fields)})")
     return value
 
@@ -121,7 +121,7 @@ def _int(value, path: str, low: int = -_INT32_MAX - 1, high: int = _INT32_MAX,
     if isinstance(value, bool) or not isinstance(value, int):
         _fail(path, f"must be an integer, not {_describe(value)}")
     if not low <= value <= high:
-        _fail(path, f"{_text(value)} is outside {low}..{high}" + (f" ({why})" if why else ""))
+        _fail(path, f"{quoted(value)} is outside {low}..{high}" + (f" ({why})" if why else ""))
     return value
 
 
@@ -151,7 +151,7 @@ def _tile_kind(value, path: str) -> int:
     if not isinstance(value, str):
         _fail(path, f"must be a tile name, not {_describe(value)}")
     if value not in _TILE_KINDS:
-        _fail(path, f"unknown tile {_text(value)}")
+        _fail(path, f"unknown tile {quoted(value)}")
     return _TILE_KINDS[value]
 
 
@@ -159,7 +159,7 @@ def _goal_index(value, path: str) -> int:
     if not isinstance(value, str):
         _fail(path, f"must be a goal name, not {_describe(value)}")
     if value not in _GOAL_INDICES:
-        _fail(path, f"unknown goal {_text(value)}")
+        _fail(path, f"unknown goal {quoted(value)}")
     return _GOAL_INDICES[value]
 
 

@@ -1,52 +1,37 @@
 """The game record format (docs/state-format.md): the configuration, the seed and every
-decision in notation, replayed move by move to the identical state."""
+decision in notation, which `Game.replay` plays move by move to the identical state."""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import NamedTuple
 
-from ..errors import StateFormatError, SuburbiaError
-from ..game import Game
+from ..engine.game_config import GameConfig
 from ..versions import FORMAT_VERSION
 from .reading import (_check_rules_of_version, _describe, _fail, _list, _object, _parse_json,
-                      _read_config, _read_header, _read_seed, _text, refuse_sealed_save)
+                      _read_config, _read_header, _read_seed, refuse_sealed_save)
 
 RECORD_FORMAT = "suburbia-record"
 RECORD_VERSION = FORMAT_VERSION
 _RECORD_FIELDS = ("format", "version", "config", "seed", "actions")
 
 
-def game_record(game: Game) -> dict:
-    """The record of a game: config, seed and every action in notation.
+class LoadedRecord(NamedTuple):
+    """What a record sets up and plays (`Game.replay`)."""
 
-    The record is checked by replaying it: a game loaded from a state file or edited by
-    hand (positions.py) has a history that does not lead to its state, and its record
-    would silently replay into another game, so StateFormatError is raised instead.
-    """
-    if game.seed is None:
-        raise StateFormatError("seed: this game has no seed (it was loaded from a state file "
-                               "without one), so no record can set it up again")
-    record = {"format": RECORD_FORMAT, "version": RECORD_VERSION,
-              "config": game.config.to_dict(), "seed": int(game.seed),
-              "actions": list(game.history)}
-    try:
-        replayed = replay_record(record)
-    except StateFormatError as error:
-        raise StateFormatError(f"this game's history cannot be replayed from its seed ({error}); "
-                               f"was it loaded from a state file or edited by hand?") from None
-    if not np.array_equal(replayed.state, game.state):
-        raise StateFormatError("actions: replaying this game's history from its seed does not "
-                               "reach its state; a game loaded from a state file or edited by "
-                               "hand has no record")
-    return record
+    config: GameConfig
+    seed: int
+    actions: list[str]
 
 
-def replay_record(record: dict | str | bytes) -> Game:
-    """Set the game of a record up again and apply its actions in order.
+def record_document(config: GameConfig, seed: int, actions: list[str]) -> dict:
+    """The record of a game set up with `config` and `seed` that took `actions`."""
+    return {"format": RECORD_FORMAT, "version": RECORD_VERSION, "config": config.to_dict(),
+            "seed": int(seed), "actions": list(actions)}
 
-    StateFormatError names the first field at fault, for actions the index of the first
-    one that is malformed or illegal, e.g. ``actions[12]: 'buy 9 @ 0,3': ...``.
-    """
+
+def read_record(record: dict | str | bytes) -> LoadedRecord:
+    """The configuration, seed and actions of a record (dict or JSON text); StateFormatError
+    names the field at fault. Whether the actions are legal is for the replay to say."""
     if not isinstance(record, dict):
         record = _parse_json(record, "record")
     refuse_sealed_save(record)
@@ -56,12 +41,7 @@ def replay_record(record: dict | str | bytes) -> Game:
     _check_rules_of_version(version, config)
     seed = _read_seed(data["seed"], "seed", required=True)
     actions = _list(data["actions"], "actions")
-    game = Game(config.players, config.mode, config.edition, seed, config.random_private_goals)
     for index, action in enumerate(actions):
         if not isinstance(action, str):
             _fail(f"actions[{index}]", f"must be an action in notation, not {_describe(action)}")
-        try:
-            game.apply(action)
-        except SuburbiaError as error:  # NotationError, IllegalActionError, GameOverError
-            raise StateFormatError(f"actions[{index}]: {_text(action)}: {error}") from None
-    return game
+    return LoadedRecord(config, seed, actions)

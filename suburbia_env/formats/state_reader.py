@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..engine import constants as c
@@ -15,10 +17,10 @@ from ..engine.resolution import put_tile
 from ..engine.setup import stack_sizes
 from ..engine.tile_data import TILES
 from ..errors import StateFormatError
-from ..game import Game
+from ..engine.game_config import GameConfig
 from .reading import (_BEYOND, _INT32_MAX, _WORD_MAX, _bool, _check_rules_of_version, _choice,
                       _describe, _fail, _goal_index, _int, _list, _object, _parse_json,
-                      _read_config, _read_header, _read_seed, _text, _tile_kind,
+                      _read_config, _read_header, _read_seed, quoted, _tile_kind,
                       refuse_sealed_save)
 from .state_writer import STATE_FORMAT, STATE_VERSION
 
@@ -34,18 +36,26 @@ _SCORE_FIELDS = ("population_before_goals", "public_goals", "private_goal", "mon
 _STACKS = ("A", "B", "C")
 
 
-def game_from_json(text: str | bytes) -> Game:
-    """The game saved by `game_to_json`; StateFormatError names the first field at fault."""
-    return game_from_dict(_parse_json(text, "state"))
+class LoadedState(NamedTuple):
+    """What a Game is built from (`Game.from_state`): the state passed `check_reachable`."""
+
+    config: GameConfig
+    state: np.ndarray
+    seed: int | None
 
 
-def game_from_dict(data) -> Game:
-    """The game of a state-format dict, checked field by field and against the rules
-    (the module docstring lists the checks); StateFormatError names the first field at
-    fault. Only states that play can reach load, as far as that shows without replaying."""
+def read_state_json(text: str | bytes) -> LoadedState:
+    """The state of a state-format text (str, or bytes in UTF-8, -16 or -32)."""
+    return read_state(_parse_json(text, "state"))
+
+
+def read_state(data) -> LoadedState:
+    """The state of a state-format dict, read field by field and judged by the rules
+    (`check_reachable`); StateFormatError names the field at fault and the rule. Only
+    states that play can reach load, as far as that shows without replaying."""
     refuse_sealed_save(data)
     loader = _StateLoader(data)
-    return Game.from_state(loader.config, loader.state, loader.seed)
+    return LoadedState(loader.config, loader.state, loader.seed)
 
 
 class _StateLoader:
@@ -91,7 +101,7 @@ class _StateLoader:
         return value
 
     def _shown(self, path: str, value: int) -> str:
-        return _text(self.written[path]) if path in self.written else str(value)
+        return quoted(self.written[path]) if path in self.written else str(value)
 
     def _check_reachable(self) -> None:
         """`check_reachable` (engine/checks), its finding named by field and rule."""
@@ -199,7 +209,7 @@ class _StateLoader:
             if not isinstance(counts, dict):
                 _fail(field, f"must be an object of tile counts, not {_describe(counts)}")
             for name, count in counts.items():
-                shown = name if isinstance(name, str) and len(name) <= 60 else _text(name)
+                shown = name if isinstance(name, str) and len(name) <= 60 else quoted(name)
                 path = f"{field}.{shown}"
                 counts_of(self.state)[_tile_kind(name, path)] = self._number(count, path)
 

@@ -10,7 +10,6 @@ import numpy as np
 from ..engine import state_layout as s
 from ..engine.hex_grid import cell_index
 from ..engine.tile_data import TILES
-from ..game import Game
 from ..versions import FORMAT_VERSION
 from .reading import _WORD_MAX
 
@@ -19,8 +18,9 @@ STATE_VERSION = FORMAT_VERSION
 _LINE_WIDTH = 116  # a borough cell with the longest tile name fits on one line
 
 
-def game_to_dict(game: Game) -> dict:
-    """The state format as a dict of plain JSON values (see the module docstring)."""
+def game_to_dict(game) -> dict:
+    """The state format of `game` (a Game, read through its public accessors) as a dict of
+    plain JSON values (docs/state-format.md)."""
     state = game.state
     over = game.is_over
     final_round = int(state[s.FINAL_ROUND])
@@ -57,7 +57,7 @@ def game_to_dict(game: Game) -> dict:
     }
 
 
-def game_to_json(game: Game) -> str:
+def game_to_json(game) -> str:
     """The state format as JSON text; `game_from_json` of it restores the game exactly."""
     return _format_json(game_to_dict(game)) + "\n"
 
@@ -66,7 +66,7 @@ def _counts_by_name(counts: np.ndarray) -> dict[str, int]:
     return {TILES.names[kind]: int(count) for kind, count in enumerate(counts) if count}
 
 
-def _player_to_dict(game: Game, player: int, score: dict | None) -> dict:
+def _player_to_dict(game, player: int, score: dict | None) -> dict:
     public = game.player_state(player)
     sequences = s.cell_sequences(game.state, player)
     borough = [dict(cell, sequence=int(sequences[cell_index(cell["col"], cell["row"])]))

@@ -287,7 +287,7 @@ python_values = st.one_of(st.sampled_from([np.int64(3), np.int32(-1), np.float64
 @given(data=st.data())
 def test_state_dicts_with_python_values_are_refused_or_load(data):
     """game_from_dict takes any object: values JSON cannot hold are refused too."""
-    from suburbia_env.formats.serialization import game_from_dict
+    from suburbia_env.serialization import game_from_dict
     document = json.loads(data.draw(st.sampled_from(_corpus()[0])))
     containers = _containers(document)
     node = containers[data.draw(st.integers(0, len(containers) - 1))]

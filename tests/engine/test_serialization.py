@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from suburbia_env import Game, StateFormatError
-from suburbia_env.formats import serialization
+from suburbia_env import serialization
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.constants import NUM_TYPES, STACK_NAMES
 from suburbia_env.engine.hex_grid import NEIGHBOURS, cell_index

@@ -40,7 +40,7 @@ def test_saved_states_and_records_carry_the_format_version():
     game = Game(players=1, mode="dale", seed=3)
     assert json.loads(game.to_json())["version"] == FORMAT_VERSION
     assert game.record()["version"] == FORMAT_VERSION
-    assert suburbia_env.formats.serialization.STATE_VERSION == FORMAT_VERSION
+    assert suburbia_env.formats.state_writer.STATE_VERSION == FORMAT_VERSION
 
 
 # The table (versions.HISTORY) --------------------------------------------------------------

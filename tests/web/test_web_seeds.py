@@ -22,7 +22,7 @@ from repository import REPO
 from suburbia_env import Game
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.rng import MAX_SEED
-from suburbia_env.formats.serialization import game_from_json
+from suburbia_env.serialization import game_from_json
 from suburbia_env.engine.tile_data import GOALS
 from suburbia_env.apps.web import Settings, create_app
 from suburbia_env.apps.web.store import Limits

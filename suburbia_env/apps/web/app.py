@@ -44,7 +44,7 @@ def warm_up() -> None:
     (or compiled) before the first click rather than during it."""
     from ...game import Game
     from ...engine.rng import secret_words
-    from ...formats.serialization import game_from_json, replay_record
+    from ...serialization import game_from_json, replay_record
     from .views import legal_choices
     for players, mode in ((1, "dale"), (2, "standard"), (1, "solitary")):
         game = Game(players, mode, "2nd", 0)

@@ -10,7 +10,7 @@ from ...display.drawing import table_svg
 from ...display.render import describe_action
 from ...display.vocabulary import seat_name
 from ...errors import SuburbiaError
-from ...formats.serialization import game_from_json, replay_record
+from ...serialization import game_from_json, replay_record
 from ...game import Game
 from .errors import WebError
 from .seats import new_id, new_token

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
 
-from ...formats.serialization import SEALED_FORMAT
+from ...formats.reading import SEALED_FORMAT
 SEALED_VERSION = 1
 NOTE = ("A Suburbia game saved by 'suburbia serve'. It is sealed (encrypted and signed) so "
         "that no player can read the hidden stacks and goals; load it in the same server "

@@ -34,7 +34,7 @@ from ...engine import action_space as a
 from ...engine import state_layout as s
 from ...engine.rng import secret_words
 from ...errors import SuburbiaError
-from ...formats.serialization import game_from_json
+from ...serialization import game_from_json
 from ...game import Game
 from .errors import WebError
 from .long_poll import Notifier
@@ -514,7 +514,7 @@ class GameSession(GameViews):
 
 
 def _record_version() -> int:
-    from ...formats.serialization import RECORD_VERSION
+    from ...formats.records import RECORD_VERSION
     return RECORD_VERSION
 
 

@@ -143,7 +143,7 @@ def describe_invariant_error(code: int) -> str:
 
 
 def invariant_field(code: int) -> str:
-    """The field of the state format (serialization.py) that a code points at, e.g.
+    """The field of the state format (docs/state-format.md) that a code points at, e.g.
     ``players[1].money`` or ``tiles.Farm``."""
     reason, detail = divmod(int(code), 100)
     if reason in _FIELDS:

@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 
 from ....engine.rng import secret_seed
 from ....errors import SuburbiaError
-from ....formats.serialization import game_from_dict
+from ....serialization import game_from_dict
 from ..context import AppContext, client_address, replay_answer, tokens_answer
 from ..errors import WebError
 from ..replays import ReplaySession

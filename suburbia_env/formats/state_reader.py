@@ -101,6 +101,8 @@ class _StateLoader:
         return value
 
     def _shown(self, path: str, value: int) -> str:
+        if path in self.nulls:
+            return "null"
         return quoted(self.written[path]) if path in self.written else str(value)
 
     def _check_reachable(self) -> None:

@@ -192,7 +192,8 @@ def test_dale_public_goals_about_lakes_or_markers_are_not_reachable():
     state = game.state.copy()
     state[s.PUBLIC_GOALS] = excluded
     assert check_invariants(state, TILES.table) == 0
-    with pytest.raises(StateFormatError, match="^public_goals: "):
+    with pytest.raises(StateFormatError,
+                       match=r"^public_goals\[0\]: .* not played with Dale \(R9\.2\)"):
         check_reachable_or_raise(state)
 
 

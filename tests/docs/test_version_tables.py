@@ -89,3 +89,18 @@ def test_the_training_aliases_the_history_names_are_the_moved_modules():
         for name in names:
             assert importlib.import_module(f"training.{name}") is importlib.import_module(
                 f"agents.{name}")
+
+
+def test_the_state_format_page_names_the_format_versions_of_the_table():
+    """docs/state-format.md's table of format versions has one row per version of the
+    history, newest first, and its headings name the current one."""
+    text = (REPO / "docs" / "state-format.md").read_text(encoding="utf-8")
+    table = text.split("## Versions of both formats")[1].split("\n## ")[0]
+    listed = [int(row.split("|")[1]) for row in table.splitlines()
+              if re.match(r"^\| \d+ \|", row)]
+    assert listed == sorted({row.formats for row in versions.HISTORY}, reverse=True)
+    current = versions.FORMAT_VERSION
+    assert f"## State format `suburbia-state`, version {current}" in text
+    assert f"## Game record format `suburbia-record`, version {current}" in text
+    reference = " ".join((REPO / "docs" / "reference.md").read_text(encoding="utf-8").split())
+    assert f"the `suburbia-state` format, version {current}" in reference

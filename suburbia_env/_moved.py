@@ -65,6 +65,9 @@ OLD_TO_NEW = {
 class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds an old path of OLD_TO_NEW and loads it as the module at its new path."""
 
+    def __init__(self):
+        self._own_specs = {}
+
     def find_spec(self, name, path=None, target=None):
         if name not in OLD_TO_NEW:
             return None
@@ -76,10 +79,15 @@ class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
                       f"is kept for a while, see suburbia_env/versions.py)",
                       DeprecationWarning, stacklevel=2)  # the importer's line: import
         # machinery frames are skipped by warnings
-        return importlib.import_module(new)
+        module = importlib.import_module(new)
+        self._own_specs[new] = module.__spec__
+        return module
 
     def exec_module(self, module):
-        """The new module was executed by its own import."""
+        """The new module was executed by its own import; the machinery has just set the
+        old path's spec on it, so it gets its own back (a package's spec says where its
+        files are: importlib.resources and submodule imports read it)."""
+        module.__spec__ = self._own_specs.pop(module.__name__, module.__spec__)
 
 
 def install() -> None:

@@ -64,3 +64,15 @@ def test_python_dash_m_suburbia_env_cli_still_runs():
     assert run.returncode == 0, run.stderr
     assert "Suburbia-v1" in run.stdout
     assert "DeprecationWarning" not in run.stderr
+
+
+def test_an_old_package_path_leaves_the_new_package_whole():
+    """Importing the old path must not change the new module's spec: the web app finds
+    its static files through it (importlib.resources)."""
+    sys.modules.pop("suburbia_env.web", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        old = importlib.import_module("suburbia_env.web")
+    assert old.__spec__.name == "suburbia_env.apps.web"
+    static = importlib.resources.files("suburbia_env.apps.web").joinpath("static")
+    assert static.joinpath("index.html").is_file()

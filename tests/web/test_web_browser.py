@@ -429,8 +429,11 @@ def test_an_error_in_the_top_bar_is_cleared_by_a_later_success(page, server, tmp
     page.click("#start")  # refused by the page itself
     assert "whole number" in page.inner_text("#message")
     page.fill("#seed", "")
+    previous = page.evaluate("() => window.suburbia.game")
     page.click("#start")
-    page.wait_for_function("() => window.suburbia.view !== null && window.suburbia.game !== null")
+    # the new game's id, not the earlier game's view still held while the start is under way
+    page.wait_for_function("(previous) => window.suburbia.game !== null"
+                           " && window.suburbia.game !== previous", arg=previous)
     assert page.inner_text("#message") == ""
 
 

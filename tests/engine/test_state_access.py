@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from repository import python_files
+
 from suburbia_env.engine import constants as c
 from suburbia_env.engine import state_layout as s
 from suburbia_env.game import Game
@@ -84,13 +86,6 @@ def layout_arithmetic(path: Path) -> list[str]:
     return found
 
 
-def _scanned_files() -> list[Path]:
-    files = []
-    for directory in SCANNED_DIRS:
-        files += sorted((ROOT / directory).rglob("*.py"))
-    return [path.relative_to(ROOT) for path in files]
-
-
 def test_the_scan_finds_layout_arithmetic(tmp_path):
     """Not vacuous: the forms the accessors replace are found."""
     sample = tmp_path / "sample.py"
@@ -105,7 +100,7 @@ def test_the_scan_finds_layout_arithmetic(tmp_path):
 
 def test_no_layout_arithmetic_outside_the_layout_module():
     found = []
-    for path in _scanned_files():
+    for path in python_files(SCANNED_DIRS):
         if path == LAYOUT_MODULE:
             continue
         found += layout_arithmetic(ROOT / path)
@@ -165,7 +160,7 @@ def test_one_player_base_and_no_bare_lake_row():
     """`player_base` is defined once, and the rows of the lake and One More Round in the
     tile table are named (`s.lake_kind(tiles)`, `s.one_more_round_kind(tiles)`)."""
     definitions = []
-    for path in _scanned_files():
+    for path in python_files(SCANNED_DIRS):
         text = (ROOT / path).read_text(encoding="utf-8")
         if "def player_base" in text:
             definitions.append(str(path))

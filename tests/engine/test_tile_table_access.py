@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from repository import python_files
+
 from suburbia_env.engine import tile_table as tt
 from suburbia_env.engine.tile_data import GOALS, TILES
 
@@ -58,13 +60,6 @@ def column_arithmetic(path: Path) -> list[str]:
     return found
 
 
-def _scanned_files() -> list[Path]:
-    files = []
-    for directory in SCANNED_DIRS:
-        files += sorted((ROOT / directory).rglob("*.py"))
-    return [path.relative_to(ROOT) for path in files]
-
-
 def test_the_scan_finds_column_arithmetic(tmp_path):
     """Not vacuous: the forms the accessors replace are found."""
     sample = tmp_path / "sample.py"
@@ -82,7 +77,7 @@ def test_the_scan_finds_column_arithmetic(tmp_path):
 
 def test_no_column_arithmetic_outside_the_table_layout():
     found = []
-    for path in _scanned_files():
+    for path in python_files(SCANNED_DIRS):
         if path not in LAYOUT_MODULES:
             found += column_arithmetic(ROOT / path)
     assert found == []

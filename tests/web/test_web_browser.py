@@ -463,7 +463,7 @@ def test_a_seed_of_64_bits_stays_exact_in_the_page(page, server, tmp_path):
     text it is, so a seed of 64 bits (`rng.secret_seed`) survives every trip."""
     seed = 2**64 - 59
     start_game(page, server, seed=seed)
-    page.wait_for_function("document.getElementById('seed-line').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('seed-line').textContent.length > 0")
     assert page.inner_text("#seed-line").startswith(f"Seed {seed} ")
     game = Game(1, "dale", "2nd", seed)
     choices = random.Random(3)
@@ -475,7 +475,7 @@ def test_a_seed_of_64_bits_stays_exact_in_the_page(page, server, tmp_path):
     page.wait_for_selector("#new-game")
     page.set_input_files("#open-file", str(path))
     page.wait_for_selector("#replay:not([hidden])")
-    page.wait_for_function("document.getElementById('r-action') !== null")
+    page.wait_for_function("() => document.getElementById('r-action') !== null")
     assert f"seed {seed}" in page.inner_text("#r-action")
     with page.expect_download() as download:
         page.click("#r-download")

@@ -68,6 +68,7 @@ from .dale_agent import DaleAgent
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
 from .styles import STYLES, WEIGHT_NAMES, StyleAgent
+from .table import error_text
 from .value_search import ROLLOUT_OPPONENTS, ValueSearchAgent
 
 # Settings of the search agents when a spec gives none (chosen on 200 games, seeds 6000+).
@@ -269,11 +270,6 @@ def _takes_seed(function) -> bool:
         return False
 
 
-def _error_text(error: BaseException) -> str:
-    text = f"{type(error).__name__}: {error}"
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
 def _seated(value, name: str, where: str) -> Agent | None:
     """`value` as an Agent if it plays (an Agent, an object with `act`, a function of the
     game), None if it may be a factory (a class, a function of no argument)."""
@@ -302,7 +298,7 @@ def _agent_from_object(value, seed: int | None, name: str, where: str) -> Agent:
             built = value(**({"seed": seed} if _takes_seed(value) else {}))
         except Exception as error:
             raise AgentSpecError(f"{where}: building the agent, {name}() raised "
-                                 f"{_error_text(error)}") from None
+                                 f"{error_text(error)}") from None
         agent = _seated(built, name, where)
         if agent is None:
             raise AgentSpecError(f"{where}: {name}() returned {shown(built)}, not an Agent or "
@@ -320,7 +316,7 @@ def _code_error(spec: str, where: str, error: BaseException) -> AgentSpecError:
         return AgentSpecError(f"agent spec {shown(spec)}: syntax error in {error.filename} "
                               f"line {error.lineno}: {error.msg}")
     return AgentSpecError(f"agent spec {shown(spec)}: loading {where} raised "
-                          f"{_error_text(error)}")
+                          f"{error_text(error)}")
 
 
 _FILE_MODULES: dict[Path, object] = {}

@@ -10,7 +10,7 @@ from ..engine import constants as c
 from ..errors import ConfigError, StateFormatError
 from ..engine.game_config import GameConfig
 from ..engine.tile_data import GOALS, TILES
-from ..versions import MODES_UNCHANGED_SINCE, RULES_REVISION
+from ..versions import MODES_UNCHANGED_SINCE, revision_after
 
 SEALED_FORMAT = "suburbia-sealed-game"  # a browser save, sealed by the server (web/sealing.py)
 
@@ -203,8 +203,10 @@ def _check_rules_of_version(found: int, config: GameConfig) -> None:
     (RULES.md "Revisions"); it never goes on under rules it was not played with."""
     unchanged_modes = MODES_UNCHANGED_SINCE.get(found)
     if unchanged_modes is not None and config.mode not in unchanged_modes:
+        revision = revision_after(found)
         _fail("version", f"version {found} was written under the rules before the revision of "
-                         f"{RULES_REVISION} (R9.1, R9.2 changed the {config.mode} game); it "
+                         f"{revision.rules} ({', '.join(revision.rule_ids)} changed the "
+                         f"{config.mode} game); it "
                          f"cannot be loaded or replayed under the revised rules. Version "
                          f"{found} is read for {' and '.join(unchanged_modes)} games only")
 

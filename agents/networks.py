@@ -251,6 +251,25 @@ class SparseActorCritic(nn.Module):
                     mapped[name] = weights[f"mlp_extractor.{name}"]
         self.load_state_dict({name: tensor.contiguous() for name, tensor in mapped.items()})
 
+    def sb3_compact_state_dict(self) -> dict[str, torch.Tensor]:
+        """These weights under a stable-baselines3 compact policy's names (the inverse of
+        `load_sb3_compact`; the shared extractor under its three names), so the sb3
+        learner can go on from a model of the fast learner (e.g. a recipe's fit stage
+        after a fast ppo stage)."""
+        weights = self.state_dict()
+        mapped = {"action_net.weight": weights["action_net.weight"],
+                  "action_net.bias": weights["action_net.bias"],
+                  "value_net.weight": weights["value_head.weight"],
+                  "value_net.bias": weights["value_head.bias"]}
+        for extractor in ("features_extractor", "pi_features_extractor",
+                          "vf_features_extractor"):
+            mapped[f"{extractor}.dense.0.weight"] = weights["encoder.weight"].T.contiguous()
+            mapped[f"{extractor}.dense.0.bias"] = weights["encoder_bias"]
+        for name, tensor in weights.items():
+            if name.startswith(("policy_net.", "value_net.")):
+                mapped[f"mlp_extractor.{name}"] = tensor
+        return {name: tensor.clone() for name, tensor in mapped.items()}
+
     def description(self) -> dict:
         """The `policy` part of a model description (agents/model_format.py)."""
         return {"class": NETWORK_CLASS, "features_dim": self.features_dim,

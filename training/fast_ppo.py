@@ -292,7 +292,7 @@ class FastPPO:
         batches = 0
         self.network.train(True)
         for _ in range(config.n_epochs):
-            order = torch.randperm(total, generator=self.generator)
+            order = self.minibatch_order(total)
             for first in range(0, total, config.batch_size):
                 chosen = order[first:first + config.batch_size]
                 offsets, chosen_features, chosen_weights = _rows_of(
@@ -329,6 +329,12 @@ class FastPPO:
         self.updates += 1
         self.last_losses = {key: value / max(batches, 1) for key, value in losses.items()}
         return self.last_losses
+
+    def minibatch_order(self, rows: int) -> torch.Tensor:
+        """One epoch's order of the rollout's rows (step-major: row = step * num_envs +
+        env), cut into minibatches of batch_size: a permutation from the learner's
+        generator."""
+        return torch.randperm(rows, generator=self.generator)
 
     def iterate(self) -> dict[str, float]:
         """One rollout and its update, timed."""

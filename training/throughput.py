@@ -58,6 +58,10 @@ SETTINGS = {
     "vector256-compact-2epochs-2threads": Setting("vector", 256, 32, 4096, 2, COMPACT, 2),
     "fast-vector64-compact": Setting("vector", 64, 64, 2048, 4, COMPACT, 1, "fast"),
     "fast-vector64-compact-2threads": Setting("vector", 64, 64, 2048, 4, COMPACT, 2, "fast"),
+    # the dale recipe's ppo stage (training/recipes/dale.json): 256 games, rollouts of 32
+    "fast-vector256-compact-2epochs": Setting("vector", 256, 32, 4096, 2, COMPACT, 1, "fast"),
+    "fast-vector256-compact-2epochs-2threads": Setting("vector", 256, 32, 4096, 2, COMPACT, 2,
+                                                       "fast"),
 }
 BREAKDOWN_PARTS = ("environment", "observation", "inference", "update", "python between")
 """Where a training step's time goes: stepping the games (with their compiled opponents

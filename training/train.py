@@ -207,14 +207,24 @@ def announce_rounding(config: TrainingConfig) -> None:
 def load_initial_weights(model, path: str | Path) -> None:
     """--init-model: the weights (and, from a zip, the optimizer state) of a saved model.
     A zip's tensors are read with torch.load(weights_only=True), nothing unpickled; the
-    safe format gives the weights alone (the optimizer starts fresh)."""
+    safe format gives the weights alone (the optimizer starts fresh), also from the fast
+    learner's network into a compact policy of the same sizes."""
     from agents.model_format import load_safe_model
     from suburbia_env.errors import SuburbiaError
     if Path(path).suffix not in (".safetensors", ".json"):
         model.set_parameters(str(path), exact_match=True, device="cpu")
         return
+    from agents.networks import SparsePolicy
     try:
-        weights = load_safe_model(path).policy.state_dict()
+        policy = load_safe_model(path).policy
+        if isinstance(policy, SparsePolicy):
+            activation = getattr(model.policy.activation_fn, "__name__", "")
+            if policy.network.activation_name != activation:
+                raise SystemExit(f"--init-model {path}: its network uses "
+                                 f"{policy.network.activation_name}, this run's {activation}")
+            weights = policy.network.sb3_compact_state_dict()
+        else:
+            weights = policy.state_dict()
         model.policy.load_state_dict(weights, strict=True)
     except SuburbiaError as error:
         raise SystemExit(f"--init-model: {error}") from None

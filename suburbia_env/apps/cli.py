@@ -11,6 +11,7 @@ replay game records and render saved games.
     suburbia train --recipe dale                       a released model's whole recipe
     suburbia bench --quick
     suburbia replay game.json [--boards]
+    suburbia review game.json [--out DIR]             every decision evaluated by the search
     suburbia render state.json --png board.png [--svg board.svg] [--text]
     suburbia serve [--port 8000]                       play, watch and replay in a browser
     suburbia convert-model model.zip model.safetensors  a pickled model to the safe format
@@ -59,7 +60,7 @@ EXTRA_OF_MODULE = {"torch": "train", "stable_baselines3": "train", "sb3_contrib"
                    "openskill": "bench", "matplotlib": "bench", "fastapi": "web",
                    "uvicorn": "web", "cryptography": "web", "pettingzoo": "pettingzoo",
                    "pyspiel": "openspiel", "open_spiel": "openspiel"}
-EXTRA_OF_COMMAND = {"train": "train", "match": "bench", "tournament": "bench",
+EXTRA_OF_COMMAND = {"train": "train", "review": "train", "match": "bench", "tournament": "bench",
                     "league": "bench", "bench": "bench", "serve": "web"}
 CORE_MODULES = ("numpy", "numba", "gymnasium", "resvg_py", "PIL")
 
@@ -293,6 +294,41 @@ def command_replay(args, extra, stdin, stdout) -> int:
     return 0
 
 
+def command_review(args, extra, stdin, stdout) -> int:
+    """Evaluate every decision of a finished game record (agents/review.py) and write
+    decisions.json, decisions.csv and win_probability.png (docs/review.md)."""
+    import time
+    from agents.review import ReviewInputError, SearchSettings, review_record
+    from agents.review_files import summary_lines, write_review
+    record = _read_json(args.record, "game record")
+    settings = SearchSettings(candidates=args.candidates, samples=args.samples,
+                              threads=args.threads)
+    if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
+        raise CliError(f"--seed must be 0..2**64-1, not {shown(args.seed)}")
+    out = args.out if args.out is not None else args.record.parent / (args.record.stem
+                                                                       + "-review")
+    began = time.perf_counter()
+
+    def progress(text: str) -> None:
+        print(f"review: {text}", file=stdout, flush=True)
+
+    try:
+        review = review_record(record, model=args.model, settings=settings, seed=args.seed,
+                               progress=progress, allow_pickle=args.allow_pickle)
+    except (StateFormatError, ReviewInputError) as error:
+        raise CliError(f"{args.record}: {error}") from None
+    seconds = time.perf_counter() - began
+    try:
+        paths = write_review(review, out, args.record.name)
+    except (OSError, ValueError) as error:
+        raise CliError(f"cannot write the review into {shown(str(out))}: "
+                       f"{_write_error(error)}") from None
+    for line in summary_lines(review, seconds):
+        print(line, file=stdout)
+    print("Written: " + ", ".join(str(path) for path in paths), file=stdout)
+    return 0
+
+
 def _load_game(path: Path) -> Game:
     """A game from a state file (suburbia-state) or a game record (replayed)."""
     from ..serialization import game_from_dict, replay_record
@@ -414,6 +450,37 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("record", type=Path, help="game record JSON (suburbia-record)")
     replay.add_argument("--boards", action="store_true", help="draw the game after every step")
     replay.set_defaults(handler=command_replay)
+
+    review = commands.add_parser(
+        "review", help="evaluate every decision of a finished game record with the search",
+        description="For every decision of a finished game: the move played, the search's "
+                    "best move, what the difference costs in win probability and expected "
+                    "final margin, the policy's top moves, and each seat's win probability "
+                    "over the game; each seat's biggest mistakes are printed. Each decision "
+                    "is evaluated from what its seat knew (R10.2). Files: decisions.json, "
+                    "decisions.csv, win_probability.png (docs/review.md). Needs the train "
+                    "extra.")
+    review.add_argument("record", type=Path, help="finished game record JSON (suburbia-record)")
+    review.add_argument("--out", type=Path, default=None, metavar="DIR",
+                        help="folder of the files (default: RECORD-review beside the record)")
+    review.add_argument("--model", type=Path, default=None, metavar="PATH",
+                        help="model to search with (default: models/multiplayer.safetensors "
+                             "at 2-4 players, models/baseline.safetensors against Dale)")
+    review.add_argument("--candidates", type=int, default=4, metavar="K",
+                        help="the policy's K most probable moves are searched, with the move "
+                             "played: 1..64 (default 4)")
+    review.add_argument("--samples", type=int, default=16, metavar="S",
+                        help="redraws of the hidden facts each candidate is played out on: "
+                             "1..256 (default 16)")
+    review.add_argument("--threads", type=int, default=1,
+                        help="torch threads: 1..64 (default 1)")
+    review.add_argument("--seed", type=int, default=None,
+                        help="seed of the redraws, 0..2**64-1 (default: 64 random bits from "
+                             "the operating system's secure generator, written in the files)")
+    review.add_argument("--allow-pickle", action="store_true",
+                        help="let --model be a pickled stable-baselines3 .zip, which runs "
+                             "code stored in the file (trusted files only)")
+    review.set_defaults(handler=command_review)
 
     render = commands.add_parser("render", help="picture (PNG, SVG) and/or text of a saved game")
     render.add_argument("file", type=Path,

@@ -114,7 +114,7 @@ def draw_win_probabilities(review: Review, path: Path) -> Path:
     import matplotlib.pyplot as plt
     figure, axes = plt.subplots(figsize=(9, 4.5), dpi=100)
     count = len(review.decisions)
-    steps = list(range(1, count + 1)) + [count + 1]
+    steps = list(range(count + 1))  # decision indexes, then the result
     dale = review.config.get("mode") == "dale"
     for seat in range(review.seats):
         values = [d.seat_win_probabilities[seat] for d in review.decisions]
@@ -122,18 +122,18 @@ def draw_win_probabilities(review: Review, path: Path) -> Path:
         label = "Dale" if dale and seat == 1 else f"seat {seat}"
         line, = axes.plot(steps, values, label=label, linewidth=1.6)
         for mistake in review.mistakes(seat):
-            axes.plot(mistake.index + 1, mistake.seat_win_probabilities[seat], "o",
+            axes.plot(mistake.index, mistake.seat_win_probabilities[seat], "o",
                       color=line.get_color(), markersize=6, markerfacecolor="none")
     rounds = {}
     for decision in review.decisions:
-        rounds.setdefault(decision.round, decision.index + 1)
+        rounds.setdefault(decision.round, decision.index)
     for number, first in rounds.items():
         if number > 1 and number % 2 == 0:
             axes.axvline(first, color="0.9", linewidth=0.8, zorder=0)
-    axes.set_xlim(0.5, count + 1.5)
+    axes.set_xlim(-0.5, count + 0.5)
     axes.set_ylim(-0.02, 1.02)
-    axes.set_xlabel("decision (the last point: the actual result; grey lines: every "
-                    "second round)")
+    axes.set_xlabel("decision (as in decisions.csv; the last point: the actual result; "
+                    "grey lines: every second round)")
     axes.set_ylabel("win probability after the move")
     axes.set_title("Win probability by the search (circles: each seat's biggest mistakes)")
     axes.legend(loc="upper left", fontsize=8)

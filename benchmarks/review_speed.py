@@ -4,6 +4,10 @@
     python benchmarks/review_speed.py [--players 2 4] [--games 3] [--seed 500]
                                       [--candidates 4] [--samples 8] [--threads 1]
 
+It then times `agents.review.evaluate_position` (the in-game evaluation, one position
+from one seat's knowledge; the model already loaded) at the first move of each of those
+games, where the play-outs are longest, and at mid-game (the decision half-way through).
+
 For each player count, `--games` seeded games are played by the greedy player at every
 seat (seeds --seed, --seed + 1, ...; game length is what the review's time grows with),
 and each record is reviewed with `agents.review.review_record` as the command does it,
@@ -26,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from agents.greedy import GreedyAgent  # noqa: E402
-from agents.review import SearchSettings, review_record  # noqa: E402
+from agents.review import (DecisionEvaluator, SearchSettings, evaluate_position,  # noqa: E402
+                           model_for, review_record)
 from suburbia_env import Game  # noqa: E402
 
 
@@ -70,6 +75,28 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{players} players: median {statistics.median(walls):.1f} s a game "
               f"(range {min(walls):.1f}-{max(walls):.1f}), "
               f"{1000 * statistics.median(per_decision):.0f} ms a decision", flush=True)
+        time_positions(players, args.seed, args.games, settings)
+
+
+def time_positions(players: int, first_seed: int, games: int,
+                   settings: SearchSettings) -> None:
+    """Wall time of one in-game evaluation at the first move (after the goal choices) and
+    half-way through each game, from the seat to act's knowledge."""
+    evaluator = DecisionEvaluator(model_for("standard"), settings)
+    times = {"first move": [], "mid-game": []}
+    for game_seed in range(first_seed, first_seed + games):
+        record = greedy_record(players, game_seed)
+        for stage, played in (("first move", players),
+                              ("mid-game", len(record["actions"]) // 2)):
+            game = Game(players=players, seed=game_seed)
+            for action in record["actions"][:played]:
+                game.apply(action)
+            wall = time.perf_counter()
+            evaluate_position(game, game.current_player, seed=game_seed, evaluator=evaluator)
+            times[stage].append(time.perf_counter() - wall)
+    print(f"{players} players, evaluate_position: " + ", ".join(
+        f"{stage} median {statistics.median(values):.2f} s (max {max(values):.2f})"
+        for stage, values in times.items()), flush=True)
 
 
 if __name__ == "__main__":

@@ -262,3 +262,28 @@ def test_the_evaluation_is_the_released_search():
     np.testing.assert_allclose(evaluation.scores, expected, atol=1e-9)
     search.reset(40)
     assert candidates[evaluation.best] == search.act(game)
+
+
+@pytest.mark.slow
+def test_a_game_against_dale_is_reviewed_with_the_baseline(tmp_path):
+    """Against Dale (R9.2) only the player decides; the baseline model searches, Dale's
+    win probability is drawn beside the player's and no mistakes are listed for him."""
+    from agents.review_files import summary_lines, write_review
+    game = Game(1, mode="dale", seed=8)
+    agent = GreedyAgent()
+    while not game.is_over:
+        game.apply(agent.act(game))
+    review = review_record(game.record(), settings=SMALL, seed=3)
+    assert review.model.endswith("baseline.safetensors")
+    assert len(review.decisions) == len(game.history)
+    assert {decision.seat for decision in review.decisions} == {0}
+    assert all(len(d.seat_win_probabilities) == 2 for d in review.decisions)
+    assert review.result_win_shares() == [1.0 if seat in game.winners else 0.0
+                                          for seat in (0, 1)]
+    lines = summary_lines(review)
+    assert any(line.startswith("Seat 0: ") for line in lines)
+    assert not any(line.startswith("Seat 1") for line in lines)
+    json_path, csv_path, picture = write_review(review, tmp_path)
+    rows = list(csv.DictReader(open(csv_path, newline="")))
+    assert all(row["win_probability_seat_2"] == "" for row in rows)
+    assert picture.stat().st_size > 10_000

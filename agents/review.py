@@ -54,6 +54,16 @@ MODEL_OF_MODE = {"standard": MODELS_FOLDER / "multiplayer.safetensors",
 """The released model each mode is evaluated with (models/README.md): the multiplayer
 model at 2-4 players, the baseline against Dale (R9.2)."""
 
+REVIEW_KNOWLEDGE = (
+    "finished game: this review may use everything, and uses the whole record with every "
+    "hidden fact (the final scores, each seat's private goal, the actual result as the "
+    "graph's last point); each decision is evaluated from what the deciding seat knew at "
+    "that moment (what it could not see redrawn, R10.2), so a move is judged on its "
+    "player's information")
+IN_GAME_KNOWLEDGE = (
+    "game in progress: only what the viewing seat can know (R10.2: every hidden fact "
+    "redrawn)")
+
 
 @dataclass(frozen=True)
 class SearchSettings:
@@ -201,8 +211,10 @@ class DecisionEvaluator:
             return torch.argmax(logits, dim=1).cpu().numpy().astype(np.int32)
 
     def evaluate(self, positions: list[Position],
-                 progress: Callable[[int, int], None] | None = None) -> list[Evaluation]:
-        """The evaluation of every position; `progress(done, total)` after each batch."""
+                 progress: Callable[[int, int, int, bool], None] | None = None
+                 ) -> list[Evaluation]:
+        """The evaluation of every position; `progress(first, stop, total, done)` before
+        (done False) and after (done True) each batch of positions first..stop-1."""
         samples = self.settings.samples
         evaluations: list[Evaluation] = []
         start = 0
@@ -214,10 +226,12 @@ class DecisionEvaluator:
                     <= self.settings.batch_rows):
                 rows += positions[stop].candidates.size * samples
                 stop += 1
-            evaluations.extend(self._evaluate_batch(positions[start:stop], rows))
-            start = stop
             if progress is not None:
-                progress(start, len(positions))
+                progress(start, stop, len(positions), False)
+            evaluations.extend(self._evaluate_batch(positions[start:stop], rows))
+            if progress is not None:
+                progress(start, stop, len(positions), True)
+            start = stop
         return evaluations
 
     def _evaluate_batch(self, positions: list[Position], rows: int) -> list[Evaluation]:
@@ -312,6 +326,7 @@ class PositionEvaluation:
     """Every seat's win probability if the seat to act plays the search's best move."""
     margins: list[float]
     seed: int
+    knowledge: str = IN_GAME_KNOWLEDGE
 
 
 def evaluate_position(game: Game, seat: int, model: str | Path | None = None,
@@ -351,16 +366,6 @@ def evaluate_position(game: Game, seat: int, model: str | Path | None = None,
 
 
 # Review of a finished game ------------------------------------------------------------------
-
-REVIEW_KNOWLEDGE = (
-    "finished game: this review may use everything, and uses the whole record with every "
-    "hidden fact (the final scores, each seat's private goal, the actual result as the "
-    "graph's last point); each decision is evaluated from what the deciding seat knew at "
-    "that moment (what it could not see redrawn, R10.2), so a move is judged on its "
-    "player's information")
-IN_GAME_KNOWLEDGE = (
-    "game in progress: only what the viewing seat can know (R10.2: every hidden fact "
-    "redrawn)")
 
 
 class ReviewInputError(ConfigError):
@@ -530,8 +535,12 @@ def review_record(record, model: str | Path | None = None,
         played_index.append(int(np.flatnonzero(candidates == action)[0]))
         positions.append(Position(state, seat, candidates, redraw_words(generator)))
 
-    def evaluated(done: int, total: int) -> None:
-        say(f"evaluated {done}/{total} decisions ({time.perf_counter() - began:.1f} s)")
+    def evaluated(first: int, stop: int, total: int, done: bool) -> None:
+        if done:
+            say(f"evaluated {stop}/{total} decisions ({time.perf_counter() - began:.1f} s)")
+        else:
+            say(f"playing out decisions {first}-{stop - 1} of {total} "
+                f"({stop - first} decisions, the earliest take longest)")
 
     evaluations = evaluator.evaluate(positions, evaluated)
     decisions = []

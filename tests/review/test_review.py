@@ -143,7 +143,8 @@ def test_the_picture_and_the_summary(reviewed):
     assert "may use everything" in header["knowledge"] and "R10.2" in header["knowledge"]
     assert header["search"]["redraw_seed"] == 9 and header["search"]["samples"] == 2
     assert "may use everything" in output
-    assert "review: evaluated" in output  # progress lines
+    assert "review: playing out decisions 0-" in output  # progress lines
+    assert f"review: evaluated {len(game.history)}/{len(game.history)} decisions" in output
     for seat in (0, 1):
         assert f"Seat {seat}: " in output
     mistakes = [line for line in output.splitlines() if line.startswith("  round ")]
@@ -232,6 +233,7 @@ def test_in_game_evaluations_see_only_the_viewing_seat_knowledge(players, decisi
         second = evaluate_position(twin, viewer, seed=77, evaluator=evaluator)
         assert first == second
         assert first.viewer == viewer and first.deciding_seat == mover
+        assert "only what the viewing seat can know" in first.knowledge
         assert sum(first.win_probabilities) == pytest.approx(1.0)
         assert [m["move"] for m in first.moves][0] in game.legal_actions_text()
         moved_by_seed += evaluate_position(game, viewer, seed=78, evaluator=evaluator) != first

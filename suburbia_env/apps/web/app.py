@@ -101,6 +101,7 @@ def _lifespan(context: AppContext):
         sweeper = asyncio.create_task(sweep_forever())
         yield
         sweeper.cancel()
+        context.reviews.close()
         store.close_all()
         context.database.close()
 

@@ -1,15 +1,18 @@
 """A replay's routes: open one from a record, step through it, download its record,
-delete it."""
+delete it, have it reviewed by the search (reviews.py)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
+import orjson
 from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response
 
 from ..context import AppContext, client_address, json_answer, replay_answer
 from ..errors import WebError
 from ..replays import ReplaySession
+from ..reviews import MAX_CANDIDATES, MAX_SAMPLES
 from ..requests import ReplayIn, SessionId, Token
 from ..sessions import MAX_DECISIONS
 
@@ -40,6 +43,21 @@ def router(context: AppContext) -> APIRouter:
                                 "loaded state, or an undo dealt its hidden stacks anew): "
                                 "download its state from the game instead")
         return record
+
+    @router.post("/api/replays/{replay_id}/review", status_code=202)
+    def start_review(replay_id: SessionId,
+                     candidates: Annotated[int, Query(ge=1, le=MAX_CANDIDATES)] = 4,
+                     samples: Annotated[int, Query(ge=1, le=MAX_SAMPLES)] = 16):
+        """Queue the search's review of a finished game (docs/review.md); poll GET."""
+        replay: ReplaySession = store.get(replay_id, "replay")
+        over = replay.game_at(replay.total).is_over
+        answer = context.reviews.start(replay.id, replay.record, over, candidates, samples)
+        return Response(orjson.dumps(answer), status_code=202, media_type="application/json")
+
+    @router.get("/api/replays/{replay_id}/review")
+    def review_progress(replay_id: SessionId):
+        replay: ReplaySession = store.get(replay_id, "replay")
+        return json_answer(context.reviews.answer(replay.id))
 
     @router.delete("/api/replays/{replay_id}")
     def delete_replay(replay_id: SessionId, token: Token = None):

@@ -1,0 +1,112 @@
+"""Reviews of finished games for the web server (issue 33, docs/review.md): the search
+evaluates a replay's decisions in one worker thread, one review at a time, and the page
+asks how far it is.
+
+A review takes seconds to a minute of CPU (agents/review.py), so a request never waits
+for it: it is queued, and its progress and result are read by polling. Reviews are kept
+in memory (the last KEPT), not in the store: a restarted server reviews again on request.
+Only finished games are reviewed; a review of a finished game may show every hidden fact
+(the final scores and private goals already shown at the end of a replay).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+
+from ...errors import SuburbiaError
+from .agent_specs import hide_paths
+from .errors import WebError
+
+KEPT = 32
+"""Reviews kept; the oldest is forgotten when one more is asked for."""
+MAX_CANDIDATES = 8
+MAX_SAMPLES = 32
+"""Bounds of the settings a request may ask for: a review's time grows with both."""
+
+
+class ReviewJob:
+    """One replay's review: its status (queued, running, done, failed), the progress lines
+    printed so far, the review document (agents/review_files.review_document) or the error
+    that stopped it."""
+
+    def __init__(self, record: dict, candidates: int, samples: int):
+        self.record = record
+        self.candidates = candidates
+        self.samples = samples
+        self.status = "queued"
+        self.progress: list[str] = []
+        self.document: dict | None = None
+        self.mistakes: dict[str, list[int]] = {}
+        self.error: str | None = None
+
+    def run(self) -> None:
+        from agents.review import SearchSettings, review_record
+        from agents.review_files import review_document
+        self.status = "running"
+        try:
+            review = review_record(self.record, settings=SearchSettings(
+                candidates=self.candidates, samples=self.samples),
+                progress=self.progress.append)
+            self.document = review_document(review)
+            self.mistakes = {str(seat): [decision.index for decision in review.mistakes(seat)]
+                             for seat in range(review.seats)}
+            self.status = "done"
+        except ModuleNotFoundError as error:
+            self.error = (f"the server cannot review games: the module {error.name!r} is "
+                          f"missing (pip install -e \".[train]\")")
+            self.status = "failed"
+        except (SuburbiaError, ValueError) as error:
+            self.error = hide_paths(str(error))
+            self.status = "failed"
+        except Exception as error:  # a bug: said, never left "running" forever
+            self.error = f"internal error ({type(error).__name__}) while reviewing"
+            self.status = "failed"
+
+    def answer(self) -> dict:
+        answer = {"status": self.status, "progress": list(self.progress),
+                  "candidates": self.candidates, "samples": self.samples}
+        if self.status == "done":
+            answer["review"] = self.document
+            answer["mistakes"] = self.mistakes
+        if self.error is not None:
+            answer["error"] = self.error
+        return answer
+
+
+class ReviewJobs:
+    """The server's reviews, by replay id, run one at a time by one worker thread."""
+
+    def __init__(self):
+        self._jobs: OrderedDict[str, ReviewJob] = OrderedDict()
+        self._lock = threading.Lock()
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="review")
+
+    def start(self, replay_id: str, record: dict | None, over: bool, candidates: int,
+              samples: int) -> dict:
+        """Queue the review of a replay (or answer the one already asked for)."""
+        if record is None:
+            raise WebError(409, "this game has no seed-and-moves record (it began from a "
+                                "loaded state, or an undo dealt its hidden stacks anew): it "
+                                "cannot be reviewed")
+        if not over:
+            raise WebError(409, "the record ends before the game is over: a review is of a "
+                                "finished game")
+        with self._lock:
+            job = self._jobs.get(replay_id)
+            if job is None or job.status == "failed":
+                job = ReviewJob(record, candidates, samples)
+                self._jobs[replay_id] = job
+                while len(self._jobs) > KEPT:
+                    self._jobs.popitem(last=False)
+                self._worker.submit(job.run)
+            return job.answer()
+
+    def answer(self, replay_id: str) -> dict:
+        with self._lock:
+            job = self._jobs.get(replay_id)
+        return job.answer() if job is not None else {"status": "none"}
+
+    def close(self) -> None:
+        self._worker.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,85 @@
+"""The web server's reviews (suburbia_env/apps/web/reviews.py, issue 33): a finished
+replay is reviewed in the background and its progress and result read by polling; what
+cannot be reviewed is refused with a message saying why."""
+
+import json
+import time
+import warnings
+
+import pytest
+
+pytest.importorskip("fastapi")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from agents.greedy import GreedyAgent
+from repository import REPO
+from suburbia_env import Game
+from suburbia_env.apps.web import Settings, create_app
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    secret = tmp_path_factory.mktemp("web") / "secret.key"
+    app = create_app(Settings(secret_file=secret, model_dirs=[REPO / "models"]))
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        yield client
+
+
+def greedy_record(seed: int, decisions: int | None = None) -> dict:
+    game = Game(players=2, seed=seed)
+    agent = GreedyAgent()
+    while not game.is_over and (decisions is None or len(game.history) < decisions):
+        game.apply(agent.act(game))
+    return game.record()
+
+
+def open_replay(client, record: dict) -> str:
+    response = client.post("/api/replays", json={"record": record})
+    assert response.status_code == 201, response.text
+    return response.json()["id"]
+
+
+@pytest.mark.slow
+def test_a_finished_replay_is_reviewed_in_the_background(client):
+    record = greedy_record(seed=3)
+    replay = open_replay(client, record)
+    assert client.get(f"/api/replays/{replay}/review").json() == {"status": "none"}
+    started = client.post(f"/api/replays/{replay}/review?candidates=2&samples=2")
+    assert started.status_code == 202
+    assert started.json()["status"] in ("queued", "running", "done")
+    deadline = time.monotonic() + 300
+    while True:
+        answer = client.get(f"/api/replays/{replay}/review").json()
+        if answer["status"] not in ("queued", "running") or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert answer["status"] == "done", answer
+    assert any(line.startswith("evaluated ") for line in answer["progress"])
+    review = answer["review"]
+    assert review["format"] == "suburbia-review"
+    assert "may use everything" in review["knowledge"]
+    assert [d["move"] for d in review["decisions"]] == record["actions"]
+    assert review["search"]["samples"] == 2 and review["search"]["candidates"] == 2
+    for seat, indexes in answer["mistakes"].items():
+        assert len(indexes) <= 3
+        assert all(review["decisions"][i]["seat"] == int(seat)
+                   and not review["decisions"][i]["played_is_best"] for i in indexes)
+    again = client.post(f"/api/replays/{replay}/review").json()
+    assert again["status"] == "done" and again["review"] == review  # kept, not redone
+    json.dumps(answer)
+
+
+def test_what_cannot_be_reviewed_is_refused(client):
+    unfinished = open_replay(client, greedy_record(seed=4, decisions=8))
+    response = client.post(f"/api/replays/{unfinished}/review")
+    assert response.status_code == 409
+    assert "before the game is over" in response.json()["error"]
+    finished = open_replay(client, greedy_record(seed=4))
+    for query in ("samples=0", "samples=33", "candidates=9", "candidates=x"):
+        response = client.post(f"/api/replays/{finished}/review?{query}")
+        assert response.status_code == 422, query
+        assert query.split("=")[0] in response.json()["error"]
+    assert client.get(f"/api/replays/{finished}/review").json() == {"status": "none"}
+    assert client.post("/api/replays/unknown-id-1234/review").status_code == 404

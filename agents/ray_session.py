@@ -1,8 +1,10 @@
 """Joining a Ray cluster, or starting a local Ray instance, for the code that runs on Ray
-(tournaments: agents/ray_games.py; training: training/rllib_train.py).
+(tournaments: agents/ray_games.py; training: training/rllib_train.py; a recipe's
+recordings and evaluations: training/ray_stages.py).
 
 Given an address ("HOST:PORT" of a cluster's head, or "auto" for the cluster this machine
-belongs to) the session connects to it and leaves it running afterwards; without one it
+belongs to) the session connects to it (once its head accepts a connection within
+REACH_TIMEOUT_SECONDS) and leaves it running afterwards; without one it
 starts a Ray instance on this machine, small by default, and stops it at the end. A Ray
 already initialised in this process (a notebook, a test) is used as it is.
 
@@ -21,6 +23,7 @@ import contextlib
 import logging
 import os
 import secrets
+import socket
 
 from suburbia_env.errors import ConfigError
 
@@ -57,6 +60,10 @@ one-machine mode, in which a process without a node yet takes 127.0.0.1 as its a
 instead of looking up its route to 8.8.8.8 (ray._private.services.get_node_ip_address;
 the runtime-env agent does so at start). In that mode `ray start` adds no second node, so
 it is for a local instance only."""
+
+REACH_TIMEOUT_SECONDS = 10.0
+"""How long a session waits for a cluster's head to accept a connection before it names
+the address as unreachable: Ray's own driver retries a dead address for minutes."""
 
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024 * 1024
 """Object store of a local instance: Ray's default takes 30% of the memory."""
@@ -164,6 +171,8 @@ def ray_session(address: str | None = None, num_cpus: int | None = None,
                        dashboard_host=LOCAL_NODE_IP,
                        object_store_memory=object_store_bytes or LOCAL_OBJECT_STORE_BYTES)
     updates = _token_environment(address, insecure)
+    if address:
+        check_reachable(ray, address)
     if not address:
         updates.update(LOCAL_INSTANCE_ENV)
     try:
@@ -180,6 +189,34 @@ def ray_session(address: str | None = None, num_cpus: int | None = None,
         yield ray
     finally:
         ray.shutdown()
+
+
+def check_reachable(ray, address: str, timeout: float = REACH_TIMEOUT_SECONDS) -> str:
+    """The HOST:PORT a driver would dial for `address` ("auto": the cluster this machine
+    belongs to), once it accepts a TCP connection within `timeout` seconds; ConfigError
+    naming the address otherwise."""
+    from ray._private.services import canonicalize_bootstrap_address
+    try:
+        target = canonicalize_bootstrap_address(address)
+    except (ConnectionError, ValueError) as error:
+        raise ConfigError(f"cannot find the Ray cluster {address!r}: {error}") from None
+    if target is None:
+        raise ConfigError(f"no Ray cluster at {address!r}: give HOST:PORT of its head (the "
+                          f"--port of `ray start --head`, 6379 by default) or auto")
+    host, _, port = target.rpartition(":")
+    dialled = "" if target == address else f" (dialled as {target})"
+    if not host or not port.isdigit():
+        raise ConfigError(f"Ray cluster address {address!r}: expected HOST:PORT or auto")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as error:
+        reason = "no answer" if isinstance(error, TimeoutError) else \
+            (error.strerror or str(error))
+        raise ConfigError(f"cannot reach the Ray cluster at {address!r}{dialled}: {reason} "
+                          f"(waited at most {timeout:g} s); is its head running (`ray status "
+                          f"--address {address}`)?") from None
+    return target
 
 
 @contextlib.contextmanager

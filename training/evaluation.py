@@ -55,11 +55,25 @@ def evaluate_against_dale(policy, games: int = 200, seed: int = 12345, num_envs:
             "mean_margin": float((populations - dale_populations).mean()), "ranks": ranks}
 
 
+GREEDY_BLOCK = 12
+"""Games against greedy split into blocks (on a cluster) start at multiples of this, so
+that a game's seat (its index modulo 2, 3 or 4 players) is the same in any block."""
+
+
 def evaluate_against_greedy(policy, games: int = 200, seed: int = 12345, players: int = 2,
                             edition: str = "2nd", deterministic: bool = True) -> dict:
     """Play `games` standard games of `players` seats, `policy` in one seat (rotated game
     by game) and the greedy player in the others; the yardstick of the multi-player model
     (issue 18). A shared win counts as 1/winners (agents.tournament)."""
+    return summarise_against_greedy(play_against_greedy(policy, 0, games, seed, players,
+                                                        edition, deterministic), players)
+
+
+def play_against_greedy(policy, first: int, count: int, seed: int, players: int,
+                        edition: str = "2nd", deterministic: bool = True) -> dict[str, list]:
+    """Games first..first+count-1 of evaluate_against_greedy (game i: seed + i, the
+    policy in seat i % players), one list entry per game: any split of the games into
+    blocks gives, concatenated, the lists of one call."""
     from agents.greedy import GreedyAgent
     from suburbia_env import Game
     from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
@@ -68,7 +82,7 @@ def evaluate_against_greedy(policy, games: int = 200, seed: int = 12345, players
     greedy = GreedyAgent()
     observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     populations, best_others, wins = [], [], []
-    for index in range(games):
+    for index in range(first, first + count):
         game = Game(players=players, mode="standard", edition=edition, seed=seed + index)
         learner = index % players
         while not game.is_over:
@@ -84,15 +98,29 @@ def evaluate_against_greedy(policy, games: int = 200, seed: int = 12345, players
         populations.append(final[learner])
         best_others.append(max(value for seat, value in enumerate(final) if seat != learner))
         wins.append(1.0 / len(winners) if learner in winners else 0.0)
-    wins_array = np.array(wins)
-    populations_array = np.array(populations)
+    return {"populations": populations, "best_others": best_others, "wins": wins}
+
+
+def summarise_against_greedy(played: dict[str, list], players: int) -> dict:
+    """evaluate_against_greedy's summary of the per-game lists of play_against_greedy."""
+    wins_array = np.array(played["wins"])
+    populations_array = np.array(played["populations"])
+    games = len(wins_array)
     low, high = wilson_interval(wins_array.sum(), games)
     return {"games": games, "players": players, "win_rate": float(wins_array.mean()),
             "win_rate_low": low, "win_rate_high": high,
             "mean_population": float(populations_array.mean()),
             "median_population": float(np.median(populations_array)),
-            "mean_best_other_population": float(np.mean(best_others)),
-            "mean_margin": float((populations_array - np.array(best_others)).mean())}
+            "mean_best_other_population": float(np.mean(played["best_others"])),
+            "mean_margin": float((populations_array - np.array(played["best_others"])).mean())}
+
+
+def evaluate_model(policy, against: str, games: int, seed: int, players: int) -> dict:
+    """A recipe's evaluation: against Dale (R9.2), or the greedy player at `players`
+    seats."""
+    if against == "dale":
+        return evaluate_against_dale(policy, games, seed)
+    return evaluate_against_greedy(policy, games, seed, players)
 
 
 def main(argv: list[str] | None = None) -> None:

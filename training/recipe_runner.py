@@ -9,6 +9,9 @@ stages/, and the final model.safetensors with model.json. Killed at any moment a
 started again with the same command, it goes on from the last checkpoint: done stages
 whose outputs and inputs still have their hashes are skipped, a recording goes on from
 its last whole chunk of games, a fit from its last epoch, PPO from its last checkpoint.
+The recordings and evaluations run through training/stage_workers.py: on this machine,
+or with --ray-address as Ray tasks on a cluster (training/ray_stages.py), with the same
+results.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from .run_record import (add_evaluation, git_commit, log_event, machine, version
                          write_model_card)
 from .run_state import (RunState, outputs_intact, replace_atomically, sha256_of,
                         write_atomically)
+from .stage_workers import LocalWorkers, StageWorkers, stage_workers
 
 RECORD_SEED_BASE = 2**32
 """Recorded games take seeds from 2**32 up, apart from every evaluation's seeds (< 2**32)."""
@@ -91,8 +95,10 @@ def start_model(start: str) -> Path | None:
 
 class RecipeRun:
     def __init__(self, recipe: Recipe, run_dir: Path, seed: int, start: str,
-                 command_line: str, stream=None, tty: bool | None = None):
+                 command_line: str, stream=None, tty: bool | None = None,
+                 workers: StageWorkers | None = None):
         self.recipe = recipe
+        self.workers = workers or LocalWorkers()
         self.run_dir = run_dir
         self.seed = seed
         self.start = start
@@ -206,9 +212,11 @@ class RecipeRun:
     def run(self) -> int:
         data = self.state.data
         data["status"] = "running"
-        session = {"time": time.time(), "git": git_commit(), "command": self.command_line}
+        session = {"time": time.time(), "git": git_commit(), "command": self.command_line,
+                   "parallel_stages": self.workers.where}
         data.setdefault("session_history", []).append(session)
         data["provenance"] = {"git": session["git"], "machine": machine(),
+                              "parallel_stages": self.workers.where,
                               "versions": versions(), "run_seed": self.seed,
                               "stage_seeds": {stage.name: stage_seed(self.seed, stage.index)
                                               for stage in self.recipe.stages}}
@@ -218,7 +226,8 @@ class RecipeRun:
                                           f"commits: {', '.join(sorted(commits))}")
         self.save()
         self.log("session_started", session=data["sessions"], seed=self.seed,
-                 recipe=self.recipe.name, git=session["git"])
+                 recipe=self.recipe.name, git=session["git"],
+                 parallel_stages=self.workers.where)
         previous = self.start_model()
         try:
             for stage in self.recipe.stages:
@@ -387,7 +396,6 @@ class RecipeRun:
         the state; then all chunks in one demonstrations.npz (the same bytes for the same
         games)."""
         from agents.registry import make_agent
-        from .imitation import _play_demonstrations
         demonstrator = stage.demonstrator.replace("{model}", str(model_in))
         mode = "standard" if stage.opponents else "dale"
         for spec in (demonstrator, *stage.opponents):
@@ -407,42 +415,36 @@ class RecipeRun:
             self.log("stage_resumed", stage=stage.name, chunks_done=len(intact),
                      games_done=record["games"])
         self.progress.update(record["games"])
-        pool = None
-        if stage.workers > 1:
-            import multiprocessing
-            pool = multiprocessing.get_context("spawn").Pool(stage.workers)
-        try:
-            for index in range(count):
-                path = chunks_folder / f"chunk-{index:05d}.npz"
-                if index in intact:
-                    continue
-                first = first_seed + index * stage.chunk_games
-                games = min(stage.chunk_games, stage.games - index * stage.chunk_games)
-                parts = max(1, min(stage.workers, games))
-                bounds = np.linspace(0, games, parts + 1).astype(int)
-                jobs = [(first + int(bounds[i]), int(bounds[i + 1] - bounds[i]), "2nd",
-                         demonstrator, stage.opponents) for i in range(parts)
-                        if bounds[i + 1] > bounds[i]]
-                with contextlib.redirect_stdout(io.StringIO()):
-                    results = pool.map(_play_demonstrations, jobs) if pool \
-                        else [_play_demonstrations(job) for job in jobs]
-                write_npz(path, {"states": np.concatenate([r[0] for r in results]),
-                                 "actions": np.concatenate([r[1] for r in results]),
-                                 "returns": np.concatenate([r[2] for r in results])})
-                for line in (line for result in results for line in result[3]):
-                    self.log("forfeit", stage=stage.name, detail=line)
-                    self.progress.message(f"[{stage.name}] {line}")
-                done[str(index)] = sha256_of(path)
-                record["games"] += games
-                self.tick()
-                self.save()
-                self.log("chunk_done", stage=stage.name, chunk=index, games=record["games"],
-                         first_seed=first)
-                self.progress.update(record["games"])
-        finally:
-            if pool is not None:
-                pool.close()
-                pool.join()
+        jobs = {}
+        for index in range(count):
+            if index in intact:
+                continue
+            first = first_seed + index * stage.chunk_games
+            games = min(stage.chunk_games, stage.games - index * stage.chunk_games)
+            parts = max(1, min(stage.workers, games))
+            bounds = np.linspace(0, games, parts + 1).astype(int)
+            jobs[index] = [(first + int(bounds[i]), int(bounds[i + 1] - bounds[i]), "2nd",
+                            demonstrator, stage.opponents) for i in range(parts)
+                           if bounds[i + 1] > bounds[i]]
+
+        def chunk_done(index: int, results: list[tuple], node: str | None) -> None:
+            path = chunks_folder / f"chunk-{index:05d}.npz"
+            write_npz(path, {"states": np.concatenate([r[0] for r in results]),
+                             "actions": np.concatenate([r[1] for r in results]),
+                             "returns": np.concatenate([r[2] for r in results])})
+            for line in (line for result in results for line in result[3]):
+                self.log("forfeit", stage=stage.name, detail=line)
+                self.progress.message(f"[{stage.name}] {line}")
+            done[str(index)] = sha256_of(path)
+            record["games"] += sum(job[1] for job in jobs[index])
+            self.tick()
+            self.save()
+            self.log("chunk_done", stage=stage.name, chunk=index, games=record["games"],
+                     first_seed=jobs[index][0][0], **({"node": node} if node else {}))
+            self.progress.update(record["games"])
+
+        self.workers.record(jobs, stage.workers,
+                            model_in if "{model}" in stage.demonstrator else None, chunk_done)
         parts = [read_npz(chunks_folder / f"chunk-{index:05d}.npz") for index in range(count)]
         merged = {name: np.concatenate([part[name] for part in parts])
                   for name in ("states", "actions", "returns")}
@@ -601,19 +603,12 @@ class RecipeRun:
     def evaluate(self, model: Path, spec: Evaluation, stage: Stage, record: dict,
                  purpose: str) -> dict:
         """Seeded games of the model's policy; the row joins the evaluation history."""
-        import torch
-        from agents.model_format import load_safe_model
-        from .evaluation import evaluate_against_dale, evaluate_against_greedy
-        torch.set_num_threads(self.recipe.torch_threads)
-        policy = load_safe_model(model)
         began = time.monotonic()
         self.progress.update(self.progress.done, note=f"evaluating {spec.games} games "
                              f"against {spec.against} (~"
                              f"{duration(evaluation_seconds(spec.against, spec.games, spec.players))})")
-        if spec.against == "dale":
-            result = evaluate_against_dale(policy, spec.games, spec.seed)
-        else:
-            result = evaluate_against_greedy(policy, spec.games, spec.seed, spec.players)
+        result = self.workers.evaluate(model, spec.against, spec.games, spec.seed,
+                                       spec.players, self.recipe.torch_threads)
         threshold = spec.min_win_rate if purpose != "periodic" else None
         row = {"stage": stage.name, "attempt": record.get("attempt", 1), "purpose": purpose,
                "against": spec.against, "players": spec.players if spec.against == "greedy"
@@ -629,7 +624,8 @@ class RecipeRun:
         add_evaluation(self.run_dir, row)
         self.log("evaluation", stage=stage.name, purpose=purpose, win_rate=row["win_rate"],
                  win_rate_low=row["win_rate_low"], win_rate_high=row["win_rate_high"],
-                 games=row["games"], against=spec.against, env_steps=row["env_steps"])
+                 games=row["games"], against=spec.against, env_steps=row["env_steps"],
+                 **({"nodes": result["nodes"]} if "nodes" in result else {}))
         self.progress.message(
             f"[{stage.name}] {purpose}: win rate {row['win_rate']:.3f} "
             f"[{row['win_rate_low']:.3f}, {row['win_rate_high']:.3f}] over {row['games']} "
@@ -787,14 +783,13 @@ def main(argv: list[str] | None = None) -> int:
                         ".safetensors file")
     parser.add_argument("--plan", action="store_true", help="print the stages, their seeds "
                         "and rough times, and run nothing")
-    parser.add_argument("--ray-address", help="a Ray cluster for the parallel stages (not "
-                        "built yet: issue 32 item 7)")
+    parser.add_argument("--ray-address", help="HOST:PORT of a Ray cluster's head, or auto: "
+                        "the recordings and evaluations run as Ray tasks on it, with the "
+                        "same results as on this machine (docs/distributed.md)")
+    from agents.ray_session import add_insecure_argument
+    add_insecure_argument(parser)
     arguments = parser.parse_args(argv)
     print(f"suburbia train --recipe {arguments.recipe}: reading the recipe", flush=True)
-    if arguments.ray_address:
-        raise RecipeError("--ray-address: the recipes run every stage on this machine for "
-                          "now; their stages on a Ray cluster are issue 32 item 7, not built "
-                          "yet")
     recipe = load_recipe(arguments.recipe)
     seed = recipe.seed if arguments.seed is None else arguments.seed
     if not 0 <= seed <= 2**32 - 1:
@@ -810,9 +805,16 @@ def main(argv: list[str] | None = None) -> int:
     run_dir = arguments.run_dir or Path("runs") / recipe.name
     command = " ".join(["suburbia train --recipe", shlex.quote(arguments.recipe),
                         "--run-dir", shlex.quote(str(run_dir)), "--seed", str(seed),
-                        *(["--start", shlex.quote(start)] if arguments.start else [])])
-    run = RecipeRun(recipe, run_dir, seed, start, command)
-    return run.run()
+                        *(["--start", shlex.quote(start)] if arguments.start else []),
+                        *(["--ray-address", shlex.quote(arguments.ray_address)]
+                          if arguments.ray_address else [])])
+    with stage_workers(arguments.ray_address) as workers:
+        if arguments.ray_address:
+            where = workers.where
+            print(f"recordings and evaluations on the Ray cluster at {where['address']}: "
+                  f"{where['nodes']} nodes, {where['cpus']} CPUs", flush=True)
+        run = RecipeRun(recipe, run_dir, seed, start, command, workers=workers)
+        return run.run()
 
 
 if __name__ == "__main__":

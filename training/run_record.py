@@ -169,6 +169,23 @@ def _against(row: dict) -> str:
         f"greedy, {row['players']} players ({row['players'] - 1} greedy)"
 
 
+def _place(where: dict) -> str:
+    if where.get("kind") == "ray":
+        return (f"the Ray cluster at {where['address']} ({where['nodes']} nodes: "
+                f"{', '.join(where['node_addresses'])}; {where['cpus']} CPUs)")
+    return "this machine (worker processes)"
+
+
+def _places(state: dict) -> str:
+    """Where each session ran the parallel stages (training/stage_workers.py)."""
+    places = []
+    for session in state.get("session_history", []):
+        place = _place(session.get("parallel_stages", {}))
+        if place not in places:
+            places.append(place)
+    return "; ".join(places) or _place({})
+
+
 def write_model_card(run_dir: Path, recipe, state: dict, commands: dict[str, list[str]],
                      stage_settings: dict[str, dict], command_line: str) -> Path:
     """MODEL_CARD.md from the run folder: what the recipe did, stage by stage, with the
@@ -206,6 +223,7 @@ def write_model_card(run_dir: Path, recipe, state: dict, commands: dict[str, lis
               f"{provenance.get('machine', {}).get('cpu', '?')}, "
               f"{provenance.get('machine', {}).get('system', '?')}, Python "
               f"{provenance.get('machine', {}).get('python', '?')}",
+              f"- recordings and evaluations ran on: {_places(state)}",
               "- versions: " + ", ".join(f"{name} {value}" for name, value
                                          in provenance.get("versions", {}).items()),
               f"- torch threads: {recipe.torch_threads}. The same seed gives the same "

@@ -132,12 +132,6 @@ def test_a_missing_start_model_is_named_before_anything_runs(tmp_path, monkeypat
     assert "is no model reference" in capsys.readouterr().err
 
 
-def test_ray_address_is_refused_until_the_stages_run_on_ray(capsys):
-    from suburbia_env.apps.cli import main
-    assert main(["train", "--recipe", "dale", "--ray-address", "127.0.0.1:6379"]) == 2
-    assert "not built yet" in capsys.readouterr().err
-
-
 def test_demonstration_files_are_the_same_bytes_for_the_same_games(tmp_path):
     from training.recipe_runner import read_npz, write_npz
     arrays = {"states": np.arange(12, dtype=np.int32).reshape(3, 4),

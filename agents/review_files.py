@@ -7,6 +7,8 @@ import csv
 import json
 from pathlib import Path
 
+from suburbia_env.display.drawing import SEAT_COLOURS
+
 from .review import Decision, Review
 
 REVIEW_FORMAT = "suburbia-review"
@@ -120,7 +122,8 @@ def draw_win_probabilities(review: Review, path: Path) -> Path:
         values = [d.seat_win_probabilities[seat] for d in review.decisions]
         values.append(review.result_win_shares()[seat])
         label = "Dale" if dale and seat == 1 else f"seat {seat}"
-        line, = axes.plot(steps, values, label=label, linewidth=1.6)
+        line, = axes.plot(steps, values, label=label, linewidth=1.6,
+                          color=SEAT_COLOURS[seat % len(SEAT_COLOURS)])
         for mistake in review.mistakes(seat):
             axes.plot(mistake.index, mistake.seat_win_probabilities[seat], "o",
                       color=line.get_color(), markersize=6, markerfacecolor="none")

@@ -482,3 +482,41 @@ def test_a_seed_of_64_bits_stays_exact_in_the_page(page, server, tmp_path):
     saved = tmp_path / "downloaded.json"
     download.value.save_as(saved)
     assert json.loads(saved.read_text()) == game.record()
+
+
+def test_a_finished_game_is_reviewed_and_a_mistake_shows_the_better_move(page, server,
+                                                                          tmp_path):
+    """Issue 33: the review's chart renders, one line a seat; a mistake clicked steps the
+    replay to the position it was made in and draws the better move on the board."""
+    from agents.greedy import GreedyAgent
+    page.set_default_timeout(240_000)  # a review takes seconds to a minute of CPU
+    game = Game(2, "standard", "2nd", 3)
+    agent = GreedyAgent()
+    while not game.is_over:
+        game.apply(agent.act(game))
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(game.record()))
+    page.goto(server + "/")
+    page.wait_for_selector("#new-game")
+    page.set_input_files("#open-file", str(path))
+    page.wait_for_selector("#r-review:not([hidden])")
+    page.click("#r-review-start")
+    page.wait_for_selector("#r-chart-box:not([hidden]) polyline.seat-line")
+    assert page.locator("#r-chart polyline.seat-line").count() == 2
+    points = page.get_attribute("#r-chart polyline.seat-line[data-seat='0']", "points")
+    assert len(points.split()) == len(game.history) + 1  # every decision, then the result
+    assert "may use everything" in page.inner_text("#r-review-status")
+    mistakes = page.locator("#r-mistakes button.mistake")
+    assert 1 <= mistakes.count() <= 6
+    placed = [index for index in range(mistakes.count())
+              if "@" in mistakes.nth(index).inner_text().split("better ")[1]]
+    button = mistakes.nth(placed[0] if placed else 0)
+    decision = int(button.get_attribute("data-decision"))
+    button.click()
+    page.wait_for_function(
+        f"() => document.getElementById('r-position').textContent.startsWith('Step {decision} of')")
+    better = page.inner_text("#r-better")
+    assert f"Before decision {decision}" in better and "better move" in better
+    if placed:
+        page.wait_for_selector("#replay-board g.cell.better-move")
+    shot(page, tmp_path, "web-review")

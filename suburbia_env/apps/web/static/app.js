@@ -8,6 +8,7 @@ const S = {
   tiles: [], options: null, gen: 0,
   game: null, token: null, version: -1, log: [], selection: null, view: null,
   replay: null, step: 0, autoplay: null, clickStart: null, received: 0, errorFrom: null,
+  review: null, marked: null,
 };
 window.suburbiaTimings = [];
 window.suburbia = S;  // read by the browser tests
@@ -534,6 +535,12 @@ function onHover(event, boxId) {
 async function openReplay(id) {
   show("replay");
   S.replay = id;
+  S.review = null;
+  S.marked = null;
+  $("r-review-start").disabled = false;
+  $("r-review-status").textContent = "";
+  $("r-chart-box").hidden = true;
+  for (const part of ["r-legend", "r-mistakes", "r-better"]) $(part).innerHTML = "";
   await showStep(0);
 }
 
@@ -561,11 +568,112 @@ async function showStep(step) {
     $("r-scores").hidden = !view.scores;
     $("replay").classList.toggle("over", Boolean(view.scores));
     if (view.scores) $("r-scores").innerHTML = scoresTable(view.scores);
+    $("r-review").hidden = !view.has_record;  // the server says when a game is unfinished
+    markMoves();
     const ms = performance.now() - start;
     window.suburbiaTimings.push(ms);
     $("timing").textContent = `last step answered in ${Math.round(ms)} ms`;
     if (S.autoplay && view.step >= view.total) stopAutoplay();
   } catch (error) { say(error.message, true); stopAutoplay(); }
+}
+
+// Review: the search's evaluation of every decision of a finished game (docs/review.md) ------
+
+// drawing.py's SEAT_COLOURS and their names: a seat's line has its colour on the board
+const SEAT_COLOURS = ["#d84315", "#6a1b9a", "#00838f", "#558b2f"];
+const SEAT_COLOUR_NAMES = ["orange", "purple", "teal", "green"];
+
+async function startReview() {
+  const replay = S.replay;
+  $("r-review-start").disabled = true;
+  try {
+    let answer = await api("POST", `/api/replays/${replay}/review`);
+    while (answer.status === "queued" || answer.status === "running") {
+      const last = answer.progress[answer.progress.length - 1];
+      $("r-review-status").textContent = "Reviewing: " + (last || "waiting for the search");
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (S.replay !== replay) return;
+      answer = await api("GET", `/api/replays/${replay}/review`, undefined, "poll");
+    }
+    if (S.replay !== replay) return;
+    if (answer.status !== "done") throw new Error(answer.error || "the review failed");
+    showReview(answer);
+  } catch (error) {
+    say(error.message, true);
+    $("r-review-start").disabled = false;
+  }
+}
+
+function chartSvg(review) {
+  // Each seat's win probability after every decision, the actual result last; circles
+  // mark each seat's biggest mistakes (the page's copy of win_probability.png).
+  const decisions = review.decisions;
+  const seats = review.result.final_scores.length;
+  const width = 300, height = 130, left = 22, right = 4, top = 4, bottom = 14;
+  const x = (i) => left + (width - left - right) * i / Math.max(1, decisions.length);
+  const y = (p) => top + (height - top - bottom) * (1 - p);
+  const parts = [`<line x1="${left}" y1="${y(0.5)}" x2="${width - right}" y2="${y(0.5)}" stroke="#ccc" stroke-dasharray="3 3"/>`];
+  for (const p of [0, 0.5, 1]) parts.push(`<text x="${left - 3}" y="${y(p) + 3}" font-size="8" text-anchor="end">${p}</text>`);
+  parts.push(`<text x="${(left + width) / 2}" y="${height - 2}" font-size="8" text-anchor="middle">decision (last: the result)</text>`);
+  const winners = review.result.winners;
+  for (let seat = 0; seat < seats; seat++) {
+    const values = decisions.map((d) => d.seat_win_probabilities[seat]);
+    values.push(winners.includes(seat) ? 1 / winners.length : 0);
+    const points = values.map((p, i) => `${x(i).toFixed(1)},${y(p).toFixed(1)}`).join(" ");
+    parts.push(`<polyline class="seat-line" data-seat="${seat}" points="${points}" fill="none" stroke="${SEAT_COLOURS[seat]}" stroke-width="1.4"/>`);
+  }
+  for (const [seat, indexes] of Object.entries(S.review.mistakes)) {
+    for (const i of indexes) {
+      parts.push(`<circle class="mistake-dot" data-decision="${i}" cx="${x(i).toFixed(1)}" cy="${y(decisions[i].seat_win_probabilities[Number(seat)]).toFixed(1)}" r="3" fill="none" stroke="${SEAT_COLOURS[Number(seat)]}"/>`);
+    }
+  }
+  return parts.join("");
+}
+
+function showReview(answer) {
+  S.review = answer;
+  const review = answer.review;
+  $("r-review-status").textContent = `Knowledge: ${review.knowledge}.`;
+  $("r-chart").innerHTML = chartSvg(review);
+  $("r-chart-box").hidden = false;
+  const seats = review.result.final_scores.length;
+  $("r-legend").innerHTML = Array.from({length: seats}, (_, seat) =>
+    `<span class="legend" data-seat="${seat}">${seat === 1 && review.record.config.mode === "dale" ? "Dale" : "Seat " + seat}: ${SEAT_COLOUR_NAMES[seat]}</span>`).join(" · ");
+  const items = [];
+  for (const [seat, indexes] of Object.entries(answer.mistakes)) {
+    for (const i of indexes) {
+      const d = review.decisions[i];
+      items.push(`<li><button class="mistake" data-decision="${i}">Seat ${seat}, round ${d.round}: played ${escapeHtml(d.move)}; better ${escapeHtml(d.best_move)} (win ${d.win_probability_played.toFixed(2)} → ${d.win_probability_best.toFixed(2)})</button></li>`);
+    }
+  }
+  $("r-mistakes").innerHTML = items.join("") || "<li>Every move was the search's best.</li>";
+}
+
+async function showMistake(event) {
+  const button = event.target.closest("button.mistake, circle.mistake-dot");
+  if (!button || !S.review) return;
+  const i = Number(button.dataset.decision);
+  const d = S.review.review.decisions[i];
+  S.marked = d;
+  $("r-better").textContent = `Before decision ${i} (round ${d.round}), seat ${d.seat} played ${d.move}: ` +
+    `win probability ${d.win_probability_played.toFixed(2)}, margin ${d.margin_played.toFixed(1)}. ` +
+    `The search's better move: ${d.best_move}: win probability ${d.win_probability_best.toFixed(2)}, ` +
+    `margin ${d.margin_best.toFixed(1)} (drawn green on the board, the move played dashed red).`;
+  await showStep(i);  // the position the decision was taken in
+}
+
+function markMoves() {
+  // The better move's cell (green) and the played move's (dashed red) on the deciding
+  // seat's borough, when the replay shows the position of a mistake clicked.
+  const d = S.marked;
+  if (!d || S.step !== d.decision) return;
+  for (const [move, name] of [[d.best_move, "better-move"], [d.move, "played-move"]]) {
+    const at = /(?:@|^invest)\s*(-?\d+),(-?\d+)$/.exec(move);
+    if (!at) continue;
+    const cell = $("replay-board").querySelector(
+      `g.cell[data-seat="${d.seat}"][data-col="${at[1]}"][data-row="${at[2]}"]`);
+    if (cell) cell.classList.add(name);
+  }
 }
 
 function stopAutoplay() {
@@ -621,6 +729,9 @@ async function init() {
   $("r-next").addEventListener("click", () => showStep(S.step + 1));
   $("r-last").addEventListener("click", () => showStep(Number($("r-slider").max)));
   $("r-play").addEventListener("click", toggleAutoplay);
+  $("r-review-start").addEventListener("click", startReview);
+  $("r-mistakes").addEventListener("click", showMistake);
+  $("r-chart").addEventListener("click", showMistake);
   $("r-slider").addEventListener("change", (e) => showStep(Number(e.target.value)));
   $("r-round").addEventListener("change", (e) => showStep(Number(e.target.value) + 1));
   $("r-download").addEventListener("click", async () => {

@@ -17,9 +17,10 @@ stage's seed) and offers:
   which the recipe's evaluations, later stages and the agents (``ppo:PATH``) load.
 
 The runner checkpoints every stage's ``checkpoint_every`` steps, so a killed run loses
-at most that much learning. Resuming restores weights, optimizer and counters; the
-games in progress and the generators' states are not restored (new games start), so a
-resumed PPO stage is not bit-identical to an uninterrupted one.
+at most that much learning. "fast" (the recipes' default) restores everything, games in
+progress and generators included, so a resumed stage goes on bit for bit; "sb3" restores
+weights, optimizer and counters but not the games in progress nor the generators' states
+(new games start), so its resumed stage is not bit-identical to an uninterrupted one.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ order. Each stage is one of four kinds:
 - ``fit``: the policy fitted to demonstrations (cross-entropy on the chosen actions, the
   value head on the final margin), epoch by epoch;
 - ``ppo``: PPO (``suburbia train``'s settings, training/config.py) from a model or fresh
-  weights, through a pluggable learner (training/ppo_backend.py);
+  weights, through a pluggable learner (training/ppo_backend.py: "fast", the default,
+  or "sb3", the same PPO update for update, tests/training/test_fast_ppo_matches_sb3.py);
 - ``evaluate``: seeded games of a model against Dale (R9.2) or the greedy player.
 
 A ``fit`` or ``ppo`` stage may carry a ``gate``: an evaluation its model must pass, with
@@ -75,7 +76,7 @@ class Stage:
     batch_size: int = 256
     # ppo: TrainingConfig options (training/config.py)
     settings: dict = field(default_factory=dict)
-    learner: str = "sb3"
+    learner: str = "fast"
     checkpoint_every: int = 65_536
     eval_every: int = 0
     eval_games: int = 200
@@ -267,7 +268,7 @@ def _stage(raw, index: int, recipe_name: str, earlier: list[Stage]) -> Stage:
         if "total_timesteps" not in settings or settings["total_timesteps"] < 1:
             raise RecipeError(f"{where}: settings: total_timesteps (at least 1) is required")
         values["settings"] = dict(settings)
-        values["learner"] = _text(raw.get("learner", "sb3"), f"{where}: learner")
+        values["learner"] = _text(raw.get("learner", "fast"), f"{where}: learner")
         from .ppo_backend import LEARNERS
         if values["learner"] not in LEARNERS:
             raise RecipeError(f"{where}: unknown learner {values['learner']!r}; the learners "

@@ -209,3 +209,98 @@ def run_setting(name: str, steps: int, seconds: float | None = None, seed: int =
             "games", "win_rate", "win_rate_low", "win_rate_high", "mean_population",
             "mean_margin")})
     return result
+
+
+def compare_one_update(config: TrainingConfig, order_seed: int = 11) -> dict:
+    """One MaskablePPO update against one fast-learner update from the same weights, the
+    same rollout and the same minibatches (training/fast_ppo.py claims the same PPO).
+
+    MaskablePPO (built from `config` as `suburbia train` builds it) collects one rollout
+    against Dale and trains on it; just before its update, its weights go into a fast
+    learner and its rollout buffer becomes the fast learner's rollout; the fast learner
+    then updates with SB3's minibatches (numpy's permutation seeded with `order_seed`,
+    SB3's env-major rows mapped to the fast learner's step-major rows). Returns both
+    learners' mean losses ("fast", "sb3": policy, value, entropy, clip_fraction), per
+    parameter the norm of MaskablePPO's change and the relative difference of the two
+    changes ("changes": {fast name: (sb3 norm, relative difference)}), and the number of
+    games that ended inside the rollout."""
+    import numpy as np
+
+    from agents.networks import SparseInputs
+
+    from .fast_ppo import FastPPO, Rollout
+    from .train import make_environment, new_model
+    steps, envs = config.n_steps, config.num_envs
+
+    class SameOrderPPO(FastPPO):
+        def minibatch_order(self, rows: int) -> torch.Tensor:
+            order = np.random.permutation(rows)
+            return torch.from_numpy((order % steps) * envs + order // steps)
+
+    def rollout_of(buffer) -> Rollout:
+        observations = torch.from_numpy(buffer.observations.reshape(steps, envs, -1))
+        masks = torch.from_numpy(buffer.action_masks.reshape(steps, envs, -1) > 0)
+        # SB3 marks the first step of a game (episode_starts[t]), the fast learner the
+        # step that ended one (dones[t] = episode_starts[t + 1]; the last row comes after)
+        ends = np.concatenate([buffer.episode_starts[1:], np.zeros((1, envs), np.float32)])
+        rollout = Rollout(actions=torch.from_numpy(buffer.actions.reshape(steps, envs)).long(),
+                          log_probs=torch.from_numpy(buffer.log_probs.copy()),
+                          values=torch.from_numpy(buffer.values.copy()),
+                          rewards=torch.from_numpy(buffer.rewards.copy()),
+                          dones=torch.from_numpy(ends.astype(np.float32)))
+        for step in range(steps):
+            inputs = SparseInputs.from_observations(observations[step])
+            rollout.features.append(inputs.features)
+            rollout.weights.append(inputs.weights)
+            rollout.counts.append(inputs.counts())
+            rows, legal = masks[step].nonzero(as_tuple=True)
+            rollout.legal_actions.append(legal)
+            rollout.legal_counts.append(torch.bincount(rows, minlength=envs))
+        return rollout
+
+    model = new_model(config, make_environment(config))
+    fast = SameOrderPPO(config)
+    captured = {}
+    train = model.train
+
+    def train_after_capturing() -> None:
+        captured["before"] = {name: tensor.clone()
+                              for name, tensor in model.policy.state_dict().items()}
+        fast.network.load_sb3_compact(model.policy)
+        captured["rollout"] = rollout_of(model.rollout_buffer)
+        np.random.seed(order_seed)
+        train()
+
+    model.train = train_after_capturing
+    model.learn(total_timesteps=steps * envs)
+    rollout = captured["rollout"]
+    rollout.dones[-1] = torch.from_numpy(
+        np.asarray(model._last_episode_starts, dtype=np.float32))
+    before = {name: tensor.clone() for name, tensor in fast.network.state_dict().items()}
+    with torch.no_grad():
+        last_values = fast.network.values(fast.network.latents(SparseInputs.from_observations(
+            torch.from_numpy(np.asarray(model._last_obs))))[1])
+    np.random.seed(order_seed)
+    fast_losses = fast.update(rollout, last_values)
+    logged = model.logger.name_to_value
+    sb3_losses = {"policy": float(logged["train/policy_gradient_loss"]),
+                  "value": float(logged["train/value_loss"]),
+                  "entropy": -float(logged["train/entropy_loss"]),
+                  "clip_fraction": float(logged["train/clip_fraction"])}
+    after_sb3, after_fast = model.policy.state_dict(), fast.network.state_dict()
+    sb3_names = {"encoder.weight": "features_extractor.dense.0.weight",
+                 "encoder_bias": "features_extractor.dense.0.bias",
+                 "action_net.weight": "action_net.weight", "action_net.bias": "action_net.bias",
+                 "value_head.weight": "value_net.weight", "value_head.bias": "value_net.bias",
+                 **{name: f"mlp_extractor.{name}" for name in before
+                    if name.startswith(("policy_net.", "value_net."))}}
+    changes = {}
+    for name, sb3_name in sb3_names.items():
+        sb3_change = after_sb3[sb3_name] - captured["before"][sb3_name]
+        if name == "encoder.weight":
+            sb3_change = sb3_change.T
+        fast_change = after_fast[name] - before[name]
+        norm = float(sb3_change.norm())
+        changes[name] = (norm, float((fast_change - sb3_change).norm()) / max(norm, 1e-30))
+    return {"fast": fast_losses, "sb3": sb3_losses, "changes": changes,
+            "game_ends": int(rollout.dones.sum())}

@@ -12,9 +12,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from agents.networks import SparseInputs  # noqa: E402
+from agents.networks import SparseActorCritic, SparseInputs  # noqa: E402
 from training.config import TrainingConfig  # noqa: E402
-from training.fast_ppo import FastPPO, Rollout  # noqa: E402
+from training.fast_ppo import FastPPO  # noqa: E402
+from training.throughput import compare_one_update  # noqa: E402
 from training.train import make_environment, new_model  # noqa: E402
 
 torch.set_num_threads(1)
@@ -32,98 +33,22 @@ def _config(tmp_path, **changes) -> TrainingConfig:
     return TrainingConfig(**values)
 
 
-def _rollout_of(buffer) -> Rollout:
-    """MaskablePPO's rollout buffer as the fast learner's rollout (steps x envs)."""
-    observations = torch.from_numpy(buffer.observations.reshape(STEPS, ENVS, -1))
-    masks = torch.from_numpy(buffer.action_masks.reshape(STEPS, ENVS, -1) > 0)
-    # SB3 marks the first step of a game (episode_starts[t]); the fast learner marks the
-    # step that ended one (dones[t] = episode_starts[t + 1]); the last row is filled later
-    ends = np.concatenate([buffer.episode_starts[1:], np.zeros((1, ENVS), np.float32)])
-    rollout = Rollout(actions=torch.from_numpy(buffer.actions.reshape(STEPS, ENVS)).long(),
-                      log_probs=torch.from_numpy(buffer.log_probs.copy()),
-                      values=torch.from_numpy(buffer.values.copy()),
-                      rewards=torch.from_numpy(buffer.rewards.copy()),
-                      dones=torch.from_numpy(ends.astype(np.float32)))
-    for step in range(STEPS):
-        inputs = SparseInputs.from_observations(observations[step])
-        rollout.features.append(inputs.features)
-        rollout.weights.append(inputs.weights)
-        rollout.counts.append(inputs.counts())
-        rows, legal = masks[step].nonzero(as_tuple=True)
-        rollout.legal_actions.append(legal)
-        rollout.legal_counts.append(torch.bincount(rows, minlength=ENVS))
-    return rollout
-
-
-class SameOrderPPO(FastPPO):
-    """The fast learner drawing each epoch's minibatches as SB3's rollout buffer does
-    (np.random.permutation over env-major rows), mapped to its step-major rows."""
-
-    def minibatch_order(self, rows: int) -> torch.Tensor:
-        order = np.random.permutation(rows)
-        return torch.from_numpy((order % STEPS) * ENVS + order // STEPS)
-
-
 def test_one_update_matches_maskable_ppo_from_the_same_weights_and_rollout(tmp_path):
     """MaskablePPO collects one rollout (8 games x 32 steps) and trains on it (3 epochs of
     4 minibatches, entropy bonus on); the fast learner, given the same starting weights,
-    the same rollout and the same minibatches, computes the same advantages (GAE), losses
-    and gradients, clips and steps Adam alike: every parameter moves the same way."""
-    config = _config(tmp_path)
-    model = new_model(config, make_environment(config))
-    fast = SameOrderPPO(config)
-    captured = {}
-    train = model.train
-
-    def train_and_capture() -> None:
-        captured["before"] = {name: tensor.clone()
-                              for name, tensor in model.policy.state_dict().items()}
-        fast.network.load_sb3_compact(model.policy)
-        captured["buffer"] = {name: np.copy(getattr(model.rollout_buffer, name))
-                              for name in ("advantages", "returns")}
-        captured["rollout"] = _rollout_of(model.rollout_buffer)
-        np.random.seed(11)
-        train()
-
-    model.train = train_and_capture
-    model.learn(total_timesteps=ENVS * STEPS)
-    assert model.num_timesteps == ENVS * STEPS
-    rollout = captured["rollout"]
-    assert 0 < float(rollout.dones.sum()) < ENVS * STEPS  # games ended inside the rollout
-    last_observations = torch.from_numpy(np.asarray(model._last_obs))
-    rollout.dones[-1] = torch.from_numpy(model._last_episode_starts.astype(np.float32))
-    fast_before = {name: tensor.clone() for name, tensor in fast.network.state_dict().items()}
-    with torch.no_grad():
-        last_values = fast.network.values(fast.network.latents(
-            SparseInputs.from_observations(last_observations))[1])
-
-    np.random.seed(11)
-    losses = fast.update(rollout, last_values)
-
-    logged = model.logger.name_to_value
-    assert abs(losses["policy"] - logged["train/policy_gradient_loss"]) < 1e-6
-    assert abs(losses["value"] - logged["train/value_loss"]) < 1e-5 * max(
-        1.0, abs(logged["train/value_loss"]))
-    assert abs(losses["entropy"] + logged["train/entropy_loss"]) < 1e-5
-    assert abs(losses["clip_fraction"] - logged["train/clip_fraction"]) < 1e-9
-    # SB3 parameter names of the same tensors (agents/networks.py load_sb3_compact)
-    names = {"encoder_bias": "features_extractor.dense.0.bias",
-             "action_net.weight": "action_net.weight", "action_net.bias": "action_net.bias",
-             "value_head.weight": "value_net.weight", "value_head.bias": "value_net.bias",
-             **{name: f"mlp_extractor.{name}" for name in fast_before
-                if name.startswith(("policy_net.", "value_net."))}}
-    after_sb3 = model.policy.state_dict()
-    after_fast = fast.network.state_dict()
-    moved = {"encoder.weight": (after_fast["encoder.weight"] - fast_before["encoder.weight"],
-                                (after_sb3["features_extractor.dense.0.weight"]
-                                 - captured["before"]["features_extractor.dense.0.weight"]).T)}
-    for name, sb3_name in names.items():
-        moved[name] = (after_fast[name] - fast_before[name],
-                       after_sb3[sb3_name] - captured["before"][sb3_name])
-    assert set(moved) == set(fast_before)
-    for name, (fast_change, sb3_change) in moved.items():
-        assert float(sb3_change.abs().max()) > 0, name
-        difference = float((fast_change - sb3_change).norm() / sb3_change.norm())
+    the same rollout and the same minibatches (training/throughput.py compare_one_update),
+    computes the same advantages (GAE), losses and gradients, clips and steps Adam alike:
+    every parameter moves the same way."""
+    result = compare_one_update(_config(tmp_path))
+    assert 0 < result["game_ends"] < ENVS * STEPS  # games ended inside the rollout
+    fast, sb3 = result["fast"], result["sb3"]
+    assert abs(fast["policy"] - sb3["policy"]) < 1e-6
+    assert abs(fast["value"] - sb3["value"]) < 1e-5 * max(1.0, abs(sb3["value"]))
+    assert abs(fast["entropy"] - sb3["entropy"]) < 1e-5 and sb3["entropy"] > 1.0
+    assert abs(fast["clip_fraction"] - sb3["clip_fraction"]) < 1e-9
+    assert set(result["changes"]) == set(SparseActorCritic().state_dict())
+    for name, (norm, difference) in result["changes"].items():
+        assert norm > 0, name
         assert difference < 1e-3, (name, difference)
 
 

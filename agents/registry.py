@@ -12,6 +12,10 @@ spec                           agent
 ``reputation`` ``hoarder``     (agents/styles.py, docs/agents.md; ties drawn, seeded)
 ``STYLE:W1,...,W6``            a style with these weights, in the order of
                                styles.WEIGHT_NAMES
+``switching:A,B,round=R``      SwitchingAgent: plays as spec A before round R (rounds
+``switching:A,B,C,round=R/T``  counted from 1) and as B from it on (C from round T);
+                               A, B, C are specs without commas, e.g.
+                               ``switching:greedy,hoarder,round=6``; seeded
 ``ppo:PATH``                   PPOAgent, a saved MaskablePPO model, deterministic;
                                PATH is NAME.safetensors (with NAME.json beside it,
                                agents/model_format.py)
@@ -67,7 +71,7 @@ from .base import Agent
 from .dale_agent import DaleAgent
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
-from .styles import STYLES, WEIGHT_NAMES, StyleAgent
+from .styles import STYLES, WEIGHT_NAMES, StyleAgent, SwitchingAgent
 from .table import error_text
 from .value_search import ROLLOUT_OPPONENTS, ValueSearchAgent
 
@@ -79,11 +83,13 @@ SEARCH_DEFAULTS = {
 }
 
 AGENT_SPECS = ("random", "dale", "greedy", "greedy:WEIGHTS", *STYLES, "STYLE:WEIGHTS",
+               "switching:A,B,round=R",
                "ppo:PATH", "ppo-sample:PATH",
                "ppo-search:PATH[,K,S,W,O]", "ppo-rollout:PATH[,K,S,W,O]", "rllib:PATH",
                "FILE.py:NAME", "MODULE:NAME")
 PPO_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
-BUILT_IN_KINDS = ("random", "dale", "greedy", "rllib") + tuple(STYLES) + PPO_KINDS
+BUILT_IN_KINDS = ("random", "dale", "greedy", "rllib", "switching") + tuple(STYLES) \
+    + PPO_KINDS
 PICKLE_PREFIX = "pickle:"
 """Before a ppo spec's path: permission to load a pickled model (which runs its code)."""
 
@@ -138,6 +144,32 @@ def _style(spec: str, style: str, arguments: str, seed: int | None) -> StyleAgen
                              f"finite weights '{style}:{','.join(WEIGHT_NAMES)}'")
     agent = StyleAgent(style, weights, seed)
     agent.name = spec
+    return agent
+
+
+def _switching(spec: str, arguments: str, seed: int | None, allow_pickle: bool,
+               allow_code: bool) -> SwitchingAgent:
+    """SwitchingAgent of 'switching:A,B[,C...],round=R[/T...]' (module docstring)."""
+    parts = [part.strip() for part in arguments.split(",")]
+    usage = "give the specs and the rounds they start from, e.g. 'switching:greedy,hoarder,round=6'"
+    if len(parts) < 3 or not parts[-1].lower().startswith("round="):
+        raise AgentSpecError(f"agent spec {shown(spec)}: {usage}")
+    specs, rounds_text = parts[:-1], parts[-1].partition("=")[2]
+    try:
+        rounds = [int(text) for text in rounds_text.split("/")]
+    except ValueError:
+        raise AgentSpecError(f"agent spec {shown(spec)}: the rounds must be whole numbers, "
+                             f"not {shown(rounds_text)}") from None
+    if len(rounds) != len(specs) - 1 or any(r < 2 for r in rounds) or rounds != sorted(set(rounds)):
+        raise AgentSpecError(f"agent spec {shown(spec)}: {len(specs)} specs need "
+                             f"{len(specs) - 1} rising round(s) from 2 up, 'round=R/T...'; "
+                             f"got {shown(rounds_text)}")
+    if any(not text or text.lower().startswith("switching") for text in specs):
+        raise AgentSpecError(f"agent spec {shown(spec)}: each part is a spec of its own "
+                             f"(not empty, not another switching one)")
+    agents = [make_agent(text, seed, allow_pickle, allow_code) for text in specs]
+    agent = SwitchingAgent(agents, rounds, name=spec)
+    agent.reset(seed)
     return agent
 
 
@@ -464,6 +496,8 @@ def make_agent(spec, seed: int | None = None, allow_pickle: bool = False,
         return DaleAgent()
     if kind == "greedy":
         return _greedy(text, arguments) if separator else GreedyAgent()
+    if kind == "switching" and separator:
+        return _switching(text, arguments, seed, allow_pickle, allow_code)
     if kind in STYLES:
         return _style(text, kind, arguments, seed) if separator else StyleAgent(kind, seed=seed)
     if kind in PPO_KINDS and separator and arguments.startswith(PICKLE_PREFIX):

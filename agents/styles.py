@@ -32,6 +32,10 @@ The styles (`STYLES`):
 - ``reputation``: builds reputation first (R5.3) and counts income for less.
 - ``hoarder``: money first: cash held and income, and little else.
 
+An opponent whose style changes during a game: `SwitchingAgent` (spec
+``switching:A,B,round=R``) plays as A before round R and as B from it on, e.g. greedy that
+turns hoarder; the search must hold against it (agents/value_search.py, the fallback).
+
 Every style but ``goals`` also counts the goal bonuses at a lower weight, so that it keeps
 a sensible private goal and does not throw away bonuses for nothing; greedy counts none.
 Strength against greedy and Dale: docs/agents.md.
@@ -111,3 +115,43 @@ class StyleAgent(Agent):
         return int(style_action(game.state, TILES.table, GOALS.table, TILES.basic_kinds,
                                 self.weights, self._generator.random(), self._mask,
                                 self._actions))
+
+
+class SwitchingAgent(Agent):
+    """Plays as `agents[0]` until the round `switch_rounds[0]` (counted from 1, as the game
+    shows rounds), then as `agents[1]`, and so on: a player whose style changes during a
+    game (module docstring). `reset(seed)` reseeds each agent with its own seed drawn
+    from `seed`, so the same seed gives the same game. Moves of the other seats are shown
+    to every agent that watches them."""
+
+    def __init__(self, agents: list, switch_rounds: list[int], name: str = "switching"):
+        if len(agents) < 2 or len(switch_rounds) != len(agents) - 1:
+            raise ValueError(f"a switching player needs two agents or more and one switch "
+                             f"round fewer, not {len(agents)} and {len(switch_rounds)}")
+        if any(not isinstance(r, int) or r < 2 for r in switch_rounds) \
+                or list(switch_rounds) != sorted(set(switch_rounds)):
+            raise ValueError(f"the switch rounds must be whole numbers from 2 up, rising, "
+                             f"not {switch_rounds!r}")
+        self.agents = list(agents)
+        self.switch_rounds = list(switch_rounds)
+        self.name = name
+
+    def playing(self, game: Game) -> Agent:
+        """The agent that plays the game's current round."""
+        shown_round = game.round + 1
+        return self.agents[sum(shown_round >= r for r in self.switch_rounds)]
+
+    def reset(self, seed: int | None = None) -> None:
+        seeds = np.random.SeedSequence(seed).generate_state(len(self.agents)) \
+            if seed is not None else [None] * len(self.agents)
+        for agent, agent_seed in zip(self.agents, seeds):
+            agent.reset(None if agent_seed is None else int(agent_seed))
+
+    def act(self, game: Game) -> int:
+        return self.playing(game).act(game)
+
+    def observe(self, game: Game, action: int, seat: int) -> None:
+        for agent in self.agents:
+            observe = getattr(agent, "observe", None)
+            if callable(observe) and getattr(observe, "__func__", None) is not Agent.observe:
+                observe(game, action, seat)

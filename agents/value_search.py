@@ -26,17 +26,33 @@ The agent plays the candidate with the best mean value over the redraws plus
 `prior_weight` times the log of its policy probability. The redraws come from the
 agent's own generator, reseeded by `reset(seed)`.
 
-Opponent inference ("inferred"). Shown another seat's turn (`observe`, called by the
+Opponent inference ("inferred"). Shown another seat's move (`observe`, called by the
 tournament runner), the agent redraws what it cannot see, from a second generator of its
-own, and asks which of greedy and the model, playing that seat, would have made the move
-seen. Where they differ, the seat's log odds of being greedy move by the log of the
-likelihood ratio, each kind taken to play its own choice with probability
-1 - GUESS_ERROR. The greedy share of a seat is the odds' probability; the greedy player
-takes round(share x redraws) of them (half rounded down), odd redraws first, so that
-before any evidence it plays as "mixed". The goal choice (R3.6) is never used: it is
-hidden. The tournament runner, the recording of demonstrations and the web page show
-the moves; where nothing does (the terminal game, the OpenSpiel and Gym wrappers'
-opponents, a bare `act`), it stays "mixed".
+own, and asks what greedy and the model, playing that seat on that redraw, would have
+chosen. Three explanations of the seat compete: greedy and the model, each taken to play
+its own choice with probability 1 - GUESS_ERROR (the rest spread evenly over the other
+legal moves), and "unexplained", every legal move equally likely. Each keeps a
+log-likelihood of the seat's moves in which older moves fade by FORGETTING per move of
+that seat (a memory of about five moves), so that a seat whose style changes during a
+game is judged on how it plays now. The greedy share of a seat is the logistic of
+greedy's log-likelihood minus the model's; the greedy player takes round(share x
+redraws) of them (half rounded down), odd redraws first, so that before any evidence it
+plays as "mixed".
+
+The fallback. When neither greedy nor the model explains a seat's recent moves better
+than chance (the "unexplained" log-likelihood is the highest: a seat that plays like
+neither, as Dale's procedure or a player that changed its style), a confident wrong
+model of that seat would make every trial misjudge the candidates, and the search could
+then play worse than its policy alone, which is the yardstick it must not fall below.
+So such a seat is played in every redraw by the safe model, moves sampled from the
+policy's own distribution from that seat's view (broad where the model is unsure, never
+one confident guess), and while any seat is unexplained the agent leaves its policy's
+first choice only for a candidate whose value is higher on the same redraws by more
+than SAFETY_Z standard errors of the paired difference. The evidence is public: the
+move, and the position as this seat sees it, what it cannot see redrawn (R10.2); the
+goal choice is never used, it is hidden (R3.6). The tournament runner, the recording of
+demonstrations and the web page show the moves; where nothing does (the terminal game,
+the OpenSpiel and Gym wrappers' opponents, a bare `act`), it stays "mixed".
 """
 
 from __future__ import annotations
@@ -78,6 +94,13 @@ ROLLOUT_OPPONENTS = (INFERRED_OPPONENT, MODEL_OPPONENT, "greedy", "dale", "rando
 """Who may play the other seats inside the trials, the default first (a spec's O)."""
 GUESS_ERROR = 0.25
 """How often a greedy or model player is taken to make a move other than its own choice."""
+FORGETTING = 0.8
+"""Weight of a seat's earlier evidence at each new move of that seat (module docstring)."""
+SAFETY_Z = 1.0
+"""With an unexplained seat, how many standard errors of the paired difference over the
+redraws a candidate must beat the policy's first choice by (module docstring)."""
+GREEDY, MODEL, UNEXPLAINED = range(3)
+"""Columns of `ValueSearchAgent.log_evidence`: the explanations of a seat's moves."""
 
 
 def _rollout_agent(name: str, seed: int | None) -> Agent:
@@ -180,7 +203,11 @@ class ValueSearchAgent(Agent):
         self._gamma = float(self.policy_agent.model.gamma)
         self._generator = np.random.default_rng(seed)
         self._observing_generator = np.random.default_rng(_observing_seed(seed))
+        self.log_evidence = np.zeros((c.MAX_PLAYERS, 3))
         self.greedy_log_odds = np.zeros(c.MAX_PLAYERS)
+        self.unexplained_log_odds = np.zeros(c.MAX_PLAYERS)
+        self.fallbacks = 0
+        self._by_safe_model = np.zeros(c.MAX_PLAYERS, dtype=bool)
         rows = self.candidates * self.samples
         self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
         self._trial_states = np.zeros((rows, s.STATE_SIZE), dtype=np.int32)
@@ -196,7 +223,10 @@ class ValueSearchAgent(Agent):
         if seed is not None:
             self._generator = np.random.default_rng(seed)
             self._observing_generator = np.random.default_rng(_observing_seed(seed))
+        self.log_evidence[:] = 0.0
         self.greedy_log_odds[:] = 0.0
+        self.unexplained_log_odds[:] = 0.0
+        self.fallbacks = 0
         if isinstance(self.opponent, Agent):
             self.opponent.reset(seed)
 
@@ -221,14 +251,22 @@ class ValueSearchAgent(Agent):
         encode_observation(view.state, TILES.table, mover, self._observation)
         model_choice = int(np.argmax(self.policy_agent.action_probabilities(
             self._model_input(self._observation, mask), mask)))
-        if greedy_choice == model_choice:
-            return
 
         def likelihood(choice: int) -> float:
             return 1.0 - GUESS_ERROR if action == choice else GUESS_ERROR / (legal - 1)
 
-        self.greedy_log_odds[mover] += np.log(likelihood(greedy_choice) /
-                                              likelihood(model_choice))
+        evidence = self.log_evidence[mover]
+        evidence *= FORGETTING
+        evidence += np.log([likelihood(greedy_choice), likelihood(model_choice), 1.0 / legal])
+        self.greedy_log_odds[mover] = evidence[GREEDY] - evidence[MODEL]
+        self.unexplained_log_odds[mover] = evidence[UNEXPLAINED] - evidence[:UNEXPLAINED].max()
+
+    def unexplained_seats(self) -> np.ndarray:
+        """bool[MAX_PLAYERS]: the seats neither greedy nor the model explains ("inferred",
+        module docstring), which the safe model plays."""
+        if not self.inferred:
+            return np.zeros(c.MAX_PLAYERS, dtype=bool)
+        return self.unexplained_log_odds > 0.0
 
     def opponent_shares(self) -> np.ndarray:
         """Per seat, the share of the redraws the opponent agent (greedy for "mixed" and
@@ -258,12 +296,22 @@ class ValueSearchAgent(Agent):
             return int(legal[0])
         order = legal[np.argsort(-probabilities[legal], kind="stable")]
         candidates = order[:self.candidates].astype(np.int32)
-        values = self.candidate_values(state, candidates)
-        scores = values + self.prior_weight * np.log(probabilities[candidates])
-        return int(candidates[int(np.argmax(scores))])
+        table = self.candidate_value_table(state, candidates)
+        scores = table.mean(axis=0) + self.prior_weight * np.log(probabilities[candidates])
+        best = int(np.argmax(scores))
+        others = np.arange(c.MAX_PLAYERS) != game.current_player
+        if best != 0 and (self.unexplained_seats() & others).any() \
+                and not _clearly_better(table[:, best] - table[:, 0]):
+            self.fallbacks += 1
+            best = 0
+        return int(candidates[best])
 
     def candidate_values(self, state: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """Mean value of each candidate action over the redraws (module docstring)."""
+        return self.candidate_value_table(state, candidates).mean(axis=0)
+
+    def candidate_value_table(self, state: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """float[samples, candidates]: the value of each candidate on each redraw."""
         rows = candidates.size * self.samples
         player = int(state[s.CURRENT_PLAYER])
         start_trials(state, TILES.table, GOALS.table, TILES.basic_kinds, candidates,
@@ -271,6 +319,8 @@ class ValueSearchAgent(Agent):
         running = self._running[:rows]
         # trial row = redraw x candidates + candidate
         self._by_opponent[:rows] = np.repeat(self._opponent_redraws(), candidates.size, axis=0)
+        self._by_safe_model = self.unexplained_seats()
+        self._by_safe_model[player] = False
         self._write_trial_outputs(rows)
         if self.evaluation == "critic":
             self._play_trials(rows, player, until_player=True)
@@ -282,7 +332,7 @@ class ValueSearchAgent(Agent):
             final_rewards(self._trial_states, rows, player, self._reward_scheme, self._rewards)
             final_rewards(self._trial_states, rows, player, REWARD_MARGIN, self._margins)
             values = self._rewards[:rows] + self.margin_weight * self._margins[:rows]
-        return values.reshape(self.samples, candidates.size).mean(axis=0)
+        return values.reshape(self.samples, candidates.size)
 
     def _play_trials(self, rows: int, player: int, until_player: bool) -> None:
         """Move the trials on until every one is over, or (`until_player`) waits on
@@ -306,14 +356,18 @@ class ValueSearchAgent(Agent):
         for the other seats in the trials it plays."""
         by_model = moving.copy()
         actions = np.zeros(rows, dtype=np.int32)
+        seats = np.maximum(self._seats[:rows], 0)
+        by_safe = moving & (self._seats[:rows] >= 0) & self._by_safe_model[seats]
         if isinstance(self.opponent, Agent):
-            seats = np.maximum(self._seats[:rows], 0)
-            others = (moving & (self._seats[:rows] != player)
+            others = (moving & ~by_safe & (self._seats[:rows] != player)
                       & self._by_opponent[np.arange(rows), seats])
             for row in np.flatnonzero(others):
                 view = Game.view(self._config, self._trial_states[row])
                 actions[row] = view.action_number(self.opponent.act(view))
                 by_model[row] = False
+        if by_safe.any():
+            actions[by_safe] = self._policy_actions(by_safe, sample=True)
+            by_model &= ~by_safe
         if by_model.any():
             actions[by_model] = self._policy_actions(by_model)
         return actions
@@ -333,9 +387,10 @@ class ValueSearchAgent(Agent):
         with torch.no_grad():
             return policy.predict_values(tensor).reshape(-1).cpu().numpy().astype(np.float64)
 
-    def _policy_actions(self, which: np.ndarray) -> np.ndarray:
+    def _policy_actions(self, which: np.ndarray, sample: bool = False) -> np.ndarray:
         """The model's most probable legal action in each trial `which` marks (it covers
-        the first rows)."""
+        the first rows), or (`sample`) one drawn from its distribution by the agent's
+        generator: the safe model of an unexplained seat."""
         import torch
         policy = self.policy_agent.model.policy
         rows = which.size
@@ -344,7 +399,15 @@ class ValueSearchAgent(Agent):
                                                            masks))
         with torch.no_grad():
             distribution = policy.get_distribution(tensor, action_masks=masks)
-            return distribution.mode().cpu().numpy()
+            if not sample:
+                return distribution.mode().cpu().numpy()
+            probabilities = distribution.distribution.probs.cpu().numpy().astype(np.float64)
+        probabilities[~masks] = 0.0
+        cumulative = np.cumsum(probabilities, axis=1)
+        draws = self._generator.random(len(cumulative)) * cumulative[:, -1]
+        chosen = (cumulative <= draws[:, None]).sum(axis=1)  # the first sum above the draw
+        last_legal = masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+        return np.minimum(chosen, last_legal)
 
     def __repr__(self) -> str:
         return (f"ValueSearchAgent(path={str(self.path)!r}, candidates={self.candidates}, "
@@ -358,6 +421,16 @@ class ValueSearchAgent(Agent):
         if self.splits_redraws:
             return INFERRED_OPPONENT if self.inferred else MIXED_OPPONENT
         return getattr(self.opponent, "name", self.opponent)
+
+
+def _clearly_better(differences: np.ndarray) -> bool:
+    """Whether paired differences over the redraws put a candidate ahead of the policy's
+    first choice by more than SAFETY_Z standard errors (module docstring)."""
+    mean = float(differences.mean())
+    if differences.size < 2:
+        return mean > 0.0
+    error = float(differences.std(ddof=1)) / np.sqrt(differences.size)
+    return mean > SAFETY_Z * error and mean > 0.0
 
 
 def _observing_seed(seed: int | None) -> list[int] | None:

@@ -13,7 +13,8 @@ each search row is paired game by game with the policy: "search - policy" is the
 the model's win (a shared win counts 1/winners, R8.3) in the search's game minus its win in
 the policy's, with a 95% normal interval. Win rates carry 95% Wilson intervals.
 
-Prints one table, then writes yardsticks.json (settings, commit, every row, every game's
+Prints one table, then writes (and after each table, so that a stopped run keeps its
+rows) yardsticks.json (settings, commit, every row, every game's
 wins of the model) and yardsticks.csv (the rows) to --output-dir. The seeds from
 20,000,000 were used by nothing before (models/README.md, docs/agents.md and the
 benchmarks used seeds below 10,000,000): none of them tuned a model, a style or the search.
@@ -185,6 +186,8 @@ def main(argv=None) -> list[dict]:
     arguments = parse(argv)
     every = tables()
     chosen = arguments.tables or list(every)
+    settings = {key: value for key, value in vars(arguments).items()}
+    settings["tables"] = chosen
     rows = []
     for name in chosen:
         players, opponents = every[name]
@@ -205,8 +208,7 @@ def main(argv=None) -> list[dict]:
             rows.append(search)
             print(f"{name}: search {search['win_rate']:.3f} over {search['games']} games "
                   f"({search['seconds']} s)", file=sys.stderr, flush=True)
-    settings = {key: value for key, value in vars(arguments).items()}
-    settings["tables"] = chosen
+        write_outputs(rows, settings, Path(arguments.output_dir))  # a stopped run keeps its rows
     print(format_table(rows))
     write_outputs(rows, settings, Path(arguments.output_dir))
     print(f"wrote {Path(arguments.output_dir) / 'yardsticks.json'} and yardsticks.csv")

@@ -206,3 +206,67 @@ def test_the_reputation_player_invests_in_its_park_where_greedy_makes_a_lake():
     game = Game(2, "standard", seed=1, random_private_goals=True)
     assert game.action_to_text(StyleAgent("reputation", seed=0).act(game)) == "invest 0,1"
     assert game.action_to_text(GreedyAgent().act(game)).startswith("lake ")
+
+
+def test_the_switching_player_switches_at_the_stated_round():
+    """`switching:greedy,hoarder,round=6` plays greedy's choice before round 6 and the
+    hoarder's from round 6 on (the hoarder seeded with the second seed drawn from the
+    agent's), some of those differ from greedy's; the same seed gives the same game."""
+    from agents.styles import SwitchingAgent
+    from agents.table import Table
+
+    spec = "switching:greedy,hoarder,round=6"
+    switching = make_agent(spec, seed=5)
+    assert isinstance(switching, SwitchingAgent) and switching.switch_rounds == [6]
+    greedy, hoarder = GreedyAgent(), StyleAgent("hoarder")
+    switching.reset(21)
+    hoarder.reset(int(np.random.SeedSequence(21).generate_state(2)[1]))
+    game = Game(2, "standard", seed=21)
+    other = GreedyAgent()
+    before = after = differing = 0
+    while not game.is_over:
+        if game.current_player == 1:
+            game.apply(other.act(game))
+            continue
+        action = switching.act(game)
+        greedy_choice = greedy.act(game)
+        if game.round + 1 < 6:
+            assert action == greedy_choice
+            before += 1
+        else:
+            assert action == hoarder.act(game)
+            after += 1
+            differing += action != greedy_choice
+        game.apply(action)
+    assert before >= 5 and after >= 5 and differing >= 2
+
+    histories = []
+    for _ in range(2):
+        game = Game(2, "standard", seed=33)
+        table = Table({0: make_agent(spec), 1: make_agent("lakes")})
+        table.reseed(33)
+        table.play_out(game)
+        histories.append(list(game.history))
+    assert histories[0] == histories[1]
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("switching:greedy,hoarder", "rounds they start from"),
+    ("switching:greedy,hoarder,round=1", "rising round"),
+    ("switching:greedy,goals,hoarder,round=6", "2 rising round"),
+    ("switching:greedy,goals,hoarder,round=6/4", "rising round"),
+    ("switching:greedy,hoarder,round=six", "whole numbers"),
+    ("switching:greedy,switching:goals,round=3", "another switching"),
+])
+def test_bad_switching_specs_name_the_problem(spec, message):
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec)
+
+
+def test_a_tournament_seats_the_switching_player():
+    from agents.tournament import run_tournament
+    result = run_tournament(["switching:greedy,lakes,round=4", "greedy"], mode="standard",
+                            games=2, workers=1, progress=False)
+    assert len(result.rows) == 4 and sum(row["win"] for row in result.rows) == 2.0
+    assert {row["agent"] for row in result.rows} == {"switching:greedy,lakes,round=4",
+                                                     "greedy"}

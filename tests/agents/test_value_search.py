@@ -307,12 +307,14 @@ def test_the_evidence_of_a_move_uses_only_what_the_observer_sees():
     agent = ValueSearchAgent(BASELINE, candidates=2, samples=2, opponent="inferred")
     moved = 0
     for action in game.legal_actions():
-        odds = []
+        odds, evidence = [], []
         for position in (game, other):
             agent.reset(5)
             agent.observe(position, int(action), 0)
             odds.append(agent.greedy_log_odds[1])
+            evidence.append(agent.log_evidence.copy())
         assert odds[0] == odds[1]
+        assert np.array_equal(evidence[0], evidence[1])  # the fallback's evidence too
         moved += odds[0] != 0.0
     assert moved >= 2
 
@@ -434,3 +436,113 @@ def test_bad_settings_are_refused():
                                           "inferred, model, greedy, dale, random, mixed"):
         ValueSearchAgent(BASELINE, opponent="foo")
     assert ValueSearchAgent(BASELINE, opponent="Model").opponent_name == "model"
+
+
+def _watched_game(opponent, seed, observer=0, until=None):
+    """A 2-player game: seat 0 the baseline policy, seat 1 `opponent` (an Agent), every
+    move of seat 1 shown to an "inferred" search agent at seat 0. Returns the agent and,
+    after each of seat 1's moves, (round counted from 1, unexplained?, greedy share)."""
+    agent = ValueSearchAgent(BASELINE, candidates=2, samples=2, opponent="inferred")
+    agent.reset(seed)
+    opponent.reset(seed)
+    policy = PPOAgent(BASELINE)
+    game = Game(2, "standard", "2nd", seed)
+    seen = []
+    while not game.is_over and (until is None or game.round + 1 < until):
+        mover = game.current_player
+        action = game.action_number((policy if mover == observer else opponent).act(game))
+        if mover != observer:
+            agent.observe(game, action, observer)
+            seen.append((game.round + 1, bool(agent.unexplained_seats()[mover]),
+                         float(agent.opponent_shares()[mover])))
+        game.apply(action)
+    return agent, seen
+
+
+def test_a_greedy_seat_keeps_the_greedy_model():
+    """Every move of a greedy seat is greedy's choice: after its first turns the seat is
+    greedy in every redraw and never handed to the safe model."""
+    agent, seen = _watched_game(GreedyAgent(), seed=12)
+    later = [entry for entry in seen if entry[0] >= 3]
+    assert later and not any(unexplained for _, unexplained, _ in seen)
+    assert all(share > 0.99 for _, _, share in later)
+    assert agent._opponent_redraws()[:, 1].all()
+
+
+def test_a_seat_nothing_explains_falls_back_to_the_safe_model():
+    """A seat that plays greedy to round 5 and then Dale's procedure (R9.2, seated as a
+    player), whose moves neither greedy nor the model predicts: it is explained as greedy
+    before the switch and unexplained within a few of its moves after it, for the rest of
+    the game; the trials then play it by the policy's sampled distribution, values that
+    are neither those of the greedy model nor those of the model's first choices."""
+    switching = make_agent("switching:greedy,dale,round=5", seed=4)
+    agent, seen = _watched_game(switching, seed=13)
+    before = [unexplained for round_, unexplained, _ in seen if 2 <= round_ < 5]
+    after = [unexplained for round_, unexplained, _ in seen if round_ >= 5]
+    assert before and not any(before)
+    first = after.index(True)
+    assert first <= 8 and all(after[first + 2:])
+
+    game = _standard_position(2, 14, 9)
+    assert game.current_player == 0
+    candidates = np.flatnonzero(game.legal_action_mask())[:3].astype(np.int32)
+
+    def values(opponent, unexplained):
+        searcher = ValueSearchAgent(BASELINE, candidates=3, samples=2, opponent=opponent)
+        searcher.act(game)  # takes the game's configuration
+        searcher.reset(9)
+        searcher.unexplained_log_odds[1] = unexplained
+        table = searcher.candidate_value_table(game.state, candidates)
+        return table, searcher._by_safe_model.copy()
+
+    safe, marked = values("inferred", 3.0)
+    assert marked.tolist() == [False, True, False, False]
+    explained, marked = values("inferred", -3.0)
+    assert not marked.any()
+    assert not np.array_equal(safe, explained)
+    assert not np.array_equal(safe, values("model", 0.0)[0])
+    assert not np.array_equal(safe, values("greedy", 0.0)[0])
+    # the safe model is used only by "inferred"
+    assert not values("mixed", 3.0)[1].any()
+
+
+def test_with_an_unexplained_seat_the_search_leaves_its_policy_only_when_clearly_better():
+    """While a seat is unexplained, every choice is the policy's first one or a candidate
+    ahead of it on the same redraws by more than SAFETY_Z standard errors; with no such
+    seat the same positions give the plain best mean."""
+    from agents.value_search import SAFETY_Z
+    policy = PPOAgent(BASELINE)
+    kept = left = 0
+    for seed in range(3):
+        game = _standard_position(2, 70 + seed, 4 + 2 * seed)
+        for _ in range(4):
+            if game.current_player != 0 or int(game.legal_action_mask().sum()) < 2:
+                game.apply(policy.act(game))
+                continue
+            agent = ValueSearchAgent(BASELINE, candidates=4, samples=4, opponent="inferred")
+            agent.act(game)
+            mask = game.legal_action_mask()
+            observation = _observation(game)
+            probabilities = policy.action_probabilities(observation, mask)
+            legal = np.flatnonzero(mask)
+            candidates = legal[np.argsort(-probabilities[legal], kind="stable")][:4]
+            agent.reset(seed)
+            agent.unexplained_log_odds[1] = 1.0
+            table = agent.candidate_value_table(game.state, candidates.astype(np.int32))
+            best = int(np.argmax(table.mean(axis=0)))
+            difference = table[:, best] - table[:, 0]
+            clear = difference.mean() > SAFETY_Z * difference.std(ddof=1) / 2 \
+                and difference.mean() > 0
+            agent.reset(seed)
+            agent.unexplained_log_odds[1] = 1.0
+            chosen = agent.act(game)
+            expected = candidates[best] if (best == 0 or clear) else candidates[0]
+            assert chosen == expected
+            kept += best != 0 and not clear
+            left += best != 0 and clear
+            agent.reset(seed)  # no unexplained seat: the best mean, whatever the policy's
+            plain = agent.candidate_values(game.state, candidates.astype(np.int32))
+            agent.reset(seed)
+            assert agent.act(game) == candidates[int(np.argmax(plain))]
+            game.apply(policy.act(game))
+    assert kept >= 1

@@ -17,7 +17,9 @@ population minus the best other seat's (R8.3; Dale's in his game). States (not
 observations) are stored: an observation is 8714 floats, a state 2220 ints, and encoding
 one takes microseconds. Pretraining fits the policy's masked action distribution to the
 chosen actions (cross-entropy) and its value head to the final margin / 100, the scale
-of the "margin" reward.
+of the "margin" reward: `pretrain` for the stable-baselines3 policy, `fit_network` for
+the fast learner's network (agents/networks.py), which reads demonstrations encoded once
+(`EncodedDemonstrations`) rather than states encoded again every epoch.
 """
 
 from __future__ import annotations
@@ -200,6 +202,115 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int = 5, batch_size: in
                       "agreements": list(agreements), "optimizer": optimiser.state_dict(),
                       "generator": generator.bit_generator.state})
     policy.set_training_mode(False)
+    return losses
+
+
+class EncodedDemonstrations:
+    """Demonstrations encoded once for a fit of the compact network (agents/networks.py):
+    per decision the non-zero entries of its compact observation (feature, value) and its
+    legal actions, both as flat arrays with each row's start; plus the chosen action and
+    the return. About 180 entries a decision instead of 8714 floats and a 2123-wide mask,
+    so an epoch gathers rows instead of encoding states again."""
+
+    def __init__(self, data: dict[str, np.ndarray], chunk: int = 2048, on_rows=None):
+        from agents.networks import compact_inputs
+        states = data["states"]
+        count = len(states)
+        features, weights, feature_counts = [], [], []
+        legal, legal_counts = [], []
+        for start in range(0, count, chunk):
+            observations, masks = _encode_batch(states[start:start + chunk])
+            compact = compact_inputs(torch.from_numpy(observations))
+            rows, columns = compact.nonzero(as_tuple=True)
+            features.append(columns.numpy())
+            weights.append(compact[rows, columns].numpy())
+            feature_counts.append(np.bincount(rows.numpy(), minlength=len(compact)))
+            mask_rows, mask_actions = np.nonzero(masks)
+            legal.append(mask_actions)
+            legal_counts.append(np.bincount(mask_rows, minlength=len(masks)))
+            if on_rows is not None:
+                on_rows(min(start + chunk, count))
+        self.features = np.concatenate(features).astype(np.int64)
+        self.weights = np.concatenate(weights).astype(np.float32)
+        self.feature_starts = _starts(np.concatenate(feature_counts))
+        self.legal = np.concatenate(legal).astype(np.int64)
+        self.legal_starts = _starts(np.concatenate(legal_counts))
+        self.actions = np.asarray(data["actions"], dtype=np.int64)
+        self.returns = np.asarray(data["returns"], dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def batch(self, index: np.ndarray):
+        """(SparseInputs, legal rows, legal actions, chosen actions, returns) of the rows
+        `index`, as tensors."""
+        from agents.networks import SparseInputs
+        positions, feature_counts = _gather(self.feature_starts, index)
+        legal_positions, legal_counts = _gather(self.legal_starts, index)
+        offsets = np.cumsum(feature_counts) - feature_counts
+        inputs = SparseInputs(torch.from_numpy(self.features[positions]),
+                              torch.from_numpy(self.weights[positions]),
+                              torch.from_numpy(offsets), len(index))
+        rows = torch.from_numpy(np.repeat(np.arange(len(index), dtype=np.int64), legal_counts))
+        return (inputs, rows, torch.from_numpy(self.legal[legal_positions]),
+                torch.from_numpy(self.actions[index]), torch.from_numpy(self.returns[index]))
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    starts = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    return starts
+
+
+def _gather(starts: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The flat positions of rows `index` (in that order) and each row's length."""
+    begins, lengths = starts[index], starts[index + 1] - starts[index]
+    first = np.cumsum(lengths) - lengths
+    positions = np.arange(lengths.sum(), dtype=np.int64) - np.repeat(first - begins, lengths)
+    return positions, lengths
+
+
+def fit_network(network, encoded: EncodedDemonstrations, epochs: int = 5,
+                batch_size: int = 1024, learning_rate: float = 1e-3, seed: int = 0,
+                resume: dict | None = None, on_epoch=None, on_batch=None) -> list[float]:
+    """Fit a SparseActorCritic (agents/networks.py) to encoded demonstrations: the masked
+    action distribution to the chosen actions (cross-entropy over the legal actions
+    only, R5) and the value head to the final margin / 100. Checkpoints, `resume`,
+    `on_epoch` and `on_batch` as `pretrain`; returns the mean loss per epoch."""
+    network.train(True)
+    optimiser = torch.optim.Adam(network.parameters(), lr=learning_rate)
+    generator = np.random.default_rng(seed)
+    losses: list[float] = []
+    agreements: list[float] = []
+    if resume is not None:
+        optimiser.load_state_dict(resume["optimizer"])
+        generator.bit_generator.state = resume["generator"]
+        losses, agreements = list(resume["losses"]), list(resume["agreements"])
+    count = len(encoded)
+    for epoch in range(len(losses), epochs):
+        order = generator.permutation(count)
+        total, batches, correct = 0.0, 0, 0
+        for start in range(0, count, batch_size):
+            inputs, rows, legal, chosen, returns = encoded.batch(order[start:start + batch_size])
+            latent_policy, latent_value = network.latents(inputs)
+            distribution = network.legal_pairs_distribution(latent_policy, rows, legal)
+            values = network.values(latent_value)
+            loss = -distribution.log_prob(chosen).mean() + 0.5 * ((values - returns) ** 2).mean()
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            total += loss.item()
+            batches += 1
+            correct += int((distribution.mode() == chosen).sum())
+            if on_batch is not None:
+                on_batch(min(start + batch_size, count))
+        losses.append(total / batches)
+        agreements.append(correct / count)
+        if on_epoch is not None:
+            on_epoch({"epoch": epoch + 1, "losses": list(losses),
+                      "agreements": list(agreements), "optimizer": optimiser.state_dict(),
+                      "generator": generator.bit_generator.state})
+    network.train(False)
     return losses
 
 

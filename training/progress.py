@@ -20,7 +20,10 @@ GREEDY_GAMES_PER_SECOND_PER_WORKER = 25.0
 SEARCH_GAMES_PER_SECOND_PER_WORKER = 1.5
 DECISIONS_PER_GAME = 24
 FIT_DECISION_EPOCHS_PER_SECOND = 2500.0
+FAST_FIT_DECISION_EPOCHS_PER_SECOND = 15000.0
+FAST_FIT_ENCODED_DECISIONS_PER_SECOND = 15000.0
 PPO_STEPS_PER_SECOND = 1000.0
+FAST_PPO_STEPS_PER_SECOND = 4000.0
 DALE_EVALUATION_GAMES_PER_SECOND = 100.0
 GREEDY_EVALUATION_GAMES_PER_SECOND = 15.0
 
@@ -45,10 +48,15 @@ def prior_seconds(stage, recipe=None) -> float:
         games = [recipe.stage(name).games for name in stage.demonstrations
                  if recipe is not None and not name.endswith(".npz")]
         decisions = (sum(games) if games else 10_000) * DECISIONS_PER_GAME
-        seconds = decisions * stage.epochs / FIT_DECISION_EPOCHS_PER_SECOND
+        if stage.learner == "fast":
+            seconds = (decisions / FAST_FIT_ENCODED_DECISIONS_PER_SECOND
+                       + decisions * stage.epochs / FAST_FIT_DECISION_EPOCHS_PER_SECOND)
+        else:
+            seconds = decisions * stage.epochs / FIT_DECISION_EPOCHS_PER_SECOND
     elif stage.kind == "ppo":
         total = stage.settings["total_timesteps"]
-        seconds = total / PPO_STEPS_PER_SECOND
+        seconds = total / (FAST_PPO_STEPS_PER_SECOND if stage.learner == "fast"
+                           else PPO_STEPS_PER_SECOND)
         if stage.eval_every:
             seconds += (total // stage.eval_every) * evaluation_seconds("dale", stage.eval_games)
     else:

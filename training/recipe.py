@@ -7,7 +7,8 @@ order. Each stage is one of four kinds:
   the stage names) against Dale or other agents, recorded as demonstrations
   (training/imitation.py), in chunks of games;
 - ``fit``: the policy fitted to demonstrations (cross-entropy on the chosen actions, the
-  value head on the final margin), epoch by epoch;
+  value head on the final margin), epoch by epoch; its ``learner`` names the network
+  (``sb3``'s policy, the default, or ``fast``'s, fitted in seconds to games encoded once);
 - ``ppo``: PPO (``suburbia train``'s settings, training/config.py) from a model or fresh
   weights, through a pluggable learner (training/ppo_backend.py: "fast", the default,
   or "sb3", the same PPO update for update, tests/training/test_fast_ppo_matches_sb3.py);
@@ -119,7 +120,7 @@ STAGE_FIELDS = {
     "record": {"name", "kind", "when", "demonstrator", "opponents", "games", "chunk_games",
                "workers", "model"},
     "fit": {"name", "kind", "when", "model", "demonstrations", "epochs", "learning_rate",
-            "batch_size", "gate"},
+            "batch_size", "learner", "gate"},
     "ppo": {"name", "kind", "when", "model", "settings", "learner", "checkpoint_every",
             "eval_every", "eval_games", "eval_seed", "gate"},
     "evaluate": {"name", "kind", "when", "model", "against", "players", "games", "seed",
@@ -255,6 +256,7 @@ def _stage(raw, index: int, recipe_name: str, earlier: list[Stage]) -> Stage:
                                           f"{where}: learning_rate", 0, 1, open_low=True)
         values["batch_size"] = _whole(raw.get("batch_size", 256), f"{where}: batch_size",
                                       1, 10**6)
+        values["learner"] = _learner(raw, where, default="sb3")
     elif kind == "ppo":
         settings = raw.get("settings", {})
         if not isinstance(settings, dict):
@@ -268,11 +270,7 @@ def _stage(raw, index: int, recipe_name: str, earlier: list[Stage]) -> Stage:
         if "total_timesteps" not in settings or settings["total_timesteps"] < 1:
             raise RecipeError(f"{where}: settings: total_timesteps (at least 1) is required")
         values["settings"] = dict(settings)
-        values["learner"] = _text(raw.get("learner", "fast"), f"{where}: learner")
-        from .ppo_backend import LEARNERS
-        if values["learner"] not in LEARNERS:
-            raise RecipeError(f"{where}: unknown learner {values['learner']!r}; the learners "
-                              f"are: {', '.join(sorted(LEARNERS))}")
+        values["learner"] = _learner(raw, where, default="fast")
         values["checkpoint_every"] = _whole(raw.get("checkpoint_every", 65_536),
                                             f"{where}: checkpoint_every", 1, 10**12)
         values["eval_every"] = _whole(raw.get("eval_every", 0), f"{where}: eval_every",
@@ -298,6 +296,17 @@ def _stage(raw, index: int, recipe_name: str, earlier: list[Stage]) -> Stage:
                                   f"stage's retry may change {', '.join(sorted(changeable))}")
         _stage(merged_stage(raw, stage.gate.retry), index, recipe_name, earlier)
     return stage
+
+
+def _learner(raw: dict, where: str, default: str) -> str:
+    """A fit or ppo stage's learner (training/ppo_backend.py LEARNERS): whose network it
+    trains (a fit's default stays sb3, the network the released recipes' fits make)."""
+    learner = _text(raw.get("learner", default), f"{where}: learner")
+    from .ppo_backend import LEARNERS
+    if learner not in LEARNERS:
+        raise RecipeError(f"{where}: unknown learner {learner!r}; the learners are: "
+                          f"{', '.join(sorted(LEARNERS))}")
+    return learner
 
 
 def merged_stage(raw: dict, overrides: dict) -> dict:

@@ -26,6 +26,7 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -65,7 +66,7 @@ def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
             info.compress_type = zipfile.ZIP_DEFLATED
             buffer = io.BytesIO()
             np.lib.format.write_array(buffer, np.ascontiguousarray(array), allow_pickle=False)
-            archive.writestr(info, buffer.getvalue())
+            archive.writestr(info, buffer.getvalue(), compresslevel=1)  # 3x faster than 6
     replace_atomically(temporary, path)
 
 
@@ -230,6 +231,7 @@ class RecipeRun:
                  parallel_stages=self.workers.where)
         previous = self.start_model()
         try:
+            self.warm_up()
             for stage in self.recipe.stages:
                 previous = self.run_stage(stage, previous)
         except RecipeStopped as stop:
@@ -244,6 +246,32 @@ class RecipeRun:
             self.progress.close()
         self.finish(previous)
         return 0
+
+    def warm_up(self) -> None:
+        """The numba kernels compiled (a fresh installation: minutes, once) or loaded,
+        with progress, before the first stage (training/warm_up.py)."""
+        from .warm_up import COLD_COMPILE_SECONDS, PARTS, cached_kernel_files, warm_up
+        cold = cached_kernel_files() == 0
+        estimate = COLD_COMPILE_SECONDS if cold else 5.0
+        later = sum(prior_seconds(stage, self.recipe) for stage in self.recipe.stages
+                    if self.applies(stage)
+                    and self.state.data["stages"].get(stage.name, {}).get("status") != "done")
+        if cold:
+            self.progress.message(f"[{self.recipe.name}] compiling the game's kernels (numba): "
+                                  f"once per installation, about {duration(estimate)} on 2 "
+                                  f"cores; later runs load them in seconds")
+        self.progress.stage(f"{self.recipe.name} kernels", "parts", len(PARTS), 0, estimate,
+                            later)
+
+        def on_part(done: int) -> None:
+            self.progress.update(done, note="" if done == len(PARTS) else
+                                 f"{'compiling' if cold else 'loading'} {PARTS[done]}")
+
+        on_part(0)
+        seconds = warm_up(on_part)
+        self.log("kernels_ready", seconds=round(seconds, 1), compiled=cold)
+        self.progress.message(f"[{self.recipe.name} kernels] "
+                              f"{'compiled' if cold else 'loaded'} in {duration(seconds)}")
 
     def later_seconds(self, stage: Stage) -> float:
         """The rough time of the stages after `stage`, scaled by how the stages run so far
@@ -470,7 +498,11 @@ class RecipeRun:
 
     def fit(self, stage: Stage, record: dict, model_in: Path | None, folder: Path) -> Path:
         """`suburbia train --demonstrations ... --total-timesteps 0` epoch by epoch, the
-        weights, optimizer and shuffling saved after each epoch (fit-checkpoint.pt)."""
+        weights, optimizer and shuffling saved after each epoch (fit-checkpoint.pt); with
+        learner fast, the fast learner's network fitted to the demonstrations encoded
+        once (training/imitation.py fit_network)."""
+        if stage.learner == "fast":
+            return self.fit_fast(stage, record, model_in, folder)
         import torch
         from agents.model_format import save_model_safely
         from .imitation import load_demonstrations, pretrain
@@ -526,6 +558,73 @@ class RecipeRun:
                                                    "fit": {"epochs": stage.epochs,
                                                            "learning_rate": stage.learning_rate,
                                                            "decisions": rows}})
+        record["outputs"] = self.hashed([output])
+        return output
+
+    def fit_fast(self, stage: Stage, record: dict, model_in: Path | None,
+                 folder: Path) -> Path:
+        """The fit of the fast learner's network (agents/networks.py), checkpointed after
+        each epoch as the sb3 fit is."""
+        import torch
+        from agents.model_format import save_safe_model
+        from agents.networks import SparseActorCritic, SparsePolicy
+        from .config import TrainingConfig
+        from .fast_ppo import load_initial_network
+        from .imitation import EncodedDemonstrations, fit_network, load_demonstrations
+        torch.set_num_threads(self.recipe.torch_threads)
+        config = self.training_config(stage, folder, mode="dale", num_envs=1,
+                                      total_timesteps=0)
+        network = SparseActorCritic(config.features_dim, tuple(config.net_arch))
+        network.initialize(torch.Generator().manual_seed(config.seed))
+        if model_in is not None:  # it reads the learner's network only
+            load_initial_network(SimpleNamespace(network=network), model_in)
+        data = load_demonstrations(",".join(str(p) for p in self.demonstration_files(stage)))
+        rows = len(data["actions"])
+        record["decisions"] = rows
+        checkpoint_path = folder / "fit-checkpoint.pt"
+        resume = None
+        if record.get("checkpoint_sha256") and \
+                sha256_of(checkpoint_path) == record["checkpoint_sha256"]:
+            saved = torch.load(checkpoint_path, weights_only=True)
+            network.load_state_dict(saved["network"])
+            resume = {key: saved[key] for key in ("epoch", "losses", "agreements",
+                                                  "optimizer")}
+            resume["generator"] = json.loads(saved["generator"])
+            record["resumed_from"] = f"epoch {resume['epoch']} of {stage.epochs}"
+            self.log("stage_resumed", stage=stage.name, epochs_done=resume["epoch"])
+        record["epochs_done"] = resume["epoch"] if resume else 0
+        self.progress.update(record["epochs_done"], note=f"encoding {rows:,} decisions")
+        encoded = EncodedDemonstrations(data, on_rows=lambda done: self.progress.update(
+            record["epochs_done"], note=f"encoding decisions {done:,}/{rows:,}"))
+        self.progress.update(record["epochs_done"], note="")
+
+        def on_epoch(checkpoint: dict) -> None:
+            temporary = folder / ".fit-checkpoint.tmp.pt"
+            torch.save({"network": network.state_dict(), "epoch": checkpoint["epoch"],
+                        "losses": checkpoint["losses"], "agreements": checkpoint["agreements"],
+                        "optimizer": checkpoint["optimizer"],
+                        "generator": json.dumps(checkpoint["generator"])}, temporary)
+            replace_atomically(temporary, checkpoint_path)
+            record.update(checkpoint_sha256=sha256_of(checkpoint_path),
+                          epochs_done=checkpoint["epoch"], losses=checkpoint["losses"],
+                          agreements=checkpoint["agreements"])
+            self.tick()
+            self.save()
+            self.log("epoch_done", stage=stage.name, epoch=checkpoint["epoch"],
+                     loss=checkpoint["losses"][-1], agreement=checkpoint["agreements"][-1])
+            self.progress.update(checkpoint["epoch"], note=f"agreement with the "
+                                 f"demonstrations {checkpoint['agreements'][-1]:.3f}")
+
+        def on_batch(done_rows: int) -> None:
+            self.progress.update(record["epochs_done"] + done_rows / rows)
+
+        fit_network(network, encoded, stage.epochs, stage.batch_size, stage.learning_rate,
+                    seed=config.seed, resume=resume, on_epoch=on_epoch, on_batch=on_batch)
+        output = folder / "model.safetensors"
+        save_safe_model(SparsePolicy(network), output, TrainingConfig().gamma, "current",
+                        {**self.provenance(stage, record), "learner": "fast",
+                         "fit": {"epochs": stage.epochs, "learning_rate": stage.learning_rate,
+                                 "batch_size": stage.batch_size, "decisions": rows}})
         record["outputs"] = self.hashed([output])
         return output
 
@@ -697,6 +796,12 @@ def stage_commands(stage: Stage, run: RecipeRun, model_in: Path | None,
                 f"{opponents} --workers {stage.workers}",
                 f"# the same games, recorded in chunks of {stage.chunk_games} (seeds "
                 f"{first}..{first + stage.games - 1})"]
+    if stage.kind == "fit" and stage.learner == "fast":
+        files = ",".join(str(path) for path in _demonstration_paths(stage, run))
+        return [f"# the fast learner's network ({', '.join(network) or 'default sizes'}"
+                f"{', from ' + model if model else ''}) fitted to {files}: "
+                f"training.imitation.fit_network, {stage.epochs} epochs, minibatches of "
+                f"{stage.batch_size}, learning rate {stage.learning_rate:g}, seed {seed}"]
     if stage.kind == "fit":
         files = ",".join(str(path) for path in _demonstration_paths(stage, run))
         lines = [" ".join(["suburbia train", *([f"--init-model {model}"] if model else []),
@@ -749,7 +854,8 @@ def plan(recipe: Recipe, seed: int, start: str) -> list[str]:
         total += seconds
         detail = {"record": lambda: f"{stage.games} games of {stage.demonstrator} from seed "
                                     f"{record_first_seed(seed, stage.index)}",
-                  "fit": lambda: f"{stage.epochs} epochs on {', '.join(stage.demonstrations)}",
+                  "fit": lambda: f"{stage.epochs} epochs on {', '.join(stage.demonstrations)}"
+                                 f" ({stage.learner})",
                   "ppo": lambda: f"{stage.settings['total_timesteps']:,} steps "
                                  f"({stage.learner})",
                   "evaluate": lambda: f"{stage.gate.games} games against {stage.gate.against}"

@@ -331,10 +331,10 @@ def test_a_python_that_allows_installs_is_used_directly_as_on_ci(stub_machine):
     base = tmp_path / "bin" / "python"
     assert not (tmp_path / "venv").exists()
     assert [line for line in calls(tmp_path) if " -m " in line] == [
-        f"{base} -m pip install --quiet --disable-pip-version-check -e .[train,bench]",
-        f"{base} -m suburbia_env.apps.cli train --config training/configs/quickstart.json",
-        f"{base} -m suburbia_env.apps.cli match --agents ppo:runs/quickstart/model.safetensors "
-        f"greedy random --mode dale --games 200 --output-dir runs/quickstart/evaluation"]
+        f"{base} -m pip install --disable-pip-version-check -e .[train,bench]",
+        f"{base} -m suburbia_env.apps.cli train --recipe quickstart --run-dir runs/quickstart"]
+    assert completed.stdout.startswith("[quickstart install] pip install -e .[train,bench]")
+    assert "[quickstart install] done in " in completed.stdout
 
 
 def test_an_active_virtual_environment_is_used_as_it_is(stub_machine):

@@ -191,3 +191,73 @@ def test_pretraining_fits_the_policy_to_the_demonstrated_actions():
     assert losses[-1] < 0.5 * losses[0]
     after = agreement()
     assert after > before + 0.3, (before, after)
+
+
+def _greedy_data(first_seed: int, games: int) -> dict[str, np.ndarray]:
+    states, actions, returns, _ = _play_demonstrations((first_seed, games, "2nd", "greedy", ()))
+    return {"states": states, "actions": actions, "returns": returns}
+
+
+def test_encoded_demonstrations_give_the_rows_the_observations_give():
+    """A batch gathered from the encoding done once is the batch the network would read
+    from the observations and masks encoded afresh, rows in the order asked."""
+    from agents.networks import SparseInputs
+    from training.imitation import EncodedDemonstrations
+    data = _greedy_data(31, 2)
+    encoded = EncodedDemonstrations(data, chunk=7)  # several chunks, a short last one
+    assert len(encoded) == len(data["actions"])
+    index = np.array([5, 0, len(encoded) - 1, 12, 5])
+    inputs, rows, legal, chosen, returns = encoded.batch(index)
+    observations, masks = _encode_batch(data["states"][index])
+    fresh = SparseInputs.from_observations(torch.from_numpy(observations))
+    assert torch.equal(inputs.features, fresh.features)
+    assert torch.equal(inputs.weights, fresh.weights)
+    assert torch.equal(inputs.offsets, fresh.offsets) and inputs.rows == 5
+    mask_rows, mask_actions = np.nonzero(masks)
+    assert np.array_equal(rows.numpy(), mask_rows)
+    assert np.array_equal(legal.numpy(), mask_actions)
+    assert np.array_equal(chosen.numpy(), data["actions"][index])
+    assert np.allclose(returns.numpy(), data["returns"][index])
+    assert all(masks[row, action] for row, action in enumerate(chosen.numpy()))
+
+
+def test_the_fast_fit_learns_the_demonstrated_actions_and_resumes_exactly():
+    """fit_network raises agreement with the demonstrator; stopped after an epoch and
+    resumed from its checkpoint, it ends with the weights of a fit that never stopped."""
+    import json
+
+    from agents.networks import SparseActorCritic, SparsePolicy
+    from training.imitation import EncodedDemonstrations, fit_network
+    data = _greedy_data(41, 2)
+    encoded = EncodedDemonstrations(data)
+    observations, masks = _encode_batch(data["states"])
+
+    def fresh() -> SparseActorCritic:
+        network = SparseActorCritic(32, (16,))
+        network.initialize(torch.Generator().manual_seed(3))
+        return network
+
+    def agreement(network) -> float:
+        chosen, _ = SparsePolicy(network).predict(observations, action_masks=masks,
+                                                  deterministic=True)
+        assert all(masks[row, action] for row, action in enumerate(chosen))
+        return float(np.mean(chosen == data["actions"]))
+
+    whole = fresh()
+    before = agreement(whole)
+    losses = fit_network(whole, encoded, epochs=40, batch_size=16, learning_rate=3e-3, seed=5)
+    assert losses[-1] < 0.5 * losses[0]
+    assert agreement(whole) > before + 0.3, (before, agreement(whole))
+
+    checkpoints = []
+    first = fresh()
+    fit_network(first, encoded, epochs=1, batch_size=16, learning_rate=3e-3, seed=5,
+                on_epoch=checkpoints.append)
+    resumed = fresh()
+    resumed.load_state_dict(first.state_dict())
+    saved = checkpoints[0]
+    assert saved["epoch"] == 1
+    fit_network(resumed, encoded, epochs=40, batch_size=16, learning_rate=3e-3, seed=5,
+                resume={**saved, "generator": json.loads(json.dumps(saved["generator"]))})
+    for name, tensor in whole.state_dict().items():
+        assert torch.equal(tensor, resumed.state_dict()[name]), name

@@ -69,6 +69,38 @@ def test_shipped_recipes_parse():
     assert dale.stage("ppo-dale").gate.retry == {"settings": {"total_timesteps": 4500000}}
 
 
+def test_the_quickstart_imitates_then_trains_with_the_fast_learner_then_evaluates():
+    """The quickstart starts from nothing a fresh clone lacks, trains the fast network
+    and ends with a checked evaluation on seeds apart from every recorded game (2**32
+    up) and from those its settings were tuned on (6000..6399, docs/performance.md)."""
+    from training.recipe_runner import plan
+    quickstart = load_recipe("quickstart")
+    assert quickstart.start == "none" and quickstart.torch_threads == 1
+    assert [(stage.kind, stage.learner) for stage in quickstart.stages] == [
+        ("record", "sb3"), ("fit", "fast"), ("ppo", "fast"), ("evaluate", "sb3")]
+    assert quickstart.stage("greedy-games").demonstrator == "greedy"
+    final = quickstart.stages[-1].gate
+    assert final.against == "dale" and final.min_win_rate == 0.6 and final.games >= 1000
+    assert not set(range(final.seed, final.seed + final.games)) & set(range(6000, 6400))
+    assert "suburbia train --recipe dale" in quickstart.next
+    lines = plan(quickstart, 0, "none")
+    assert [line.split("]")[0].strip() for line in lines[1:5]] == [
+        "1. greedy-games [record", "2. imitate-greedy [fit", "3. ppo-dale [ppo",
+        "4. final [evaluate"]
+    fit, ppo = quickstart.stage("imitate-greedy"), quickstart.stage("ppo-dale")
+    assert f"{fit.epochs} epochs on greedy-games (fast)" in lines[2]
+    assert f"{ppo.settings['total_timesteps']:,} steps (fast)" in lines[3]
+    assert f"{final.games} games against dale" in lines[4]
+    assert lines[-1].startswith("  about ") and "on the project's 2-core machine" in lines[-1]
+
+
+def test_a_fit_names_a_known_learner():
+    with pytest.raises(RecipeError) as error:
+        _parse(_with_stage(1, learner="abacus"))
+    assert "'imitate'" in str(error.value) and "unknown learner 'abacus'" in str(error.value)
+    assert _parse(_with_stage(1, learner="fast")).stage("imitate").learner == "fast"
+
+
 @pytest.mark.parametrize("change, words", [
     (_with_stage(1, kind="distil"), ["stage 2", "unknown stage kind 'distil'", "record, fit"]),
     (_with_stage(1, demonstrations=["no-such-games"]),
@@ -462,3 +494,54 @@ def test_gates_keep_the_input_retry_then_stop(tmp_path):
     assert again.returncode == 1 and "after its last attempt" in again.stderr
     assert not [event for event in _events(run_dir)[before:]
                 if event["event"] in ("stage_started", "evaluation")]
+
+
+@pytest.mark.slow
+def test_a_recipe_of_the_fast_learner_runs_end_to_end(tmp_path):
+    """A fast fit and fast PPO in a real run: the kernels are readied (with a line) before
+    the first stage, the fit's model is the fast network, PPO starts from it, the final
+    evaluation prints its Wilson interval and the recipe's next sentence ends the run."""
+    from agents.model_format import load_safe_model
+    from agents.networks import SparsePolicy
+    recipe = {
+        "name": "tiny-fast", "seed": 2, "torch_threads": 1,
+        "next": "run the real thing.",
+        "network": {"features_dim": 32, "net_arch": [16]},
+        "stages": [
+            {"name": "games", "kind": "record", "demonstrator": "greedy", "games": 6,
+             "chunk_games": 3, "workers": 2},
+            {"name": "imitate", "kind": "fit", "learner": "fast", "demonstrations": ["games"],
+             "epochs": 2, "batch_size": 64},
+            {"name": "ppo", "kind": "ppo", "learner": "fast",
+             "settings": {"mode": "dale", "total_timesteps": 512, "num_envs": 8,
+                          "n_steps": 32, "batch_size": 128, "n_epochs": 1},
+             "checkpoint_every": 256},
+            {"name": "final", "kind": "evaluate", "against": "dale", "games": 8, "seed": 0},
+        ]}
+    recipe_path = tmp_path / "tiny-fast.json"
+    recipe_path.write_text(json.dumps(recipe))
+    run_dir = tmp_path / "run"
+    result = _run(_command(recipe_path, run_dir), tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    first = next(line for line in lines if line.startswith("[tiny-fast"))
+    assert first.startswith("[tiny-fast kernels] 0/3 parts") or first.startswith(
+        "[tiny-fast] compiling the game's kernels (numba): once per installation")
+    kernels = [line for line in lines if line.startswith("[tiny-fast kernels] ")
+               and (" compiled in " in line or " loaded in " in line)]
+    assert len(kernels) == 1
+    assert lines.index(kernels[0]) < min(index for index, line in enumerate(lines)
+                                         if line.startswith("[tiny-fast 1/4 games]"))
+    assert any(line.startswith("[final] evaluation: win rate ") and "over 8 games against "
+               "dale" in line for line in lines)
+    assert lines[-1] == "Next: run the real thing."
+    state = json.loads((run_dir / "state.json").read_text())
+    fitted = run_dir / state["stages"]["imitate"]["model"]
+    assert isinstance(load_safe_model(fitted).policy, SparsePolicy)
+    assert len(state["stages"]["imitate"]["agreements"]) == 2
+    assert isinstance(load_safe_model(run_dir / "model.safetensors").policy, SparsePolicy)
+    events = _events(run_dir)
+    assert [event["event"] for event in events].index("kernels_ready") < \
+        [event["event"] for event in events].index("stage_started")
+    card = (run_dir / "MODEL_CARD.md").read_text()
+    assert "fit_network, 2 epochs, minibatches of 64" in card

@@ -1,0 +1,54 @@
+"""Compile (or load) the numba kernels a recipe runs before its first stage, with progress.
+
+A fresh installation has no compiled kernels: the first game compiles the engine and the
+greedy player, the first evaluation the vector environment, the first fit the fast
+network's layers; minutes on the project's 2-core machine, once, after which every run
+loads them from numba's cache in seconds. Done here, in the recipe's own process, the
+user sees a line saying so instead of a stage stuck at 0% (and the recording workers,
+started later, load the kernels instead of compiling them twice over).
+"""
+
+from __future__ import annotations
+
+import time
+
+COLD_COMPILE_SECONDS = 240.0
+"""A fresh installation's compile of PARTS on the project's 2-core machine (rough)."""
+
+PARTS = ("the engine and the greedy player", "the vector environment and the network",
+         "the network's training")
+
+
+def cached_kernel_files() -> int:
+    """How many compiled kernels numba's caches hold for the engine and the agents."""
+    from suburbia_env.engine.kernel_cache import (CACHE_PATTERNS, cache_directories,
+                                                  kernel_source_dirs)
+    return sum(len(list(directory.glob(pattern)))
+               for source in kernel_source_dirs() for directory in cache_directories(source)
+               if directory.is_dir() for pattern in CACHE_PATTERNS[:1])
+
+
+def warm_up(on_part=None) -> float:
+    """Run each part of PARTS once on a tiny input, so that its kernels are compiled (or
+    loaded); `on_part(done)` after each. Returns the seconds taken."""
+    import torch
+
+    from agents.networks import SparseActorCritic, SparsePolicy
+    from .evaluation import evaluate_against_dale
+    from .imitation import EncodedDemonstrations, _play_demonstrations, fit_network
+
+    began = time.monotonic()
+    states, actions, returns, _ = _play_demonstrations((0, 1, "2nd", "greedy", ()))
+    if on_part is not None:
+        on_part(1)
+    network = SparseActorCritic(8, (8,))
+    network.initialize(torch.Generator().manual_seed(0))
+    evaluate_against_dale(SparsePolicy(network), games=1, seed=0, num_envs=1)
+    if on_part is not None:
+        on_part(2)
+    encoded = EncodedDemonstrations({"states": states[:8], "actions": actions[:8],
+                                     "returns": returns[:8]})
+    fit_network(network, encoded, epochs=1, batch_size=8)
+    if on_part is not None:
+        on_part(3)
+    return time.monotonic() - began

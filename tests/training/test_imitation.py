@@ -221,6 +221,7 @@ def test_encoded_demonstrations_give_the_rows_the_observations_give():
     assert all(masks[row, action] for row, action in enumerate(chosen.numpy()))
 
 
+@pytest.mark.slow
 def test_the_fast_fit_learns_the_demonstrated_actions_and_resumes_exactly():
     """fit_network raises agreement with the demonstrator; stopped after an epoch and
     resumed from its checkpoint, it ends with the weights of a fit that never stopped."""

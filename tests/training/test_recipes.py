@@ -76,8 +76,8 @@ def test_the_quickstart_imitates_then_trains_with_the_fast_learner_then_evaluate
     from training.recipe_runner import plan
     quickstart = load_recipe("quickstart")
     assert quickstart.start == "none" and quickstart.torch_threads == 1
-    assert [(stage.kind, stage.learner) for stage in quickstart.stages] == [
-        ("record", "sb3"), ("fit", "fast"), ("ppo", "fast"), ("evaluate", "sb3")]
+    assert [stage.kind for stage in quickstart.stages] == ["record", "fit", "ppo", "evaluate"]
+    assert quickstart.stages[1].learner == quickstart.stages[2].learner == "fast"
     assert quickstart.stage("greedy-games").demonstrator == "greedy"
     final = quickstart.stages[-1].gate
     assert final.against == "dale" and final.min_win_rate == 0.6 and final.games >= 1000

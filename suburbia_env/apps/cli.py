@@ -143,15 +143,19 @@ def command_play(args, extra, stdin: TextIO, stdout: TextIO) -> int:
         game, human, agents, labels, seed_source = _play_setup(args)
     except (ValueError, FileNotFoundError) as error:
         raise CliError(str(error)) from None
+    if args.hints and game.config.mode == "solitary":
+        raise CliError("--hints: Solitary Architect (R9.1) has no opponent to win against, so "
+                       "the search has no win probability to hint with")
     session = TerminalGame(game, human, agents, stdin, stdout, not args.no_board, labels,
                            save_path=args.save_record or args.resume,
                            resume_hint=_resume_hint(args, game, human, labels),
-                           seed_source=seed_source)
+                           seed_source=seed_source, hints=args.hints)
     status = session.run()
     game = session.game  # an undo replaces the game
     if args.save_record and game.is_over:
         try:
-            what = save_game(game, args.save_record, human)  # a state after a redraw
+            what = save_game(game, args.save_record, human,  # a state after a redraw
+                             session.hints_used if args.hints else None)
             print(f"{what.capitalize()} written to {args.save_record}", file=stdout)
         except (OSError, ValueError) as error:  # the finished game is not lost for that
             print(f"Cannot write {shown(str(args.save_record))}: {_write_error(error)}",
@@ -418,6 +422,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="write the game record (JSON) here at the end, or the unfinished "
                            "game (your position, without what you cannot see) if you leave "
                            "or the input ends")
+    play.add_argument("--hints", action="store_true",
+                      help="allow the 'hint' command: the search's best moves for your "
+                           "decision, from what you can see only (off by default; the final "
+                           "screen and the record say how many you used)")
     play.add_argument("--allow-pickle", action="store_true",
                       help="let ppo agents load pickled stable-baselines3 .zip models, which "
                            "runs code stored in the file (trusted files only)")

@@ -12,6 +12,8 @@ the game and reads the person's commands:
     board            the whole table, every borough; show: this decision's screen again
     log              every move of the others since your last decision
     undo             back to before your last decision (bots' moves after it undone too)
+    hint             the search's best moves for this decision, from what you can see
+                     only (agents/hints.py; `suburbia play --hints`, off by default)
     save [file]      save now and go on playing; quit: leave (offering to save)
 
 A save of an unfinished game holds the person's position without what the person cannot
@@ -83,6 +85,7 @@ PLAY_HELP = """Commands:
   show           this decision's screen again
   log            every move of the others since your last decision
   undo           back to before your last decision (and the bots' replies to it)
+  hint           the search's best moves now, from what you can see (--hints)
   save [file]    save your position now (not what you cannot see) and go on
   help           this text
   quit           leave the game (you are offered to save it)"""
@@ -118,8 +121,11 @@ class TerminalGame:
     def __init__(self, game: Game, human: int, opponents: dict, stdin: TextIO,
                  stdout: TextIO, show_board: bool = True, labels: dict[int, str] | None = None,
                  save_path: Path | None = None, resume_hint: str = "",
-                 seed_source: str = "given"):
+                 seed_source: str = "given", hints: bool = False):
         self.game = game
+        self.hints = hints
+        self.hints_used = 0
+        self._hinter = None
         self.human = human
         self.opponents = opponents
         self.stdin, self.stdout = stdin, stdout
@@ -232,6 +238,8 @@ class TerminalGame:
                                      for seat, label in self.labels.items()}}
         for line in final_scores_lines(game, names):
             self.say(line)
+        if self.hints:
+            self.say(f"Hints used: {self.hints_used}.")
         if self.setup_seed is not None:
             self.say(f"Seed {self.setup_seed}: the same setup again with --seed "
                      f"{self.setup_seed}.")
@@ -386,6 +394,8 @@ class TerminalGame:
                 self.say(text)
         elif command == "undo":
             return self._undo()
+        elif command == "hint":
+            self._hint()
         elif verb == "save":
             self._save(" ".join(line.strip().split(None, 1)[1:]))
         elif command.isascii() and command.isdigit():
@@ -393,6 +403,26 @@ class TerminalGame:
         else:
             self._play(line.strip())
         return None
+
+    def _hint(self) -> None:
+        """The search's moves for the person's decision, from the person's knowledge only
+        (agents/hints.py redraws what the seat cannot see, R10.2); counted."""
+        if not self.hints:
+            self.say("Hints are off in this game: start it with 'suburbia play --hints'.")
+            return
+        self.say("Thinking about your move...")
+        from agents.hints import Hinter, hint_lines
+        try:
+            if self._hinter is None:
+                self._hinter = Hinter(self.game.config.mode)
+            answer = self._hinter.hint(self.game, self.human)
+        except SuburbiaError as error:
+            self.say(f"No hint: {error}")
+            return
+        self.hints_used += 1
+        for line in hint_lines(answer):
+            for part in wrap(line):
+                self.say(part)
 
     def _legal(self, words: str) -> None:
         moves = list(enumerate(self.game.legal_actions_text(), start=1))
@@ -486,7 +516,7 @@ class TerminalGame:
 def play_session(game: Game, human: int, opponents: dict, stdin: TextIO, stdout: TextIO,
                  show_board: bool = True, labels: dict[int, str] | None = None,
                  save_path: Path | None = None, resume_hint: str = "",
-                 seed_source: str = "given") -> int:
+                 seed_source: str = "given", hints: bool = False) -> int:
     """Play `game` with a person at seat `human` (see `TerminalGame.run`)."""
     return TerminalGame(game, human, opponents, stdin, stdout, show_board, labels, save_path,
-                        resume_hint, seed_source).run()
+                        resume_hint, seed_source, hints).run()

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..engine.rng import secret_words
 from ..errors import SuburbiaError, shown
+from ..formats.records import HINTS_FIELD
 from ..game import Game
 from .terminal_text import SCREEN_WIDTH, read_line
 
@@ -29,20 +30,23 @@ def default_save_path(game: Game, seed_known: bool = False) -> Path:
 SAVED_POSITION = "your position, not what you cannot see"
 
 
-def save_game(game: Game, path: Path, viewer: int) -> str:
+def save_game(game: Game, path: Path, viewer: int, hints_used: int | None = None) -> str:
     """Write the game to `path`; returns what was written. A finished game, which hides
     nothing any more: its record (seed and moves) when replaying it gives this very
     state, else its state. An unfinished game: its position as seat `viewer` knows it
     (R10.1), in the state format but with no seed and with what the seat cannot see (the
     stacks' order, One More Round, the others' goals) dealt anew from fresh secret words
     (R10.2), so the file tells nothing hidden; resuming it deals that anew again
-    (`TerminalGame`), so that reading the file tells nothing of the tiles to come either."""
+    (`TerminalGame`), so that reading the file tells nothing of the tiles to come either.
+    `hints_used` (a game played with hints): the record says how many the person asked for."""
     if game.is_over:
         record = game.record() if game.seed is not None else None
         try:
             same = record is not None and np.array_equal(Game.replay(record).state, game.state)
         except SuburbiaError:
             same = False
+        if same and hints_used is not None:
+            record[HINTS_FIELD] = {str(viewer): int(hints_used)}
         text = (json.dumps(record, indent=1) + "\n") if same else game.to_json()
         what = "game record" if same else "game state"
     else:

@@ -102,6 +102,7 @@ def _lifespan(context: AppContext):
         yield
         sweeper.cancel()
         context.reviews.close()
+        context.hints.close()
         store.close_all()
         context.database.close()
 

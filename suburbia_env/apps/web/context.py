@@ -19,6 +19,7 @@ from .agent_specs import ModelFolders, SpecRefused, build_agent, check_agent_spe
 from .database import MEMORY, Database
 from .errors import WebError
 from .replays import ReplaySession
+from .hints import HintWorker
 from .reviews import ReviewJobs
 from .requests import SeatIn
 from .sealing import Sealer, default_secret_file, load_or_create_key
@@ -73,6 +74,7 @@ class AppContext:
         self.database = Database(settings.store if settings.store is not None else MEMORY)
         self.store = Store(settings.limits, self.database, self.agent_factory)
         self.reviews = ReviewJobs()
+        self.hints = HintWorker()
 
     def agent_factory(self, spec: str, seed: int, seat: int, mode: str):
         """A bot for a seat (its spec checked when the seat was made); its model is found

@@ -38,6 +38,8 @@ class NewGameIn(_Body):
                           "or as decimal text (a page's numbers are exact to 2**53 only)")
     seats: list[SeatIn] = Field(min_length=1, max_length=4)
     delay_ms: StrictInt | None = Field(None, ge=0, le=10_000)
+    hints: StrictBool = Field(False, description="the person may ask the search for hints "
+                              "(one person against bots only; off by default)")
 
 
 class ActionIn(_Body):

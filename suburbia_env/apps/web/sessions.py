@@ -133,11 +133,15 @@ class GameSession(GameViews):
                  base_state: str | None = None, actions: list[int] | None = None,
                  deciders: list[int] | None = None, redraws: list | None = None,
                  undos: int = 0, delay_ms: int = 700, paused: bool = False,
-                 identity: dict | None = None, saved_state: str | None = None):
+                 identity: dict | None = None, saved_state: str | None = None,
+                 hints: bool = False, hints_used: dict | None = None):
         """`seed` may have 64 bits (`rng.secret_seed`): more than an SQLite INTEGER or a
         JavaScript number holds exactly, so it is kept and sent as text outside Python.
         `saved_state`: a loaded save's state, which the decisions must replay to; then the
-        person's unseen facts are dealt anew (`_continue_saved`)."""
+        person's unseen facts are dealt anew (`_continue_saved`). `hints`: the person
+        may ask the search for hints (one person against bots only, `check_hints`)."""
+        if hints:
+            check_hints(mode, seats)
         identity = identity or {"id": new_id(), "owner_token": new_token(),
                                 "tokens": {new_token(): seat.seat for seat in seats
                                            if seat.human}}
@@ -164,6 +168,9 @@ class GameSession(GameViews):
         self.board_version = 0  # changes with the game itself, not with the bots' status
         self.closed = False
         self.undos = undos
+        self.hints = bool(hints)
+        self.hints_used = {int(seat): int(count) for seat, count in (hints_used or {}).items()}
+        self.hint_running = False
         self.redraws: list[Redraw] = [Redraw.of(entry) for entry in redraws or []]
         self._replay(list(actions or []), list(deciders or []))
         if saved_state is not None:
@@ -305,6 +312,7 @@ class GameSession(GameViews):
                 "actions": list(self.actions), "deciders": list(self.deciders),
                 "redraws": [redraw.to_list() for redraw in self.redraws],
                 "undos": self.undos,
+                "hints": self.hints, "hints_used": self.hints_used,
                 "bots": {"delay_ms": self.bots.delay_ms, "paused": self.bots.paused}}
 
     @classmethod
@@ -322,6 +330,7 @@ class GameSession(GameViews):
                       redraws=data["redraws"], undos=int(data["undos"]),
                       delay_ms=int(data["bots"]["delay_ms"]),
                       paused=bool(data["bots"]["paused"]),
+                      hints=bool(data.get("hints", False)), hints_used=data.get("hints_used"),
                       identity={"id": session_id, "owner_token": data["owner_token"],
                                 "tokens": data["tokens"]})
         with session.lock:
@@ -382,6 +391,54 @@ class GameSession(GameViews):
             self.bots.error = None
             self._save()
             self._changed()
+
+    # Hints (issue 33; the search runs in hints.py's worker) -------------------------------
+
+    def hints_used_all(self) -> dict[int, int]:
+        """Hints asked for by each person (0 for one who asked none)."""
+        return {seat: self.hints_used.get(seat, 0) for seat in self.humans}
+
+    def can_hint(self, seat: int | None) -> bool:
+        return (self.hints and seat is not None and len(self.humans) == 1
+                and not self.game.is_over and self.game.current_player == seat)
+
+    def begin_hint(self, seat: int | None) -> Game:
+        """Check that `seat` may have a hint now and mark one running (one at a time per
+        game); the search gets a copy of the game and knows only what `seat` does, since
+        `agents.hints` redraws the rest (R10.2)."""
+        with self.lock:
+            self._check_open()
+            if seat is None:
+                raise WebError(403, "a hint is for a person's seat: this request has no "
+                                    "seat token")
+            if len(self.humans) != 1:
+                raise WebError(409, "hints are for one person playing against bots, not for "
+                                    "a game of several people")
+            if not self.hints:
+                raise WebError(409, "this game was made without hints (tick \"hints\" "
+                                    "when making a game)")
+            if self.game.is_over:
+                raise WebError(409, "the game is over: there is no decision to hint at")
+            if self.game.current_player != seat:
+                raise WebError(409, "a hint is for your own decision: it is not yours now")
+            if self.hint_running:
+                raise WebError(409, "a hint is already being worked out for this game; wait "
+                                    "for it")
+            self.hint_running = True
+            return self.game.copy()
+
+    def end_hint(self, seat: int, given: bool) -> None:
+        """The hint is over; a given one is counted and written to the store."""
+        with self.lock:
+            self.hint_running = False
+            if given:
+                self.hints_used[seat] = self.hints_used.get(seat, 0) + 1
+                self.version += 1
+                try:
+                    self._save()
+                except WebError:  # deleted or expired meanwhile
+                    return
+                self._changed()
 
     def set_bots(self, delay_ms: int | None, paused: bool | None, skip: bool, step: bool) -> None:
         with self.lock:
@@ -495,9 +552,10 @@ class GameSession(GameViews):
                 raise WebError(409, "an undo or a load dealt the hidden stacks anew (R10.2), "
                                     "so the seed and the moves no longer replay this game: "
                                     "download its state, or replay it here")
-            return {"format": "suburbia-record", "version": _record_version(),
-                    "config": self.game.config.to_dict(), "seed": int(self.seed),
-                    "actions": [entry.notation for entry in self.log]}
+            from ...formats.records import record_document
+            return record_document(self.game.config, self.seed,
+                                   [entry.notation for entry in self.log],
+                                   self.hints_used_all() if self.hints else None)
 
     def save_payload(self) -> dict:
         """Everything needed to continue: the state JSON, how the game was set up, the
@@ -509,13 +567,19 @@ class GameSession(GameViews):
                     "actions": list(self.actions), "deciders": list(self.deciders),
                     "redraws": [redraw.to_list() for redraw in self.redraws],
                     "undos": self.undos,
+                    "hints": self.hints, "hints_used": self.hints_used,
                     "seats": [seat.to_dict() for seat in self.seats],
                     "delay_ms": self.bots.delay_ms}
 
 
-def _record_version() -> int:
-    from ...formats.records import RECORD_VERSION
-    return RECORD_VERSION
+def check_hints(mode: str, seats: list[Seat]) -> None:
+    """Hints are for one person playing against bots, in a game with opponents."""
+    if sum(seat.human for seat in seats) != 1:
+        raise WebError(422, "hints: for one person playing against bots, not for a game of "
+                            "several people (or of bots only)")
+    if mode == "solitary":
+        raise WebError(422, "hints: Solitary Architect (R9.1) has no opponent to win against, "
+                            "so the search has no win probability to hint with")
 
 
 def _safe_text(game: Game, number: int) -> str:

@@ -173,6 +173,10 @@ class GameViews:
                 or (viewer is None and not self.humans),
                 "can_download": reveal,
                 "has_record": self.has_record,
+                "hints": {"on": self.hints, "can_ask": self.can_hint(viewer),
+                          "running": self.hint_running,
+                          "used": {str(seat): count
+                                   for seat, count in self.hints_used_all().items()}},
             }
             if viewer is not None:
                 private = int(s.private_goal(game.state, viewer))

@@ -39,7 +39,8 @@ def router(context: AppContext) -> APIRouter:
         session = context.new_session(
             client_address(request), mode=body.mode, players=players, edition=body.edition,
             seed=seed, seed_chosen=body.seed is not None, seats=seats,
-            delay_ms=body.delay_ms if body.delay_ms is not None else settings.default_delay_ms)
+            delay_ms=body.delay_ms if body.delay_ms is not None else settings.default_delay_ms,
+            hints=body.hints)
         return tokens_answer(session)
 
     @router.get("/api/games/{game_id}")
@@ -67,6 +68,22 @@ def router(context: AppContext) -> APIRouter:
         viewer = session.seat_of(token)
         session.play(viewer, body.action, body.version)
         return json_answer(session.view(viewer, log_since))
+
+    @router.post("/api/games/{game_id}/hint")
+    async def hint(game_id: SessionId, token: Token = None):
+        """The search's best moves for the person's decision, from the person's knowledge
+        only (agents/hints.py); worked out off the event loop, one at a time per game."""
+        session: GameSession = await context.live(game_id, "game")
+        viewer = session.seat_of(token)
+        game = session.begin_hint(viewer)
+        given = False
+        try:
+            answer = await context.hints.hint(game, viewer)
+            given = True
+        finally:
+            await run_in_threadpool(session.end_hint, viewer, given)
+        answer["used"] = session.hints_used.get(viewer, 0)
+        return json_answer(answer)
 
     @router.post("/api/games/{game_id}/undo")
     def undo(game_id: SessionId, token: Token = None):

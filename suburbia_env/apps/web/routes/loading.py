@@ -49,6 +49,8 @@ def router(context: AppContext) -> APIRouter:
                 base_state=payload["base_state"], actions=payload["actions"],
                 deciders=payload["deciders"], redraws=payload.get("redraws", []),
                 undos=payload.get("undos", 0), delay_ms=payload["delay_ms"],
+                hints=bool(payload.get("hints", False)),
+                hints_used=payload.get("hints_used"),
                 saved_state=payload["state"])
             return tokens_answer(session)
         if kind == "suburbia-state":

@@ -141,7 +141,7 @@ async function startGame(event) {
   });
   const seedText = $("seed").value.trim();
   const body = {mode, players, edition: form.elements.edition.value, seats,
-                delay_ms: Number($("delay").value)};
+                delay_ms: Number($("delay").value), hints: $("hints-option").checked};
   if (seedText) {
     if (!/^\d{1,20}$/.test(seedText)) { say("The seed is a whole number (or empty for a random one).", true); return; }
     body.seed = seedText;  // as text: exact up to 2**64 - 1
@@ -461,12 +461,50 @@ function renderScores() {
   const box = $("scores");
   box.hidden = !S.view.scores;
   $("game").classList.toggle("over", Boolean(S.view.scores));
-  if (S.view.scores) box.innerHTML = scoresTable(S.view.scores);
+  if (S.view.scores) box.innerHTML = scoresTable(S.view.scores) + hintsUsedLine(S.view);
+}
+
+function hintsUsedLine(v) {
+  if (!v.hints || !v.hints.on) return "";
+  const used = Object.entries(v.hints.used).map(([seat, count]) => {
+    const label = v.seats.find((s) => String(s.seat) === seat)?.label ?? `Player ${seat}`;
+    return `${escapeHtml(label)}: ${count}`;
+  });
+  return `<p id="hints-used">Hints used: ${used.join(", ")}</p>`;
+}
+
+function renderHint() {
+  // The hint box belongs to one decision: hidden once the game has moved on.
+  const v = S.view;
+  $("hint").hidden = !v.hints || !v.hints.can_ask;
+  $("hint").disabled = Boolean(v.hints && v.hints.running);
+  if (!S.hint || S.hint.at !== v.log_total || v.over) $("hint-box").hidden = true;
+}
+
+async function askHint() {
+  const at = S.view.log_total;
+  $("hint").disabled = true;
+  $("hint-box").hidden = false;
+  $("hint-box").innerHTML = `<p class="hint">The search is thinking about your move...</p>`;
+  try {
+    const answer = await api("POST", `/api/games/${S.game}/hint`);
+    S.hint = {at, answer};
+    const rows = answer.moves.map((m, i) =>
+      `<tr class="${i === 0 ? "best" : ""}"><td>${i === 0 ? "Best" : "or"}</td><td>${escapeHtml(m.words)}</td>` +
+      `<td>${Math.round(m.win_probability * 100)}%</td><td>${m.margin >= 0 ? "+" : ""}${m.margin.toFixed(1)}</td></tr>`).join("");
+    $("hint-box").innerHTML = `<h2>Hint</h2><table class="hint-moves"><tr><th></th><th>move</th><th>win</th><th>margin</th></tr>${rows}</table>` +
+      `<p class="hint">From what you can see only: the hidden stacks and goals redrawn ${answer.samples} times. Hints used: ${answer.used}.</p>`;
+  } catch (error) {
+    S.hint = null;
+    $("hint-box").hidden = true;
+    say(error.message, true);
+  } finally { $("hint").disabled = false; }
 }
 
 function renderTools() {
   const v = S.view;
   $("undo").hidden = !v.can_undo;
+  renderHint();
   $("save").hidden = !v.can_save || v.over;
   $("download-record").hidden = !v.can_download || !v.has_record;
   $("download-state").hidden = !v.can_download;
@@ -716,6 +754,7 @@ async function init() {
   $("replay-board").addEventListener("mouseover", (e) => onHover(e, "r-tileinfo"));
   $("decision").addEventListener("click", onDecisionClick);
   $("undo").addEventListener("click", undo);
+  $("hint").addEventListener("click", askHint);
   $("save").addEventListener("click", save);
   $("download-record").addEventListener("click", () => downloadPlain("record"));
   $("download-state").addEventListener("click", () => downloadPlain("state"));

@@ -1,0 +1,119 @@
+"""Hints in the web server (suburbia_env/apps/web/hints.py, issue 33 item 3): off by
+default, refused in games of several people, answered for the person's decision with
+legal moves and no hidden fact, counted in the view, the record and the final screen."""
+
+import json
+import warnings
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("torch")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+from repository import REPO
+from suburbia_env import Game
+from suburbia_env.apps.web import Settings, create_app
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    secret = tmp_path_factory.mktemp("web") / "secret.key"
+    app = create_app(Settings(secret_file=secret, model_dirs=[REPO / "models"]))
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        yield client
+
+
+def new_game(client, seats, hints=None, seed=11, mode="standard"):
+    body = {"mode": mode, "players": len(seats), "seed": seed, "delay_ms": 0,
+            "seats": [{"kind": "person"} if kind == "person" else
+                      {"kind": "agent", "agent": kind} for kind in seats]}
+    if hints is not None:
+        body["hints"] = hints
+    return client.post("/api/games", json=body)
+
+
+def ask(client, game, token):
+    return client.post(f"/api/games/{game}/hint", headers={"X-Seat-Token": token})
+
+
+def test_hints_are_off_by_default_and_refused_then(client):
+    made = new_game(client, ["person", "greedy"]).json()
+    answer = ask(client, made["id"], made["token"])
+    assert answer.status_code == 409
+    assert "made without hints" in answer.json()["error"]
+    view = client.get(f"/api/games/{made['id']}",
+                      headers={"X-Seat-Token": made["token"]}).json()
+    assert view["hints"] == {"on": False, "can_ask": False, "running": False, "used": {"0": 0}}
+
+
+def test_hints_are_refused_in_games_of_several_people(client):
+    refused = new_game(client, ["person", "person"], hints=True)
+    assert refused.status_code == 422
+    assert "not for a game of several people" in refused.json()["error"]
+    made = new_game(client, ["person", "person", "greedy"]).json()
+    answer = ask(client, made["id"], made["token"])
+    assert answer.status_code == 409
+    assert "one person playing against bots" in answer.json()["error"]
+    solitary = new_game(client, ["person"], hints=True, mode="solitary")
+    assert solitary.status_code == 422 and "no opponent" in solitary.json()["error"]
+
+
+@pytest.mark.slow
+def test_a_hint_answers_the_persons_decision_and_is_counted(client):
+    made = new_game(client, ["person", "greedy", "greedy"], hints=True, seed=12).json()
+    game_id, token = made["id"], made["token"]
+    headers = {"X-Seat-Token": token}
+    assert ask(client, game_id, "not-a-token-of-it").status_code == 403
+    view = client.get(f"/api/games/{game_id}", headers=headers).json()
+    assert view["hints"]["on"] and view["hints"]["can_ask"] and view["current"] == 0
+    answer = ask(client, game_id, token)
+    assert answer.status_code == 200, answer.text
+    hint = answer.json()
+    legal = {number for group in view["legal"].values() if isinstance(group, dict)
+             for value in group.values()
+             for number in (value.values() if isinstance(value, dict) else [value])}
+    assert hint["moves"] and {move["action"] for move in hint["moves"]} <= legal
+    assert hint["used"] == 1 and hint["seat"] == 0
+    # No hidden fact: the other seats' goals and the stacks to come are named nowhere.
+    truth = Game(3, "standard", "2nd", 12)
+    hidden = [goal for seat in (1, 2) for goal in truth.goal_options(seat)
+              if goal not in truth.goal_options(0) and goal not in truth.public_goals]
+    assert len(hidden) >= 2
+    assert not [goal for goal in hidden if goal in answer.text]
+    assert set(hint) == {"seat", "moves", "samples", "knowledge", "used"}
+    assert ask(client, game_id, token).json()["used"] == 2
+    view = client.get(f"/api/games/{game_id}", headers=headers).json()
+    assert view["hints"]["used"] == {"0": 2}
+    # Play the game out: the final view and the record say how many hints were used.
+    client.post(f"/api/games/{game_id}/bots", headers=headers, json={"skip": True})
+    while not view["over"]:
+        if view["current"] == 0 and view["legal"]:
+            number = min(number for group in view["legal"].values() if isinstance(group, dict)
+                         for value in group.values()
+                         for number in (value.values() if isinstance(value, dict) else [value]))
+            played = client.post(f"/api/games/{game_id}/actions", headers=headers,
+                                 json={"action": number, "version": view["version"]})
+            if played.status_code == 200:
+                client.post(f"/api/games/{game_id}/bots", headers=headers, json={"skip": True})
+        view = client.get(f"/api/games/{game_id}?since_version={view['version']}",
+                          headers=headers).json()
+    assert view["hints"]["used"] == {"0": 2} and not view["hints"]["can_ask"]
+    assert ask(client, game_id, token).status_code == 409
+    record = client.get(f"/api/games/{game_id}/record").json()
+    assert record["hints_used"] == {"0": 2}
+    assert Game.replay(json.dumps(record)).is_over
+    replay = client.post("/api/replays", json={"record": record})
+    assert replay.status_code == 201
+
+
+def test_a_record_with_a_bad_hint_count_is_refused_naming_it():
+    game = Game(2, seed=1)
+    record = game.record() | {"hints_used": {"5": 1}}
+    with pytest.raises(Exception, match="hints_used: '5' .*is not a seat 0..1"):
+        Game.replay(record)
+    with pytest.raises(Exception, match=r"hints_used\.0: must be a count"):
+        Game.replay(game.record() | {"hints_used": {"0": -1}})
+    assert Game.replay(game.record() | {"hints_used": {"0": 3}}).history == []

@@ -117,3 +117,71 @@ def test_a_record_with_a_bad_hint_count_is_refused_naming_it():
     with pytest.raises(Exception, match=r"hints_used\.0: must be a count"):
         Game.replay(game.record() | {"hints_used": {"0": -1}})
     assert Game.replay(game.record() | {"hints_used": {"0": 3}}).history == []
+
+
+def test_one_hint_at_a_time_per_game():
+    """A second hint asked while one is worked out is refused; when the first ends (given
+    or not), the next may be asked, and only a given hint is counted."""
+    from suburbia_env.apps.web.errors import WebError
+    from suburbia_env.apps.web.seats import Seat
+    from suburbia_env.apps.web.sessions import GameSession
+    session = GameSession(mode="standard", players=2, edition="2nd", seed=4, seed_chosen=True,
+                          seats=[Seat(0, None, "Player 0"), Seat(1, "greedy", "Player 1")],
+                          client="test", agent_factory=None, paused=True, hints=True)
+    try:
+        copy = session.begin_hint(0)
+        assert copy is not session.game and copy.to_json() == session.game.to_json()
+        with pytest.raises(WebError, match="already being worked out"):
+            session.begin_hint(0)
+        session.end_hint(0, given=False)
+        assert session.hints_used_all() == {0: 0}
+        session.begin_hint(0)
+        session.end_hint(0, given=True)
+        assert session.hints_used_all() == {0: 1}
+        with pytest.raises(WebError, match="not yours now"):
+            session.begin_hint(1)
+    finally:
+        session.close()
+
+
+@pytest.mark.slow
+def test_a_sealed_save_keeps_the_hint_option_and_count(client):
+    made = new_game(client, ["person", "greedy"], hints=True, seed=13).json()
+    headers = {"X-Seat-Token": made["token"]}
+    assert ask(client, made["id"], made["token"]).status_code == 200
+    sealed = client.post(f"/api/games/{made['id']}/save", headers=headers)
+    assert sealed.status_code == 200, sealed.text
+    loaded = client.post("/api/load", json={"file": sealed.json()})
+    assert loaded.status_code == 201, loaded.text
+    again = loaded.json()
+    view = client.get(f"/api/games/{again['id']}",
+                      headers={"X-Seat-Token": again["token"]}).json()
+    assert view["hints"]["on"] and view["hints"]["used"] == {"0": 1}
+
+
+@pytest.mark.slow
+def test_the_server_answers_while_a_hint_is_worked_out(client):
+    """The hint runs off the event loop: views are answered meanwhile, and they say a
+    hint is running, and a second hint for the game is refused until it ends."""
+    import threading
+    made = new_game(client, ["person", "greedy", "greedy", "greedy"], hints=True,
+                    seed=14).json()
+    headers = {"X-Seat-Token": made["token"]}
+    refused = None
+    for _ in range(5):  # a hint takes about half a second: try again if it was missed
+        answers = []
+        asking = threading.Thread(target=lambda: answers.append(
+            ask(client, made["id"], made["token"])))
+        asking.start()
+        while asking.is_alive() and refused is None:
+            view = client.get(f"/api/games/{made['id']}", headers=headers).json()
+            if view["hints"]["running"]:
+                second = ask(client, made["id"], made["token"])
+                if second.status_code == 409:  # else the first had just ended: again
+                    refused = second
+        asking.join()
+        assert answers[0].status_code == 200
+        if refused is not None:
+            break
+    assert refused is not None, "no view saying a hint runs was answered while one ran"
+    assert "already being worked out" in refused.json()["error"]

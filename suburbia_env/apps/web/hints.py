@@ -4,7 +4,8 @@ game has one hint worked out at a time (`GameSession.begin_hint`).
 
 A hint takes about half a second of CPU (docs/performance.md, "Hint speed"), so the
 request waits for it, but off the event loop: the other games' long polls and clicks
-are answered meanwhile. The model of each mode is loaded once, on the first hint.
+are answered meanwhile. The model of each mode is loaded once (about 4 s), in the worker
+as soon as a game with hints is made (`prepare`), so that the first hint need not wait.
 """
 
 from __future__ import annotations
@@ -25,12 +26,20 @@ class HintWorker:
         self._hinters: dict[str, object] = {}
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hint")
 
-    def _hint(self, game: Game, seat: int) -> dict:
+    def _hinter(self, mode: str):
         from agents.hints import Hinter
-        mode = game.config.mode
         if mode not in self._hinters:
             self._hinters[mode] = Hinter(mode)
-        return self._hinters[mode].hint(game, seat)
+        return self._hinters[mode]
+
+    def _hint(self, game: Game, seat: int) -> dict:
+        return self._hinter(game.config.mode).hint(game, seat)
+
+    def prepare(self, mode: str) -> None:
+        """Load the model of `mode` in the worker now, if it is not yet (a failure is
+        said by the first hint, which tries again)."""
+        if mode not in self._hinters:
+            self._worker.submit(self._hinter, mode)
 
     async def hint(self, game: Game, seat: int) -> dict:
         """The hint for `seat`'s decision in `game` (a copy the caller no longer uses)."""

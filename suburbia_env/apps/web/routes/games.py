@@ -41,6 +41,8 @@ def router(context: AppContext) -> APIRouter:
             seed=seed, seed_chosen=body.seed is not None, seats=seats,
             delay_ms=body.delay_ms if body.delay_ms is not None else settings.default_delay_ms,
             hints=body.hints)
+        if body.hints:
+            context.hints.prepare(body.mode)
         return tokens_answer(session)
 
     @router.get("/api/games/{game_id}")

@@ -10,8 +10,9 @@ A one-stage recipe records `--games` greedy games against Dale (R9.2) in chunks 
 repeat runs it in a fresh run folder on this machine (`--workers` spawned processes),
 then on the cluster (every part a Ray task), interleaved; printed: the stage's wall
 time from the run's state.json (the recording alone: not the start of the command nor
-the joining of the cluster), the whole command's wall time, and the demonstrations'
-SHA-256. The cluster must check a token (RAY_AUTH_MODE=token and its RAY_AUTH_TOKEN in
+the joining of the cluster), the whole command's wall time, the time to the first
+chunk written (starting the worker processes or tasks: imports, compiled kernels
+loaded), the games per second after it, and the demonstrations' SHA-256. The cluster must check a token (RAY_AUTH_MODE=token and its RAY_AUTH_TOKEN in
 the environment, docs/distributed.md). Figures are printed, never asserted.
 """
 
@@ -45,7 +46,14 @@ def timed_run(folder: Path, name: str, extra: list[str]) -> dict:
     if completed.returncode != 0:
         raise SystemExit(f"{name} failed:\n{completed.stderr[-3000:]}")
     stage = json.loads((run_dir / "state.json").read_text())["stages"]["greedy-games"]
+    events = [json.loads(line) for line in (run_dir / "log.jsonl").read_text().splitlines()]
+    started = next(event["time"] for event in events if event["event"] == "stage_started")
+    chunks = [event for event in events if event["event"] == "chunk_done"]
+    first, last = chunks[0]["time"] - started, chunks[-1]["time"] - started
+    later_games = stage["games"] - chunks[0]["games"]
     return {"stage_seconds": stage["wall_seconds"], "command_seconds": seconds,
+            "first_chunk_seconds": first,
+            "later_rate": later_games / (last - first) if last > first else float("nan"),
             "decisions": stage["decisions"],
             "sha256": sha256_of(run_dir / stage["demonstrations"])}
 
@@ -66,13 +74,15 @@ def main() -> None:
         print(f"{arguments.games} greedy games against Dale, chunks of "
               f"{arguments.chunk_games}, {arguments.workers} parts a chunk; "
               f"{os.cpu_count()} cores here")
-        print(f"{'where':<34} {'stage s':>8} {'command s':>10} {'decisions':>10}  sha256")
+        print(f"{'where':<34} {'stage s':>8} {'command s':>10} {'1st chunk s':>12} "
+              f"{'games/s after':>14} {'decisions':>10}  sha256")
         for repeat in range(arguments.repeats):
             for name, extra in (("this machine", []),
                                 (f"Ray at {arguments.ray_address}",
                                  ["--ray-address", arguments.ray_address])):
                 row = timed_run(folder, f"{'local' if not extra else 'ray'}-{repeat}", extra)
                 print(f"{name:<34} {row['stage_seconds']:>8.1f} {row['command_seconds']:>10.1f} "
+                      f"{row['first_chunk_seconds']:>12.1f} {row['later_rate']:>14.1f} "
                       f"{row['decisions']:>10,}  {row['sha256'][:16]}", flush=True)
 
 

@@ -1,8 +1,8 @@
 """A recipe's parallel stages as Ray tasks on a cluster (`suburbia train --recipe NAME
 --ray-address ADDRESS`): the StageWorkers of training/stage_workers.py on Ray.
 
-- Recording: every part job of every chunk is a task (1 CPU), as many in flight as the
-  cluster has CPUs and a few more; a chunk is handed to the runner (which writes and
+- Recording: every part job of every chunk is a task of one CPU, TASKS_PER_CPU per CPU
+  of the cluster in flight; a chunk is handed to the runner (which writes and
   hashes its file) as soon as its parts are in, in whatever order chunks finish. The
   jobs are those of a local run, seeded by the chunk's first game, so the files are the
   same bytes; a chunk written before a kill is not played again.

@@ -39,27 +39,34 @@ class StageWorkers(Protocol):
 
 
 class LocalWorkers:
-    """This machine: a recording's chunks one after another, each chunk's parts over
-    `workers` spawned processes; evaluations in this process."""
+    """This machine: the parts of a recording's chunks in order over `workers` spawned
+    processes (the next chunk's parts start while this process writes a chunk's file);
+    evaluations in this process."""
 
     where = {"kind": "local"}
 
     def record(self, chunks: ChunkJobs, workers: int, model: Path | None,
                on_chunk: OnChunk) -> None:
         from .imitation import _play_demonstrations
+        order = [(index, part) for index in sorted(chunks) for part in range(len(chunks[index]))]
+        jobs = [chunks[index][part] for index, part in order]
         pool = None
         if workers > 1:
             import multiprocessing
             pool = multiprocessing.get_context("spawn").Pool(workers)
         try:
-            for index in sorted(chunks):
+            results = pool.imap(_play_demonstrations, jobs) if pool \
+                else map(_play_demonstrations, jobs)
+            collected: dict[int, list[tuple]] = {}
+            for index, _ in order:
                 with contextlib.redirect_stdout(io.StringIO()):
-                    results = pool.map(_play_demonstrations, chunks[index]) if pool \
-                        else [_play_demonstrations(job) for job in chunks[index]]
-                on_chunk(index, results, None)
+                    result = next(results)
+                collected.setdefault(index, []).append(result)
+                if len(collected[index]) == len(chunks[index]):
+                    on_chunk(index, collected.pop(index), None)
         finally:
             if pool is not None:
-                pool.close()
+                pool.terminate()
                 pool.join()
 
     def evaluate(self, model: Path, against: str, games: int, seed: int, players: int,

@@ -29,9 +29,12 @@ agent's own generator, reseeded by `reset(seed)`.
 Opponent inference ("inferred"). Shown another seat's move (`observe`, called by the
 tournament runner), the agent redraws what it cannot see, from a second generator of its
 own, and asks what greedy and the model, playing that seat on that redraw, would have
-chosen. Three explanations of the seat compete: greedy and the model, each taken to play
+chosen. Five explanations of the seat compete: greedy and the model, each taken to play
 its own choice with probability 1 - GUESS_ERROR (the rest spread evenly over the other
-legal moves), and "unexplained", every legal move equally likely. Each keeps a
+legal moves); a player only like greedy or only like the model, making its choice with
+probability LOOSE_HIT (they win over the first two when fewer than about 63% of the
+seat's moves are that choice, as for a player of another style); and every legal move
+equally likely. The last three leave the seat unexplained. Each keeps a
 log-likelihood of the seat's moves in which older moves fade by FORGETTING per move of
 that seat (a memory of about five moves), so that a seat whose style changes during a
 game is judged on how it plays now. The greedy share of a seat is the logistic of
@@ -39,9 +42,10 @@ greedy's log-likelihood minus the model's; the greedy player takes round(share x
 redraws) of them (half rounded down), odd redraws first, so that before any evidence it
 plays as "mixed".
 
-The fallback. When neither greedy nor the model explains a seat's recent moves better
-than chance (the "unexplained" log-likelihood is the highest: a seat that plays like
-neither, as Dale's procedure or a player that changed its style), a confident wrong
+The fallback. When neither greedy nor the model explains a seat's recent moves (an
+unexplaining log-likelihood is the highest: a seat that plays like neither, as Dale's
+procedure, or only somewhat like one, as a player of another style or one that changed
+its style), a confident wrong
 model of that seat would make every trial misjudge the candidates, and the search could
 then play worse than its policy alone, which is the yardstick it must not fall below.
 So such a seat is played in every redraw by the safe model, moves sampled from the
@@ -99,8 +103,13 @@ FORGETTING = 0.8
 SAFETY_Z = 1.0
 """With an unexplained seat, how many standard errors of the paired difference over the
 redraws a candidate must beat the policy's first choice by (module docstring)."""
-GREEDY, MODEL, UNEXPLAINED = range(3)
-"""Columns of `ValueSearchAgent.log_evidence`: the explanations of a seat's moves."""
+LOOSE_HIT = 0.5
+"""How often a seat that is only like greedy (or the model) is taken to make its choice:
+such a seat is not explained by it (module docstring)."""
+GREEDY, MODEL, LIKE_GREEDY, LIKE_MODEL, UNIFORM = range(5)
+"""Columns of `ValueSearchAgent.log_evidence`: the explanations of a seat's moves; the
+first two explain it, the others leave it unexplained."""
+EXPLAINING = 2
 
 
 def _rollout_agent(name: str, seed: int | None) -> Agent:
@@ -203,7 +212,7 @@ class ValueSearchAgent(Agent):
         self._gamma = float(self.policy_agent.model.gamma)
         self._generator = np.random.default_rng(seed)
         self._observing_generator = np.random.default_rng(_observing_seed(seed))
-        self.log_evidence = np.zeros((c.MAX_PLAYERS, 3))
+        self.log_evidence = np.zeros((c.MAX_PLAYERS, UNIFORM + 1))
         self.greedy_log_odds = np.zeros(c.MAX_PLAYERS)
         self.unexplained_log_odds = np.zeros(c.MAX_PLAYERS)
         self.fallbacks = 0
@@ -252,14 +261,18 @@ class ValueSearchAgent(Agent):
         model_choice = int(np.argmax(self.policy_agent.action_probabilities(
             self._model_input(self._observation, mask), mask)))
 
-        def likelihood(choice: int) -> float:
-            return 1.0 - GUESS_ERROR if action == choice else GUESS_ERROR / (legal - 1)
+        def likelihood(choice: int, hit: float) -> float:
+            return hit if action == choice else (1.0 - hit) / (legal - 1)
 
         evidence = self.log_evidence[mover]
         evidence *= FORGETTING
-        evidence += np.log([likelihood(greedy_choice), likelihood(model_choice), 1.0 / legal])
+        evidence += np.log([likelihood(greedy_choice, 1.0 - GUESS_ERROR),
+                            likelihood(model_choice, 1.0 - GUESS_ERROR),
+                            likelihood(greedy_choice, LOOSE_HIT),
+                            likelihood(model_choice, LOOSE_HIT), 1.0 / legal])
         self.greedy_log_odds[mover] = evidence[GREEDY] - evidence[MODEL]
-        self.unexplained_log_odds[mover] = evidence[UNEXPLAINED] - evidence[:UNEXPLAINED].max()
+        self.unexplained_log_odds[mover] = (evidence[EXPLAINING:].max()
+                                            - evidence[:EXPLAINING].max())
 
     def unexplained_seats(self) -> np.ndarray:
         """bool[MAX_PLAYERS]: the seats neither greedy nor the model explains ("inferred",

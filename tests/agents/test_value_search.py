@@ -546,3 +546,13 @@ def test_with_an_unexplained_seat_the_search_leaves_its_policy_only_when_clearly
             assert agent.act(game) == candidates[int(np.argmax(plain))]
             game.apply(policy.act(game))
     assert kept >= 1
+
+
+def test_a_player_of_another_style_is_only_like_greedy_and_unexplained():
+    """The hoarder (agents/styles.py) makes greedy's choice at about half of its moves:
+    more often than chance, less than greedy itself, so the "only like greedy"
+    explanation wins and the seat is unexplained at most of its moves after round 2."""
+    from agents.styles import StyleAgent
+    _, seen = _watched_game(StyleAgent("hoarder"), seed=15)
+    later = [unexplained for round_, unexplained, _ in seen if round_ >= 3]
+    assert len(later) >= 10 and sum(later) >= 0.6 * len(later)

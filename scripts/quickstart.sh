@@ -10,7 +10,7 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 source scripts/python_env.sh
 PYTHON=$(suburbia_python "$PWD")
 echo "[quickstart install] pip install -e .[train,bench]: seconds when installed, else" \
-     "a download of about 1 GB (torch's CPU build and the rest)"
+     "downloads (torch's CPU build alone is a 192 MB wheel)"
 started=$SECONDS
 "$PYTHON" -m pip install --disable-pip-version-check -e ".[train,bench]" \
     | { grep -v "^Requirement already satisfied" || true; }

@@ -250,8 +250,8 @@ class RecipeRun:
     def warm_up(self) -> None:
         """The numba kernels compiled (a fresh installation: minutes, once) or loaded,
         with progress, before the first stage (training/warm_up.py)."""
-        from .warm_up import COLD_COMPILE_SECONDS, PARTS, cached_kernel_files, warm_up
-        cold = cached_kernel_files() == 0
+        from .warm_up import COLD_COMPILE_SECONDS, PARTS, kernels_cached, warm_up
+        cold = not kernels_cached()
         estimate = COLD_COMPILE_SECONDS if cold else 5.0
         later = sum(prior_seconds(stage, self.recipe) for stage in self.recipe.stages
                     if self.applies(stage)

@@ -12,20 +12,27 @@ from __future__ import annotations
 
 import time
 
-COLD_COMPILE_SECONDS = 240.0
-"""A fresh installation's compile of PARTS on the project's 2-core machine (rough)."""
+COLD_COMPILE_SECONDS = 300.0
+"""A fresh installation's compile of PARTS on the project's 2-core machine: 4m51s measured
+under a load average of about 6 (docs/performance.md)."""
 
 PARTS = ("the engine and the greedy player", "the vector environment and the network",
          "the network's training")
 
 
-def cached_kernel_files() -> int:
-    """How many compiled kernels numba's caches hold for the engine and the agents."""
-    from suburbia_env.engine.kernel_cache import (CACHE_PATTERNS, cache_directories,
-                                                  kernel_source_dirs)
-    return sum(len(list(directory.glob(pattern)))
-               for source in kernel_source_dirs() for directory in cache_directories(source)
-               if directory.is_dir() for pattern in CACHE_PATTERNS[:1])
+KERNEL_SIGNS = {"engine": "env_core.*.nbi", "agents": "greedy.*.nbi"}
+"""Per kernel source folder, cached kernels PARTS compile (the vector environment's core,
+the greedy player): without them the kernels are still to compile."""
+
+
+def kernels_cached() -> bool:
+    """Whether the cache numba uses first (NUMBA_CACHE_DIR if set, else the `__pycache__`
+    beside the sources) holds the kernels of KERNEL_SIGNS. Importing the package compiles
+    a few kernels by itself, so their mere presence says nothing."""
+    from suburbia_env.engine.kernel_cache import cache_directories, kernel_source_dirs
+    folders = {source.name: cache_directories(source)[0] for source in kernel_source_dirs()}
+    return all(name in folders and any(folders[name].glob(pattern))
+               for name, pattern in KERNEL_SIGNS.items())
 
 
 def warm_up(on_part=None) -> float:

@@ -550,3 +550,28 @@ def test_a_recipe_of_the_fast_learner_runs_end_to_end(tmp_path):
         [event["event"] for event in events].index("stage_started")
     card = (run_dir / "MODEL_CARD.md").read_text()
     assert "fit_network, 2 epochs, minibatches of 64" in card
+
+
+@pytest.mark.slow
+def test_the_kernels_count_as_compiled_only_when_the_warm_ups_own_are_cached(tmp_path):
+    """A fresh installation (an empty numba cache) is told that the kernels compile; the
+    few kernels importing the package compiles do not count as the warm-up's."""
+    environment = {**_environment(), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def ask(code: str) -> list[str]:
+        return subprocess.run([sys.executable, "-c", code], env=environment, text=True,
+                              capture_output=True, check=True, timeout=600).stdout.split()
+
+    cached = "from training.warm_up import kernels_cached; print(kernels_cached())"
+    assert ask(cached) == ["False"]
+    folders = ask("from suburbia_env.engine.kernel_cache import cache_directories, "
+                  "kernel_source_dirs\nfor source in kernel_source_dirs(): "
+                  "print(source.name, cache_directories(source)[0])")
+    where = dict(zip(folders[::2], map(Path, folders[1::2])))
+    assert all(folder.is_relative_to(tmp_path) for folder in where.values())
+    assert ask(cached) == ["False"]
+    (where["engine"] / "env_core.step_batch-1.py311.nbi").write_bytes(b"")
+    assert ask(cached) == ["False"]
+    where["agents"].mkdir(parents=True, exist_ok=True)
+    (where["agents"] / "greedy.greedy_action-1.py311.nbi").write_bytes(b"")
+    assert ask(cached) == ["True"]

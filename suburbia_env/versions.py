@@ -132,6 +132,13 @@ HISTORY = (
                         for name, module in (("gym", "gym_env"), ("vector", "vector_env"),
                                              ("pettingzoo", "pettingzoo"))),
             aliases="suburbia_env._moved.OLD_TO_NEW"),
+    Version("v1.6", "2026-11-27",
+            "Game records of games that allowed hints carry the optional field "
+            "`hints_used` (issue 33, docs/review.md \"Hints\"); readers before v1.6 refuse "
+            "such a record, naming the field. Records of games without hints, states, ids "
+            "and rules are unchanged.",
+            "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
+            dataset_format=2),
 )
 """Oldest first."""
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from suburbia_env.display.drawing import SEAT_COLOURS
+from suburbia_env.display.vocabulary import is_dale, seat_name
 
 from .review import Decision, Review
 
@@ -117,11 +118,11 @@ def draw_win_probabilities(review: Review, path: Path) -> Path:
     figure, axes = plt.subplots(figsize=(9, 4.5), dpi=100)
     count = len(review.decisions)
     steps = list(range(count + 1))  # decision indexes, then the result
-    dale = review.config.get("mode") == "dale"
+    mode = review.config.get("mode", "")
     for seat in range(review.seats):
         values = [d.seat_win_probabilities[seat] for d in review.decisions]
         values.append(review.result_win_shares()[seat])
-        label = "Dale" if dale and seat == 1 else f"seat {seat}"
+        label = seat_name(mode, seat)
         line, = axes.plot(steps, values, label=label, linewidth=1.6,
                           color=SEAT_COLOURS[seat % len(SEAT_COLOURS)])
         for mistake in review.mistakes(seat):
@@ -161,7 +162,7 @@ def summary_lines(review: Review, seconds: float | None = None) -> list[str]:
                  + (f" (private goal {score['private_goal']})" if score["private_goal"] else "")
                  + (" WINNER" if score["winner"] else "") for score in review.final_scores)]
     for seat in range(review.seats):
-        if review.config.get("mode") == "dale" and seat == 1:
+        if is_dale(review.config.get("mode", ""), seat):
             continue  # Dale's turns are the engine's (R9.2): no decisions
         mistakes = review.mistakes(seat)
         lines.append(f"Seat {seat}: biggest mistakes" if mistakes

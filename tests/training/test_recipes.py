@@ -66,7 +66,7 @@ def test_shipped_recipes_parse():
     assert [stage.kind for stage in dale.stages] == ["record", "fit", "ppo", "record", "fit",
                                                      "evaluate"]
     assert dale.stage("fit-search").gate.on_fail == "keep_input"
-    assert dale.stage("ppo-dale").gate.retry == {"settings": {"total_timesteps": 4500000}}
+    assert dale.stage("ppo-dale").gate.retry == {"settings": {"total_timesteps": 9000000}}
 
 
 def test_the_quickstart_imitates_then_trains_with_the_fast_learner_then_evaluates():

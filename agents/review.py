@@ -37,16 +37,12 @@ from numba import njit
 from suburbia_env import Game
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.action_space import NUM_ACTIONS
-from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
-from suburbia_env.engine.hidden_information import redraw_hidden_information
 from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
-from suburbia_env.engine.resolution import copy_state
 from suburbia_env.engine.tile_data import GOALS, TILES
-from suburbia_env.engine.turn import apply_legal_action
 from suburbia_env.errors import ArgumentError, ConfigError, shown
 
 from .ppo_agent import PPOAgent
-from .value_search import continue_trials, trial_outputs
+from .value_search import continue_trials, start_trials, trial_outputs
 
 MODELS_FOLDER = Path(__file__).resolve().parents[1] / "models"
 MODEL_OF_MODE = {"standard": MODELS_FOLDER / "multiplayer.safetensors",
@@ -90,24 +86,6 @@ class SearchSettings:
                 and 0.0 <= float(self.margin_weight) <= 100.0):
             raise ConfigError(f"margin_weight must be a number 0..100, "
                               f"not {shown(self.margin_weight)}")
-
-
-@njit(cache=True)
-def start_viewed_trials(state, tiles, goals, basic_kinds, viewer, candidates, samples,
-                        rng_words, trial_states):
-    """Row `sample * len(candidates) + index` of `trial_states` gets candidates[index]
-    played on the sample-th redraw of what `viewer` cannot see (R10.2)."""
-    redrawn = np.empty_like(state)
-    log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
-    count = candidates.shape[0]
-    for sample in range(samples):
-        copy_state(redrawn, state)
-        redraw_hidden_information(redrawn, tiles, goals, viewer, rng_words)
-        for index in range(count):
-            row = sample * count + index
-            copy_state(trial_states[row], redrawn)
-            apply_legal_action(trial_states[row], tiles, goals, basic_kinds, candidates[index],
-                               log)
 
 
 @njit(cache=True)
@@ -241,10 +219,9 @@ class DecisionEvaluator:
         row = 0
         for position in positions:
             count = position.candidates.size * samples
-            start_viewed_trials(position.state, TILES.table, GOALS.table, TILES.basic_kinds,
-                                np.int64(position.viewer),
-                                position.candidates.astype(np.int32), samples,
-                                position.words.copy(), trial_states[row:row + count])
+            start_trials(position.state, TILES.table, GOALS.table, TILES.basic_kinds,
+                         np.int64(position.viewer), position.candidates.astype(np.int32),
+                         samples, position.words.copy(), trial_states[row:row + count])
             offsets.append(row)
             row += count
         self._play_out(trial_states, rows)

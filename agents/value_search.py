@@ -121,17 +121,17 @@ def _rollout_agent(name: str, seed: int | None) -> Agent:
 
 
 @njit(cache=True)
-def start_trials(state, tiles, goals, basic_kinds, candidates, samples, rng_words,
+def start_trials(state, tiles, goals, basic_kinds, viewer, candidates, samples, rng_words,
                  trial_states):
     """Row `sample * len(candidates) + index` of `trial_states` gets candidates[index]
-    played on the sample-th redraw of the hidden information, up to the next decision."""
-    player = state[s.CURRENT_PLAYER]
+    played, up to the next decision, on the sample-th redraw of what `viewer` cannot see
+    (R10.2): the searching seat, or the seat a review takes the view of."""
     redrawn = np.empty_like(state)
     log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
     count = candidates.shape[0]
     for sample in range(samples):
         copy_state(redrawn, state)
-        redraw_hidden_information(redrawn, tiles, goals, player, rng_words)
+        redraw_hidden_information(redrawn, tiles, goals, viewer, rng_words)
         for index in range(count):
             row = sample * count + index
             copy_state(trial_states[row], redrawn)
@@ -327,8 +327,8 @@ class ValueSearchAgent(Agent):
         """float[samples, candidates]: the value of each candidate on each redraw."""
         rows = candidates.size * self.samples
         player = int(state[s.CURRENT_PLAYER])
-        start_trials(state, TILES.table, GOALS.table, TILES.basic_kinds, candidates,
-                     self.samples, self._rng_words(), self._trial_states)
+        start_trials(state, TILES.table, GOALS.table, TILES.basic_kinds, np.int64(player),
+                     candidates, self.samples, self._rng_words(), self._trial_states)
         running = self._running[:rows]
         # trial row = redraw x candidates + candidate
         self._by_opponent[:rows] = np.repeat(self._opponent_redraws(), candidates.size, axis=0)

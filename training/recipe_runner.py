@@ -496,6 +496,46 @@ class RecipeRun:
                 "run_seed": self.seed, "stage_seed": record["seed"],
                 "git": self.state.data["provenance"]["git"]}
 
+    def fit_resume_point(self, stage: Stage, record: dict, checkpoint_path: Path, module,
+                         key: str) -> dict | None:
+        """Where a killed fit goes on: `module` gets the checkpoint's weights (saved under
+        `key`) when the checkpoint is the one the record names; None: from the start."""
+        import torch
+        if not (record.get("checkpoint_sha256")
+                and sha256_of(checkpoint_path) == record["checkpoint_sha256"]):
+            return None
+        saved = torch.load(checkpoint_path, weights_only=True)
+        module.load_state_dict(saved[key])
+        resume = {name: saved[name] for name in ("epoch", "losses", "agreements", "optimizer")}
+        resume["generator"] = json.loads(saved["generator"])
+        record["resumed_from"] = f"epoch {resume['epoch']} of {stage.epochs}"
+        self.log("stage_resumed", stage=stage.name, epochs_done=resume["epoch"])
+        return resume
+
+    def fit_checkpointer(self, stage: Stage, record: dict, folder: Path, checkpoint_path: Path,
+                         module, key: str):
+        """The fit's end-of-epoch call: the weights of `module` (under `key`), optimizer and
+        generator written whole, then the record, the log and the progress line."""
+        import torch
+
+        def on_epoch(checkpoint: dict) -> None:
+            temporary = folder / ".fit-checkpoint.tmp.pt"
+            torch.save({key: module.state_dict(), "epoch": checkpoint["epoch"],
+                        "losses": checkpoint["losses"], "agreements": checkpoint["agreements"],
+                        "optimizer": checkpoint["optimizer"],
+                        "generator": json.dumps(checkpoint["generator"])}, temporary)
+            replace_atomically(temporary, checkpoint_path)
+            record.update(checkpoint_sha256=sha256_of(checkpoint_path),
+                          epochs_done=checkpoint["epoch"], losses=checkpoint["losses"],
+                          agreements=checkpoint["agreements"])
+            self.tick()
+            self.save()
+            self.log("epoch_done", stage=stage.name, epoch=checkpoint["epoch"],
+                     loss=checkpoint["losses"][-1], agreement=checkpoint["agreements"][-1])
+            self.progress.update(checkpoint["epoch"], note=f"agreement with the "
+                                 f"demonstrations {checkpoint['agreements'][-1]:.3f}")
+        return on_epoch
+
     def fit(self, stage: Stage, record: dict, model_in: Path | None, folder: Path) -> Path:
         """`suburbia train --demonstrations ... --total-timesteps 0` epoch by epoch, the
         weights, optimizer and shuffling saved after each epoch (fit-checkpoint.pt); with
@@ -517,35 +557,12 @@ class RecipeRun:
         rows = len(data["actions"])
         record["decisions"] = rows
         checkpoint_path = folder / "fit-checkpoint.pt"
-        resume = None
-        if record.get("checkpoint_sha256") and \
-                sha256_of(checkpoint_path) == record["checkpoint_sha256"]:
-            saved = torch.load(checkpoint_path, weights_only=True)
-            model.policy.load_state_dict(saved["policy"])
-            resume = {key: saved[key] for key in ("epoch", "losses", "agreements",
-                                                  "optimizer")}
-            resume["generator"] = json.loads(saved["generator"])
-            record["resumed_from"] = f"epoch {resume['epoch']} of {stage.epochs}"
-            self.log("stage_resumed", stage=stage.name, epochs_done=resume["epoch"])
+        resume = self.fit_resume_point(stage, record, checkpoint_path, model.policy, "policy")
         record["epochs_done"] = resume["epoch"] if resume else 0
         self.progress.update(record["epochs_done"])
 
-        def on_epoch(checkpoint: dict) -> None:
-            temporary = folder / ".fit-checkpoint.tmp.pt"
-            torch.save({"policy": model.policy.state_dict(), "epoch": checkpoint["epoch"],
-                        "losses": checkpoint["losses"], "agreements": checkpoint["agreements"],
-                        "optimizer": checkpoint["optimizer"],
-                        "generator": json.dumps(checkpoint["generator"])}, temporary)
-            replace_atomically(temporary, checkpoint_path)
-            record.update(checkpoint_sha256=sha256_of(checkpoint_path),
-                          epochs_done=checkpoint["epoch"], losses=checkpoint["losses"],
-                          agreements=checkpoint["agreements"])
-            self.tick()
-            self.save()
-            self.log("epoch_done", stage=stage.name, epoch=checkpoint["epoch"],
-                     loss=checkpoint["losses"][-1], agreement=checkpoint["agreements"][-1])
-            self.progress.update(checkpoint["epoch"], note=f"agreement with the "
-                                 f"demonstrations {checkpoint['agreements'][-1]:.3f}")
+        on_epoch = self.fit_checkpointer(stage, record, folder, checkpoint_path, model.policy,
+                                         "policy")
 
         def on_batch(done_rows: int) -> None:
             self.progress.update(record["epochs_done"] + done_rows / rows)
@@ -582,38 +599,15 @@ class RecipeRun:
         rows = len(data["actions"])
         record["decisions"] = rows
         checkpoint_path = folder / "fit-checkpoint.pt"
-        resume = None
-        if record.get("checkpoint_sha256") and \
-                sha256_of(checkpoint_path) == record["checkpoint_sha256"]:
-            saved = torch.load(checkpoint_path, weights_only=True)
-            network.load_state_dict(saved["network"])
-            resume = {key: saved[key] for key in ("epoch", "losses", "agreements",
-                                                  "optimizer")}
-            resume["generator"] = json.loads(saved["generator"])
-            record["resumed_from"] = f"epoch {resume['epoch']} of {stage.epochs}"
-            self.log("stage_resumed", stage=stage.name, epochs_done=resume["epoch"])
+        resume = self.fit_resume_point(stage, record, checkpoint_path, network, "network")
         record["epochs_done"] = resume["epoch"] if resume else 0
         self.progress.update(record["epochs_done"], note=f"encoding {rows:,} decisions")
         encoded = EncodedDemonstrations(data, on_rows=lambda done: self.progress.update(
             record["epochs_done"], note=f"encoding decisions {done:,}/{rows:,}"))
         self.progress.update(record["epochs_done"], note="")
 
-        def on_epoch(checkpoint: dict) -> None:
-            temporary = folder / ".fit-checkpoint.tmp.pt"
-            torch.save({"network": network.state_dict(), "epoch": checkpoint["epoch"],
-                        "losses": checkpoint["losses"], "agreements": checkpoint["agreements"],
-                        "optimizer": checkpoint["optimizer"],
-                        "generator": json.dumps(checkpoint["generator"])}, temporary)
-            replace_atomically(temporary, checkpoint_path)
-            record.update(checkpoint_sha256=sha256_of(checkpoint_path),
-                          epochs_done=checkpoint["epoch"], losses=checkpoint["losses"],
-                          agreements=checkpoint["agreements"])
-            self.tick()
-            self.save()
-            self.log("epoch_done", stage=stage.name, epoch=checkpoint["epoch"],
-                     loss=checkpoint["losses"][-1], agreement=checkpoint["agreements"][-1])
-            self.progress.update(checkpoint["epoch"], note=f"agreement with the "
-                                 f"demonstrations {checkpoint['agreements'][-1]:.3f}")
+        on_epoch = self.fit_checkpointer(stage, record, folder, checkpoint_path, network,
+                                         "network")
 
         def on_batch(done_rows: int) -> None:
             self.progress.update(record["epochs_done"] + done_rows / rows)

@@ -148,6 +148,20 @@ def _encode_batch(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return observations, masks
 
 
+def _fit_start(module, learning_rate: float, seed: int, resume: dict | None):
+    """Optimizer, shuffling generator and the epochs' history of a fit: fresh, or as a
+    checkpoint left them, so a resumed fit goes on as if it had never stopped."""
+    optimiser = torch.optim.Adam(module.parameters(), lr=learning_rate)
+    generator = np.random.default_rng(seed)
+    losses: list[float] = []
+    agreements: list[float] = []
+    if resume is not None:
+        optimiser.load_state_dict(resume["optimizer"])
+        generator.bit_generator.state = resume["generator"]
+        losses, agreements = list(resume["losses"]), list(resume["agreements"])
+    return optimiser, generator, losses, agreements
+
+
 def pretrain(model, data: dict[str, np.ndarray], epochs: int = 5, batch_size: int = 256,
              learning_rate: float = 1e-3, seed: int = 0, resume: dict | None = None,
              on_epoch=None, on_batch=None) -> list[float]:
@@ -162,14 +176,8 @@ def pretrain(model, data: dict[str, np.ndarray], epochs: int = 5, batch_size: in
     """
     policy = model.policy
     policy.set_training_mode(True)
-    optimiser = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    generator = np.random.default_rng(seed)
-    losses: list[float] = []
-    agreements: list[float] = []
-    if resume is not None:
-        optimiser.load_state_dict(resume["optimizer"])
-        generator.bit_generator.state = resume["generator"]
-        losses, agreements = list(resume["losses"]), list(resume["agreements"])
+    optimiser, generator, losses, agreements = _fit_start(policy, learning_rate, seed,
+                                                          resume)
     count = len(data["actions"])
     for epoch in range(len(losses), epochs):
         order = generator.permutation(count)
@@ -278,14 +286,8 @@ def fit_network(network, encoded: EncodedDemonstrations, epochs: int = 5,
     only, R5) and the value head to the final margin / 100. Checkpoints, `resume`,
     `on_epoch` and `on_batch` as `pretrain`; returns the mean loss per epoch."""
     network.train(True)
-    optimiser = torch.optim.Adam(network.parameters(), lr=learning_rate)
-    generator = np.random.default_rng(seed)
-    losses: list[float] = []
-    agreements: list[float] = []
-    if resume is not None:
-        optimiser.load_state_dict(resume["optimizer"])
-        generator.bit_generator.state = resume["generator"]
-        losses, agreements = list(resume["losses"]), list(resume["agreements"])
+    optimiser, generator, losses, agreements = _fit_start(network, learning_rate, seed,
+                                                          resume)
     count = len(encoded)
     for epoch in range(len(losses), epochs):
         order = generator.permutation(count)

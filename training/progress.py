@@ -14,16 +14,16 @@ import sys
 import threading
 import time
 
-# Rough rates on the project's 2-core machine (models/README.md's wall times), for the
-# estimate of a stage that has not measured its own rate yet.
-GREEDY_GAMES_PER_SECOND_PER_WORKER = 25.0
-SEARCH_GAMES_PER_SECOND_PER_WORKER = 1.5
+# Rough rates on the project's 2-core machine (the recipes' timed runs, docs/performance.md
+# "Time to strength"), for the estimate of a stage that has not measured its own rate yet.
+GREEDY_GAMES_PER_SECOND_PER_WORKER = 60.0
+SEARCH_GAMES_PER_SECOND_PER_WORKER = 2.5
 DECISIONS_PER_GAME = 24
 FIT_DECISION_EPOCHS_PER_SECOND = 2500.0
-FAST_FIT_DECISION_EPOCHS_PER_SECOND = 15000.0
+FAST_FIT_DECISION_EPOCHS_PER_SECOND = 40000.0
 FAST_FIT_ENCODED_DECISIONS_PER_SECOND = 15000.0
 PPO_STEPS_PER_SECOND = 1000.0
-FAST_PPO_STEPS_PER_SECOND = 4000.0
+FAST_PPO_STEPS_PER_SECOND = {"dale": 12000.0, "self_play": 1200.0}
 DALE_EVALUATION_GAMES_PER_SECOND = 100.0
 GREEDY_EVALUATION_GAMES_PER_SECOND = 15.0
 
@@ -55,8 +55,9 @@ def prior_seconds(stage, recipe=None) -> float:
             seconds = decisions * stage.epochs / FIT_DECISION_EPOCHS_PER_SECOND
     elif stage.kind == "ppo":
         total = stage.settings["total_timesteps"]
-        seconds = total / (FAST_PPO_STEPS_PER_SECOND if stage.learner == "fast"
-                           else PPO_STEPS_PER_SECOND)
+        seconds = total / (FAST_PPO_STEPS_PER_SECOND.get(stage.settings.get("mode", "dale"),
+                                                         PPO_STEPS_PER_SECOND)
+                           if stage.learner == "fast" else PPO_STEPS_PER_SECOND)
         if stage.eval_every:
             seconds += (total // stage.eval_every) * evaluation_seconds("dale", stage.eval_games)
     else:

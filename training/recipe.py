@@ -33,7 +33,7 @@ from suburbia_env.errors import ConfigError, shown
 RECIPES_FOLDER = Path(__file__).resolve().parent / "recipes"
 STAGE_KINDS = ("record", "fit", "ppo", "evaluate")
 OPPONENTS = ("dale", "greedy")
-ON_FAIL = ("stop", "retry", "keep_input")
+ON_FAIL = ("stop", "retry", "keep_input", "keep_better")
 WHEN = ("always", "no_start", "with_start")
 MAX_GAMES = 10**7
 
@@ -284,9 +284,10 @@ def _stage(raw, index: int, recipe_name: str, earlier: list[Stage]) -> Stage:
                                       if key in GATE_FIELDS}, where, gate=False)
     elif "gate" in raw:
         values["gate"] = _evaluation(raw["gate"], f"{where}: gate", gate=True)
-        if values["gate"].on_fail == "keep_input" and values["model"] == "none":
-            raise RecipeError(f"{where}: gate: on_fail keep_input needs an input model "
-                              f"(model is none)")
+        if values["gate"].on_fail in ("keep_input", "keep_better") \
+                and values["model"] == "none":
+            raise RecipeError(f"{where}: gate: on_fail {values['gate'].on_fail} needs an input "
+                              f"model (model is none)")
     stage = Stage(**values)
     if stage.gate is not None and stage.gate.on_fail == "retry":
         changeable = STAGE_FIELDS[kind] - {"name", "kind", "gate", "when"}

@@ -17,6 +17,7 @@ results.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import os
@@ -32,7 +33,7 @@ import numpy as np
 
 from .progress import ProgressLine, duration, evaluation_seconds, prior_seconds
 from .recipe import Evaluation, Recipe, RecipeError, Stage, load_recipe, recipe_names
-from .run_record import (add_evaluation, git_commit, log_event, machine, versions,
+from .run_record import (add_evaluation, evaluations, git_commit, log_event, machine, versions,
                          write_model_card)
 from .run_state import (RunState, outputs_intact, replace_atomically, sha256_of,
                         write_atomically)
@@ -362,11 +363,18 @@ class RecipeRun:
                 record["attempt"] = attempt + 1
                 self.save()
                 continue
-            if on_fail == "keep_input":
+            if on_fail == "keep_better" and self.input_won_less(current, record, model_in):
+                record["status"] = "done"
+                record["model"] = self.relative(produced)
+                record["note"] = (f"{message}, but it beat its input on the same games: it "
+                                  f"goes on (on_fail keep_better)")
+                self.progress.message(f"[{label}] {record['note']}")
+                break
+            if on_fail in ("keep_input", "keep_better"):
                 record["status"] = "done"
                 record["model"] = self.relative(model_in)
                 record["note"] = (f"{message}: its input model goes on instead "
-                                  f"(on_fail keep_input)")
+                                  f"(on_fail {on_fail})")
                 self.progress.message(f"[{label}] {record['note']}")
                 break
             record["status"] = "failed"
@@ -738,6 +746,23 @@ class RecipeRun:
         record["gate"] = {key: row[key] for key in ("win_rate", "win_rate_low",
                                                     "win_rate_high", "games", "passed")}
         return bool(row["passed"]), "" if row["passed"] else self.shortfall(stage.gate, row)
+
+    def input_won_less(self, stage: Stage, record: dict, model_in: Path) -> bool:
+        """Whether the stage's input won fewer of the gate's games than the stage's model
+        (on_fail keep_better). The input's result on those very games is taken from the
+        evaluation history when it is there (e.g. the gate of the stage that made it),
+        otherwise played now."""
+        spec, digest = stage.gate, sha256_of(model_in)
+        players = spec.players if spec.against == "greedy" else 1
+        earlier = [row for row in evaluations(self.run_dir)
+                   if row.get("model_sha256") == digest and row["against"] == spec.against
+                   and row["players"] == players and row["games"] == spec.games
+                   and row["seed"] == spec.seed]
+        row = earlier[-1] if earlier else self.evaluate(
+            model_in, dataclasses.replace(spec, min_win_rate=None), stage, record, "input")
+        record["input_gate"] = {key: row[key] for key in ("win_rate", "win_rate_low",
+                                                          "win_rate_high", "games")}
+        return row["win_rate"] < record["gate"]["win_rate"]
 
     def finish(self, model: Path | None) -> None:
         data = self.state.data

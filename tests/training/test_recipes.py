@@ -64,8 +64,10 @@ def test_shipped_recipes_parse():
         assert recipe.stages and recipe.sha256
     dale = load_recipe("dale")
     assert [stage.kind for stage in dale.stages] == ["record", "fit", "ppo", "record", "fit",
-                                                     "evaluate"]
-    assert dale.stage("fit-search").gate.on_fail == "keep_input"
+                                                     "evaluate", "record", "fit", "evaluate"]
+    assert dale.stage("fit-search").gate.on_fail == "keep_better"
+    assert dale.stage("fit-search-2").demonstrations == ("search-games", "search-games-2")
+    assert dale.stage("after-round-1").gate.seed == dale.stage("final").gate.seed
     assert dale.stage("ppo-dale").gate.retry == {"settings": {"total_timesteps": 9000000}}
 
 
@@ -112,7 +114,7 @@ def test_a_fit_names_a_known_learner():
      ["min_win_rate", "'high'"]),
     (_with_stage(1, gate={"against": "dale", "games": 10}), ["gate needs min_win_rate"]),
     (_with_stage(1, gate={"against": "dale", "min_win_rate": 0.5, "on_fail": "pray"}),
-     ["on_fail", "stop, retry, keep_input", "'pray'"]),
+     ["on_fail", "stop, retry, keep_input, keep_better", "'pray'"]),
     (_with_stage(1, gate={"against": "dale", "min_win_rate": 0.5, "on_fail": "retry",
                           "retry": {"games": 3}}),
      ["retry cannot change 'games'", "epochs"]),
@@ -453,6 +455,48 @@ def test_a_tampered_or_missing_output_is_made_again(killed_run):
     # Another seed in the same folder is refused, naming the difference.
     other = _run(killed_run["command"] + ["--seed", "4"], folder)
     assert other.returncode == 2 and "--seed differs" in other.stderr
+
+
+@pytest.mark.slow
+def test_keep_better_passes_on_the_model_that_won_more(tmp_path):
+    gate = {"against": "greedy", "players": 2, "games": 30, "seed": 6000,
+            "min_win_rate": 1.0, "on_fail": "keep_better"}
+    recipe = {
+        "name": "better", "seed": 2, "torch_threads": 1,
+        "network": {"features_dim": 16, "net_arch": [8]},
+        "stages": [
+            {"name": "games", "kind": "record", "demonstrator": "greedy", "games": 6,
+             "chunk_games": 3},
+            {"name": "plain", "kind": "fit", "demonstrations": ["games"], "epochs": 1},
+            {"name": "judged", "kind": "fit", "demonstrations": ["games"], "epochs": 2,
+             "gate": gate},
+            {"name": "judged-again", "kind": "fit", "demonstrations": ["games"], "epochs": 2,
+             "gate": gate},
+        ]}
+    recipe_path = tmp_path / "better.json"
+    recipe_path.write_text(json.dumps(recipe))
+    run_dir = tmp_path / "run"
+    result = _run(_command(recipe_path, run_dir), tmp_path)
+    assert result.returncode == 0, result.stderr
+    stages = json.loads((run_dir / "state.json").read_text())["stages"]
+    rows = [json.loads(line) for line in (run_dir / "evaluations.jsonl").read_text()
+            .splitlines()]
+    # The plain fit was never evaluated, so its result on the gate's games is played once;
+    # the second judged stage's input was, so its row is taken from the history.
+    assert [(row["stage"], row["purpose"]) for row in rows] == \
+        [("judged", "gate"), ("judged", "input"), ("judged-again", "gate")]
+    assert rows[1]["model"] == stages["plain"]["model"]
+    for stage, gate_row, input_row in (("judged", rows[0], rows[1]),
+                                       ("judged-again", rows[2], None)):
+        record = stages[stage]
+        if input_row is None:
+            input_row = next(row for row in rows[:2]
+                             if row["model"] == stages["judged"]["model"])
+        assert record["input_gate"]["win_rate"] == input_row["win_rate"]
+        output_won_more = gate_row["win_rate"] > input_row["win_rate"]
+        assert record["model"] == (gate_row["model"] if output_won_more
+                                   else input_row["model"])
+        assert ("beat its input" in record["note"]) == output_won_more
 
 
 @pytest.mark.slow

@@ -48,12 +48,12 @@ def _models_copy(tmp_path: Path) -> Path:
     return models
 
 
-def _train(recipe: dict, run_dir: Path) -> subprocess.CompletedProcess:
+def _train(recipe: dict, run_dir: Path, *extra: str) -> subprocess.CompletedProcess:
     path = run_dir.parent / f"{recipe['name']}.json"
     path.write_text(json.dumps(recipe))
     return subprocess.run(
         [sys.executable, "-m", "suburbia_env.apps.cli", "train", "--recipe", str(path),
-         "--run-dir", str(run_dir)], capture_output=True, text=True, timeout=600,
+         "--run-dir", str(run_dir), *extra], capture_output=True, text=True, timeout=600,
         env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"})
 
 
@@ -101,3 +101,30 @@ def test_a_complete_run_is_released_and_an_unfinished_one_refused(tmp_path):
         release.release(stopped, "failing", models)
     assert release.main(["--models", str(models), str(stopped), "failing"]) == 2
     assert not (models / "failing.safetensors").exists()
+
+
+@pytest.mark.slow
+def test_two_runs_with_one_seed_are_identical_and_compare_as_such(tmp_path):
+    """Same seed, same run (one torch thread, no kill): the same recorded games and weights,
+    byte for byte, and the same evaluations; training.compare_runs says they agree."""
+    from training import compare_runs
+    recipe = json.loads(json.dumps(SMALL))
+    recipe["stages"].insert(2, {
+        "name": "ppo", "kind": "ppo", "checkpoint_every": 256, "eval_every": 512,
+        "eval_games": 8, "settings": {"total_timesteps": 1024, "num_envs": 8, "n_steps": 32,
+                                      "batch_size": 128, "n_epochs": 1}})
+    for name in ("a", "b"):
+        assert _train(recipe, tmp_path / name).returncode == 0
+    result = compare_runs.compare(tmp_path / "a", tmp_path / "b")
+    assert result["agree"] and result["only_a"] == result["only_b"] == 0
+    assert [row["a"] for row in result["evaluations"]] == \
+        [row["b"] for row in result["evaluations"]]
+    assert all(row["same_model"] for row in result["evaluations"])
+    assert set(result["identical_outputs"]) == {"games", "fit", "ppo", "more"}
+    assert all(result["identical_outputs"].values())
+    assert compare_runs.main([str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    # Another seed records other games: the comparison names the outputs that differ.
+    assert _train(recipe, tmp_path / "c", "--seed", "6").returncode == 0
+    other = compare_runs.compare(tmp_path / "a", tmp_path / "c")
+    assert other["identical_outputs"]["games"] is False
+    assert not any(row["same_model"] for row in other["evaluations"])

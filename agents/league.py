@@ -23,6 +23,16 @@ over the move time limit forfeits the game, exactly as in a tournament
 action) plays it to the end, so the others' game counts. Means are of the seats that did
 not forfeit; the results count per agent the games it played beside a stand-in.
 
+Resuming. With a journal (``--resume``: output-dir/played.jsonl) every game is appended
+to it as soon as it is played, with the league's settings; started again with the same
+settings, the league plays only the games the journal lacks, and its results are those of
+one uninterrupted run (the ratings are updated in game order either way). A journal of
+other settings is refused.
+
+Per player count the summary gives the lead of the agent rated highest (by mu) over the
+next one in combined sigma, (mu1 - mu2) / sqrt(sigma1^2 + sigma2^2): issue 32 asks the
+strongest agent to lead by more than 2 (docs/league.md reads it).
+
 Files: results.csv (one row per seat and game), summary.json (the summary and the
 configuration with its provenance: date, commit, the SHA-256 of every model file),
 league.png, league.md (the tables in Markdown, as docs/league.md shows them) and, with
@@ -105,6 +115,58 @@ def make_league_tasks(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
     return tasks
 
 
+JOURNAL_NAME = "played.jsonl"
+
+
+def journal_settings(specs: list, player_counts, rounds: int, games: int | None, seed: int,
+                     edition: str, move_time_limit: float | None) -> dict:
+    """What a journal's games depend on: a journal of other settings is another league."""
+    return {"agents": [key for _, key in entrants(list(specs))],
+            "player_counts": sorted(set(player_counts)), "rounds": rounds, "games": games,
+            "seed": seed, "edition": edition, "move_time_limit": move_time_limit}
+
+
+def read_journal(path: Path, settings: dict) -> dict[int, dict]:
+    """The games in the journal at `path` by table number (none if there is no file); a
+    last line cut short (a run killed while writing) is skipped; TournamentError for a
+    journal of other settings or a bad line before the last."""
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    lines = path.read_text().splitlines()
+    played = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            outcome = {"table": int(entry["table"]), "rows": entry["rows"],
+                       "record": entry.get("record")}
+            kept = entry["settings"]
+        except (ValueError, KeyError, TypeError) as error:
+            if number == len(lines):
+                break
+            raise TournamentError(f"{path}:{number}: not a league game ({error})") from None
+        if kept != settings:
+            raise TournamentError(f"{path} holds games of another league ({kept}); give "
+                                  f"another --output-dir or the same settings")
+        played.setdefault(outcome["table"], outcome)
+    return played
+
+
+def drop_cut_line(path: Path) -> None:
+    """Cut off a last line written only in part (a run killed while writing it), so that
+    lines appended after it stay whole."""
+    path = Path(path)
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with open(path, "r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)
+
+
 def _win_share(rows: list[dict]) -> dict:
     wins = sum(row["win"] for row in rows)
     low, high = wilson_interval(wins, len(rows))
@@ -155,8 +217,28 @@ def summarise_league(rows: list[dict], labels: list[str]) -> dict:
                              "stand_in_games": len(stand_in_tables(here)),
                              "turn_positions": positions,
                              "games_per_pairing": games_per_pairing(here, labels)}
-    return {"ratings": openskill_ratings(rows, labels), "player_counts": by_count,
-            "forfeits": forfeits(rows), "stand_in_tables": stand_in_tables(rows)}
+    ratings = openskill_ratings(rows, labels)
+    for players in counts:
+        here = [row for row in rows if row["seats"] == players]
+        by_count[players]["ratings"] = openskill_ratings(here, labels)["ratings"]
+        by_count[players]["lead"] = rating_lead(by_count[players]["ratings"])
+    return {"ratings": ratings, "lead": rating_lead(ratings["ratings"]),
+            "player_counts": by_count, "forfeits": forfeits(rows),
+            "stand_in_tables": stand_in_tables(rows)}
+
+
+def rating_lead(ratings: dict) -> dict | None:
+    """The agent of the highest mu, the next one, and the lead in combined sigma
+    (module docstring); None with fewer than two rated agents."""
+    rated = sorted((label for label in ratings if ratings[label]["rated_games"]),
+                   key=lambda label: -ratings[label]["mu"])
+    if len(rated) < 2:
+        return None
+    first, second = ratings[rated[0]], ratings[rated[1]]
+    combined = float(np.hypot(first["sigma"], second["sigma"]))
+    return {"leader": rated[0], "next": rated[1], "mu_gap": first["mu"] - second["mu"],
+            "combined_sigma": combined,
+            "lead_in_sigma": (first["mu"] - second["mu"]) / combined}
 
 
 def format_league(summary: dict) -> str:
@@ -169,11 +251,19 @@ def format_league(summary: dict) -> str:
         rating = ratings[label]
         lines.append(f"  {label.ljust(width)}  mu {rating['mu']:6.2f}  sigma {rating['sigma']:5.2f}"
                      f"  ordinal {rating['ordinal']:6.2f}  ({rating['rated_games']} games)")
+    lines.append(f"  {_lead_text(summary.get('lead'))}")
     for players, block in summary["player_counts"].items():
         pairing = block.get("games_per_pairing") or {}
         together = (f", {_span(pairing)} games per pair of agents" if pairing else "")
         lines.append(f"{players} players, {block['games']} games{together} (fair share "
                      f"{1 / int(players):.3f}):")
+        here = block.get("ratings") or {}
+        for label in sorted(here, key=lambda label: -here[label]["mu"]):
+            if here[label]["rated_games"]:
+                lines.append(f"  rating at {players} players: {label.ljust(width)}  mu "
+                             f"{here[label]['mu']:6.2f}  sigma {here[label]['sigma']:5.2f}")
+        if here:
+            lines.append(f"  {_lead_text(block.get('lead'))}")
         for label in ordered:
             entry = block["agents"].get(label)
             if entry:
@@ -193,6 +283,14 @@ def format_league(summary: dict) -> str:
     lines += format_forfeits(summary.get("forfeits", []),
                              len(summary.get("stand_in_tables", [])))
     return "\n".join(lines)
+
+
+def _lead_text(lead: dict | None) -> str:
+    if not lead:
+        return "lead: fewer than two rated agents"
+    verdict = "more than" if lead["lead_in_sigma"] > 2 else "not more than"
+    return (f"lead: {lead['leader']} over {lead['next']} by {lead['mu_gap']:.2f} mu = "
+            f"{lead['lead_in_sigma']:.2f} combined sigma ({verdict} 2)")
 
 
 def _span(pairing: dict) -> str:
@@ -215,7 +313,10 @@ def league_markdown(summary: dict, config: dict) -> str:
              f"{counts} players; {config['games_played']} games, seeds from "
              f"{config['seed']}, edition {config['edition']}, rules of "
              f"{provenance.get('rules', '?')}; {config['seconds']:.0f} s with "
-             f"{config['workers']} worker(s).",
+             f"{config['workers']} worker(s)"
+             + (f" for the {config['games_played'] - config['games_from_journal']} games "
+                f"played last (the others from its journal, --resume)"
+                if config.get("games_from_journal") else "") + ".",
              f"Started {provenance.get('date', '?')} at commit "
              f"`{provenance.get('commit') or 'unknown'}`"
              + (" (with uncommitted changes)" if provenance.get("uncommitted_changes") else "")
@@ -229,6 +330,7 @@ def league_markdown(summary: dict, config: dict) -> str:
         rating = ratings[label]
         lines.append(f"| `{label}` | {rating['mu']:.2f} | {rating['sigma']:.2f} | "
                      f"{rating['ordinal']:.2f} | {rating['rated_games']} |")
+    lines += ["", f"Over all games, the {_lead_text(summary.get('lead'))}."]
     for players, block in summary["player_counts"].items():
         pairing = block.get("games_per_pairing") or {"min": 0, "max": 0}
         stand_ins = block.get("stand_in_games", 0)
@@ -245,6 +347,15 @@ def league_markdown(summary: dict, config: dict) -> str:
                              f"{_format(entry['mean_population'], '.1f')} | "
                              f"{_format(entry['mean_margin'], '+.1f')} | {entry['games']} | "
                              f"{entry['forfeits']} | {entry.get('stand_in_games', 0)} |")
+        here = block.get("ratings") or {}
+        if here:
+            lines += ["", f"OpenSkill ratings over the {players}-player games alone, and the "
+                      f"{_lead_text(block.get('lead'))}:", "",
+                      "| agent | mu | sigma | games |", "|---|---:|---:|---:|"]
+            for label in sorted(here, key=lambda label: -here[label]["mu"]):
+                if here[label]["rated_games"]:
+                    lines.append(f"| `{label}` | {here[label]['mu']:.2f} | "
+                                 f"{here[label]['sigma']:.2f} | {here[label]['rated_games']} |")
         positions = block["turn_positions"]
         lines += ["", "| turn position | " + " | ".join(str(p) for p in positions) + " |",
                   "|---|" + "---|" * len(positions),
@@ -325,23 +436,49 @@ def run_league(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
                games: int | None = None, seed: int = 0, edition: str = "2nd",
                workers: int = DEFAULT_WORKERS, progress: bool = True,
                keep_records: bool = False, move_time_limit: float | None = None,
-               backend: str = "process",
-               address: str | None = None) -> tuple[list[dict], list[dict], dict, dict]:
+               backend: str = "process", address: str | None = None,
+               journal: Path | None = None) -> tuple[list[dict], list[dict], dict, dict]:
     """Play the league; returns (rows, records, summary, config). `specs` are spec
     strings or agent objects; `move_time_limit` is in seconds per decision; backend "ray"
-    plays the games on the Ray cluster at `address` (tournament.play_tasks)."""
+    plays the games on the Ray cluster at `address` (tournament.play_tasks); with a
+    `journal` file, plays only the games it lacks and appends each game played to it
+    (module docstring)."""
     tasks = make_league_tasks(specs, player_counts, rounds, games, seed, edition, keep_records,
                               move_time_limit)
     origin = provenance([key for _, key in entrants(list(specs))])  # the code that plays
-    rows, records, seconds = play_tasks(tasks, specs, "standard", workers, progress,
-                                        description="league games", backend=backend,
-                                        address=address)
+    settings = journal_settings(specs, player_counts, rounds, games, seed, edition,
+                                tasks[0].move_time_limit)
+    done = read_journal(journal, settings) if journal is not None else {}
+    left = [task for task in tasks if task.table not in done]
+    seconds = 0.0
+    if journal is not None and left:
+        drop_cut_line(journal)
+    handle = open(journal, "a") if journal is not None and left else None
+
+    def played(outcome: dict) -> None:
+        done[outcome["table"]] = outcome
+        if handle is not None:
+            handle.write(json.dumps({"settings": settings, **outcome}) + "\n")
+            handle.flush()
+    try:
+        if left:
+            _, _, seconds = play_tasks(left, specs, "standard", workers, progress,
+                                       description="league games", backend=backend,
+                                       address=address, on_outcome=played)
+    finally:
+        if handle is not None:
+            handle.close()
+    outcomes = [done[task.table] for task in tasks]
+    rows = [row for outcome in outcomes for row in outcome["rows"]]
+    records = [(outcome["table"], outcome["record"]) for outcome in outcomes
+               if outcome.get("record") is not None]
     pairs = entrants(list(specs))
     config = {"agents": [key for _, key in pairs], "player_counts": sorted(set(player_counts)),
               "rounds": rounds, "games": games, "seed": seed, "edition": edition,
               "workers": workers, "backend": backend,
               "move_time_limit": tasks[0].move_time_limit,
-              "games_played": len(tasks), "seconds": seconds, "provenance": origin}
+              "games_played": len(tasks), "games_from_journal": len(tasks) - len(left),
+              "seconds": seconds, "provenance": origin}
     return rows, records, summarise_league(rows, [label for label, _ in pairs]), config
 
 
@@ -417,6 +554,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--update-doc", type=Path, default=None, metavar="FILE",
                         help="also put the tables into FILE between its league-table marker "
                              "lines (docs/league.md)")
+    parser.add_argument("--resume", action="store_true",
+                        help=f"keep every game in OUTPUT_DIR/{JOURNAL_NAME} as it is played and "
+                             f"play only the games it lacks: the same command goes on where a "
+                             f"stopped one ended")
     add_time_limit_argument(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -430,13 +571,16 @@ def run_from_arguments(arguments: argparse.Namespace, out=None) -> dict:
         arguments.agents, arguments.players, arguments.rounds, arguments.games, arguments.seed,
         arguments.edition, arguments.workers, not arguments.no_progress,
         arguments.records is not None, arguments.move_time_limit, arguments.backend,
-        arguments.address)
+        arguments.address,
+        Path(arguments.output_dir) / JOURNAL_NAME if arguments.resume else None)
     print(format_league(summary), file=out)
     paths = write_league(rows, records, summary, config, arguments.output_dir,
                          arguments.records)
     if arguments.update_doc is not None:
         update_document(arguments.update_doc, paths["markdown"].read_text())
         paths["document"] = arguments.update_doc
-    print(f"{config['games_played']} games in {config['seconds']:.1f} s; wrote "
+    resumed = (f" ({config['games_from_journal']} of them from the journal)"
+               if config.get("games_from_journal") else "")
+    print(f"{config['games_played']} games{resumed}, {config['seconds']:.1f} s played; wrote "
           + ", ".join(str(path) for path in paths.values()), file=out)
     return summary

@@ -76,12 +76,15 @@ __all__ = ["CSV_FIELDS", "DALE_LABEL", "NO_RANK", "GameTask", "TournamentError",
 def play_tasks(tasks: list[GameTask], specs: list, mode: str,
                workers: int = DEFAULT_WORKERS, progress: bool = True,
                description: str | None = None, backend: str = "process",
-               address: str | None = None) -> tuple[list[dict], list[tuple[int, dict]], float]:
+               address: str | None = None,
+               on_outcome=None) -> tuple[list[dict], list[tuple[int, dict]], float]:
     """Play every task, `workers` processes in parallel (1: in this process), or with
     backend "ray" as Ray tasks, `workers` games at once on the cluster at `address` (a
     local Ray instance without one; agents/ray_games.py); returns the seat rows in table
     order, the kept (table, record) pairs and the seconds taken. The rows do not depend
-    on the backend or the number of workers.
+    on the backend or the number of workers. `on_outcome(outcome)` is called with each
+    game's outcome (play_game) as it is played (with backend "ray": once all are played),
+    e.g. to keep a journal that a stopped run goes on from (agents/league.py).
 
     Agents are built once per worker from their specs (or objects, module docstring), so
     every one is built here first (a bad spec, a missing model file, a bot file that does
@@ -119,9 +122,13 @@ def play_tasks(tasks: list[GameTask], specs: list, mode: str,
     try:
         if backend == "ray":
             outcomes = play_on_ray(tasks, payload, workers, address, bar.update)
+            for outcome in outcomes if on_outcome else ():
+                on_outcome(outcome)
         elif workers <= 1 or len(tasks) == 1:
             for task in tasks:
                 outcomes.append(play_game(task, local_cache, sources))
+                if on_outcome:
+                    on_outcome(outcomes[-1])
                 bar.update()
         else:
             import multiprocessing
@@ -131,6 +138,8 @@ def play_tasks(tasks: list[GameTask], specs: list, mode: str,
             try:
                 for outcome in pool.imap_unordered(play_game, tasks):
                     outcomes.append(outcome)
+                    if on_outcome:
+                        on_outcome(outcome)
                     bar.update()
                 pool.close()  # the workers finish and exit on their own: nothing leaks
             except BaseException:

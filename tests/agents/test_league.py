@@ -344,3 +344,36 @@ def test_a_document_without_markers_is_refused_before_any_game(tmp_path, capsys)
     assert status == 2
     assert "needs one line '<!-- league table: start" in capsys.readouterr().err
     assert not (tmp_path / "out").exists() and document.read_text() == "# Notes\n"
+
+
+def test_a_resumed_league_plays_only_what_its_journal_lacks(tmp_path):
+    journal = tmp_path / "played.jsonl"
+    whole, _, summary, _ = run_league(FAST, (2, 3), games=6, seed=7, workers=1,
+                                      progress=False)
+    run_league(FAST, (2, 3), games=6, seed=7, workers=1, progress=False, journal=journal)
+    lines = journal.read_text().splitlines()
+    assert len(lines) == 12
+    # Stopped after five games, the sixth cut short while it was written.
+    journal.write_text("\n".join(lines[:5]) + "\n" + lines[5][:40])
+    rows, _, resumed, config = run_league(FAST, (2, 3), games=6, seed=7, workers=1,
+                                          progress=False, journal=journal)
+    assert config["games_from_journal"] == 5 and config["games_played"] == 12
+    assert rows == json.loads(json.dumps(whole))
+    assert resumed == summarise_league(json.loads(json.dumps(whole)), FAST)
+    assert resumed["player_counts"][2]["lead"] == summary["player_counts"][2]["lead"]
+    assert journal.read_text().splitlines() == lines[:5] + journal.read_text().splitlines()[5:]
+    assert len(journal.read_text().splitlines()) == 12  # the cut line was dropped
+    with pytest.raises(TournamentError, match="another league"):
+        run_league(FAST, (2, 3), games=6, seed=8, workers=1, progress=False, journal=journal)
+
+
+def test_the_lead_is_in_combined_sigma_per_player_count(small_league):
+    summary = small_league[2]
+    for players, block in summary["player_counts"].items():
+        ratings, lead = block["ratings"], block["lead"]
+        first, second = sorted(ratings.values(), key=lambda r: -r["mu"])[:2]
+        assert lead["mu_gap"] == pytest.approx(first["mu"] - second["mu"])
+        assert lead["lead_in_sigma"] == pytest.approx(
+            (first["mu"] - second["mu"]) / (first["sigma"] ** 2 + second["sigma"] ** 2) ** 0.5)
+        assert ratings[lead["leader"]]["mu"] == first["mu"]
+    assert summary["lead"]["leader"] in FAST

@@ -1,52 +1,131 @@
-"""benchmarks/yardsticks.py in a tiny configuration: the table with Wilson intervals and
-paired differences, and the JSON and CSV it writes."""
+"""benchmarks/yardsticks.py: results accumulated in chunks of seeded games (a game found
+twice counts once, a resumed run goes on at the next seed, the rows equal a direct
+tournament on the same seeds) and the table it prints with intervals and paired
+differences."""
 
 from __future__ import annotations
 
-import csv
+import importlib.util
+import io
 import json
-import re
-import subprocess
-import sys
 
 import pytest
 
+from agents.tournament import run_tournament
 from repository import REPO
+
+MODEL = str(REPO / "models" / "multiplayer.safetensors")
+
+
+def _yardsticks():
+    spec = importlib.util.spec_from_file_location("yardsticks",
+                                                  REPO / "benchmarks" / "yardsticks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+yardsticks = _yardsticks()
+
+
+def _chunk(key, first, wins):
+    return {"key": key, "first_game": first, "wins": wins}
+
+
+def test_a_game_found_twice_counts_once_and_two_results_are_reported():
+    chunks = [_chunk("a", 0, [1.0, 0.0, 0.5]), _chunk("a", 0, [1.0, 0.0, 0.5]),
+              _chunk("a", 2, [0.5, 1.0]), _chunk("b", 0, [0.0]), _chunk("a", 3, [0.0, 1.0])]
+    rows, conflicts = yardsticks.accumulate(chunks)
+    assert rows == {"a": {0: 1.0, 1: 0.0, 2: 0.5, 3: 1.0, 4: 1.0}, "b": {0: 0.0}}
+    assert conflicts == [("a", 3, 1.0, 0.0)]
+
+
+def test_the_next_chunk_is_the_lowest_games_a_row_lacks():
+    assert yardsticks.missing_games({}, 10, 4) == [0, 1, 2, 3]
+    assert yardsticks.missing_games({0: 1, 1: 0, 3: 1}, 10, 3) == [2, 4, 5]
+    assert yardsticks.missing_games({g: 1 for g in range(8)}, 10, 4) == [8, 9]
+    assert yardsticks.missing_games({g: 1 for g in range(10)}, 10, 4) == []
+
+
+def test_a_last_line_cut_short_is_skipped_and_a_bad_line_before_it_named(tmp_path, capsys):
+    path = tmp_path / "results.jsonl"
+    path.write_text(json.dumps(_chunk("a", 0, [1.0])) + "\n" + '{"key": "a", "first_')
+    assert yardsticks.read_chunks(path) == [_chunk("a", 0, [1.0])]
+    assert "cut short" in capsys.readouterr().err
+    yardsticks.append_lines(path, [_chunk("a", 1, [0.0])])  # after the cut line: dropped
+    assert yardsticks.read_chunks(path) == [_chunk("a", 0, [1.0]), _chunk("a", 1, [0.0])]
+    path.write_text("not json\n" + json.dumps(_chunk("a", 0, [1.0])) + "\n")
+    with pytest.raises(yardsticks.ResultsError, match=r"results.jsonl:1: not a chunk"):
+        yardsticks.read_chunks(path)
+
+
+def test_the_paired_difference_counts_the_games_each_won_alone():
+    search = {0: 1.0, 1: 1.0, 2: 0.0, 3: 0.5, 9: 1.0}
+    policy = {0: 1.0, 1: 0.0, 2: 1.0, 3: 0.0, 4: 1.0}
+    mean, low, high, games, better, worse = yardsticks.paired_difference(search, policy)
+    assert (games, better, worse) == (4, 2, 1)
+    assert mean == pytest.approx(0.125)
+    assert low < mean < high
+    assert yardsticks.paired_difference({5: 1.0}, policy) is None
+
+
+def _run(tmp_path, *extra):
+    out = io.StringIO()
+    summary = yardsticks.main(["--models", MODEL, "--tables", "2p-greedy", "--workers", "1",
+                               "--seed", "123", "--results", str(tmp_path / "r.jsonl"),
+                               *extra], out=out)
+    return summary, out.getvalue()
 
 
 @pytest.mark.slow
-def test_the_yardsticks_benchmark_prints_and_writes_its_rows(tmp_path):
-    model = REPO / "models" / "multiplayer.safetensors"
-    command = [sys.executable, str(REPO / "benchmarks" / "yardsticks.py"), "--model",
-               str(model), "--games", "4", "--search-games", "2", "--search-settings", ",2,1",
-               "--workers", "1", "--seed", "123", "--tables", "2p-greedy",
-               "4p-mixed-switching", "--output-dir", str(tmp_path)]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, timeout=600)
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert "win rate [95% Wilson]" in lines[0] and "search - policy [95%]" in lines[0]
-    rows = [line for line in lines if line.startswith(("2p-greedy", "4p-mixed-switching"))]
-    assert [row.split()[:3] for row in rows] == [
-        ["2p-greedy", "policy", "4"], ["2p-greedy", "search", "2"],
-        ["4p-mixed-switching", "policy", "4"], ["4p-mixed-switching", "search", "2"]]
-    interval = r"\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\]"
-    assert all(re.search(interval, row) for row in rows)
-    assert all(re.search(r"[+-]\d\.\d{3} \[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]", row)
-               for row in rows[1::2])
+def test_accumulated_rows_resume_at_the_next_seed_and_equal_a_direct_run(tmp_path):
+    summary, _ = _run(tmp_path, "--agents", "policy", "--games", "3", "--chunk", "2")
+    assert [entry["games"] for entry in summary] == [3]
+    chunks = yardsticks.read_chunks(tmp_path / "r.jsonl")
+    assert [(c["first_game"], c["games"]) for c in chunks] == [(0, 2), (2, 1)]
 
-    summary = json.loads((tmp_path / "yardsticks.json").read_text())
-    assert summary["settings"]["seed"] == 123 and len(summary["rows"]) == 4
-    policy, search = summary["rows"][:2]
-    assert policy["seed"] == search["seed"] == 123
-    assert len(policy["wins"]) == 4 and set(search["wins"]) == {"0", "1"}
-    paired = sum(search["wins"][g] - policy["wins"][g] for g in ("0", "1")) / 2
+    # Resumed with a higher target: the same command goes on at game 3 (seed + 3).
+    summary, text = _run(tmp_path, "--agents", "policy", "--games", "5", "--chunk", "2")
+    chunks = yardsticks.read_chunks(tmp_path / "r.jsonl")
+    assert [(c["first_game"], c["games"]) for c in chunks] == [(0, 2), (2, 1), (3, 2)]
+    assert "+2 games (3..4)" in text
+    seed = yardsticks.table_seed("2p-greedy", 123)
+    assert {c["table_seed"] for c in chunks} == {seed}
+
+    # The same games played as one tournament on the same seeds.
+    direct = run_tournament([f"ppo:{MODEL}", "greedy"], mode="standard", games=5, players=2,
+                            seed=seed, workers=1, progress=False)
+    wins = [float(row["win"]) for row in direct.rows if row["spec"] == f"ppo:{MODEL}"]
+    rows, conflicts = yardsticks.accumulate(chunks)
+    assert conflicts == []
+    assert [rows[chunks[0]["key"]][game] for game in range(5)] == wins
+    entry = summary[0]
+    assert entry["games"] == 5 and entry["win_rate"] == pytest.approx(sum(wins) / 5)
+    assert 0 <= entry["low"] <= entry["win_rate"] <= entry["high"] <= 1
+
+    # A chunk written twice (a run copied twice into the file) does not count twice.
+    path = tmp_path / "r.jsonl"
+    path.write_text(path.read_text() + json.dumps(chunks[-1]) + "\n")
+    summary, _ = _run(tmp_path, "--agents", "policy", "--games", "5", "--report")
+    assert summary[0]["games"] == 5 and summary[0]["win_rate"] == entry["win_rate"]
+
+
+@pytest.mark.slow
+def test_a_search_row_is_paired_with_its_policy_on_the_same_games(tmp_path):
+    _run(tmp_path, "--agents", "policy", "--games", "3")
+    summary, text = _run(tmp_path, "--agents", "policy", "search", "--games", "2",
+                         "--search-settings", ",2,1", "--search-chunk", "1")
+    policy, search = summary
+    assert (policy["agent"], policy["games"], search["agent"], search["games"]) == (
+        "policy", 3, "search", 2)
+    rows, _ = yardsticks.accumulate(yardsticks.read_chunks(tmp_path / "r.jsonl"))
+    by_agent = {json.loads(key)[4]: games for key, games in rows.items()}
+    paired = sum(by_agent["search"][g] - by_agent["policy"][g] for g in (0, 1)) / 2
     assert search["difference"][0] == pytest.approx(paired)
-    assert policy["win_rate"] == pytest.approx(sum(policy["wins"].values()) / 4)
-    low, high = policy["low"], policy["high"]
-    assert 0 <= low <= policy["win_rate"] <= high <= 1
-    mixed = summary["rows"][2]
-    assert mixed["players"] == 4 and mixed["seed"] != 123  # its own seeds
-    with open(tmp_path / "yardsticks.csv") as handle:
-        table = list(csv.DictReader(handle))
-    assert [row["agent"] for row in table] == ["policy", "search"] * 2
-    assert float(table[1]["search_minus_policy"]) == pytest.approx(paired)
+    assert search["difference"][3] == 2
+    lines = [line.strip() for line in text.splitlines() if line.startswith("  2p-greedy")]
+    assert lines[0].split()[:3] == ["2p-greedy", "policy", "3"]
+    assert lines[1].split()[:3] == ["2p-greedy", "search", "2"]
+    assert "on 2 (" in lines[1]
+    markdown = yardsticks.format_markdown(summary)
+    assert "| multiplayer | 2p-greedy | `greedy` | 3: " in markdown

@@ -11,7 +11,10 @@ every opponent with its seat's seed (`agent_seed`), every agent that observes is
 the other seats' moves (a search with the inferred opponent model learns who it faces),
 and an opponent that raises or answers an illegal action forfeits and the stand-in plays
 its seat on, so the game still counts; a game in which the demonstrator forfeits gives
-no demonstrations. Each is recorded as the engine state before each of the
+no demonstrations. A searching demonstrator (`ppo-rollout`, `ppo-search`) plays
+LOCKSTEP_GAMES games at a time, each game on its own agents, their policy's forward
+passes merged into one a round (agents/lockstep.py): the same demonstrations as one game
+after another, in a fraction of the time (docs/performance.md). Each is recorded as the engine state before each of the
 demonstrator's decisions, the action it chose and the game's final margin: its
 population minus the best other seat's (R8.3; Dale's in his game). States (not
 observations) are stored: an observation is 8714 floats, a state 2220 ints, and encoding
@@ -41,46 +44,101 @@ from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.engine.tile_data import TILES
 
 
+LOCKSTEP_GAMES = 16
+"""How many games of a part a rollout-search demonstrator plays together
+(`_play_demonstrations`): their trials share one forward pass per move
+(agents/lockstep.py). A game's demonstrations do not depend on it."""
+
+
 def _play_demonstrations(arguments: tuple[int, int, str, str, tuple[str, ...]]
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """The (states, actions, returns) of the demonstrator's decisions in `games` games
-    from `first_seed`, and a line per forfeit (module docstring)."""
+    from `first_seed`, and a line per forfeit (module docstring). A demonstrator that
+    searches with a model (`ppo-rollout`, `ppo-search`) plays LOCKSTEP_GAMES games at a
+    time, the same games as one at a time (agents/lockstep.py)."""
     first_seed, games, edition, demonstrator, opponents = arguments
+    return _play_games(first_seed, games, edition, demonstrator, opponents,
+                       LOCKSTEP_GAMES)
+
+
+def _play_games(first_seed: int, games: int, edition: str, demonstrator: str,
+                opponents: tuple[str, ...], lockstep: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """`_play_demonstrations` with `lockstep` games at a time for a searching
+    demonstrator (1: one game after another, as every other demonstrator)."""
+    from agents.lockstep import LockstepPolicy, play_in_lockstep
+    from agents.value_search import ValueSearchAgent
     torch.set_num_threads(1)
     mode = "standard" if opponents else "dale"
     agent = make_agent(demonstrator, seed=first_seed)
     agent.check_mode(mode)
-    others = [make_agent(spec) for spec in opponents]
-    players = 1 + len(others)
+    seeds = range(first_seed, first_seed + games)
+    if not isinstance(agent, ValueSearchAgent) or lockstep <= 1:
+        others = [make_agent(spec) for spec in opponents]
+        results = [_play_game(seed, edition, demonstrator, opponents, agent, others)
+                   for seed in seeds]
+    else:
+        policy = agent.policy_agent.model.policy
+        agent.policy_agent.model.policy = LockstepPolicy(policy)
+        free: list[tuple] = [(agent, [make_agent(spec) for spec in opponents])]
+
+        def game(seed: int):
+            """One game on a set of agents no running game holds (at most `lockstep`
+            sets, each reused game after game as above)."""
+            if free:
+                searcher, others = free.pop()
+            else:
+                searcher = make_agent(demonstrator, seed=first_seed)
+                searcher.policy_agent.model.policy = LockstepPolicy(policy)
+                others = [make_agent(spec) for spec in opponents]
+            try:
+                return _play_game(seed, edition, demonstrator, opponents, searcher, others)
+            finally:
+                free.append((searcher, others))
+
+        results = play_in_lockstep((lambda seed=seed: game(seed) for seed in seeds),
+                                   min(lockstep, games))
     states, actions, returns, forfeits = [], [], [], []
-    for seed in range(first_seed, first_seed + games):
-        seat = seed % players if opponents else 0
-        table = Table(dict(enumerate(others[:seat] + [agent] + others[seat:])))
-        table.reseed(seed, {seat: seed})
-        game = Game(players=players, mode=mode, edition=edition, seed=seed)
-        game_states, game_actions = [], []
-
-        def record(mover: int, action: int, by_stand_in: bool) -> None:
-            if mover == seat and not by_stand_in:
-                game_states.append(game.state.copy())
-                game_actions.append(action)
-
-        forfeited = table.play_out(game, on_move=record)
-        for index, (_, reason) in sorted(forfeited.items()):
-            who = agent_name(demonstrator if index == seat
-                             else opponents[index - (index > seat)])
-            forfeits.append(f"{who} forfeited the game seeded {seed} in seat {index}: {reason}"
-                            + (" (no demonstrations kept)" if index == seat else
-                               " (the stand-in played the seat on)"))
-        if seat in forfeited:
+    for game_states, game_actions, margin, game_forfeits in results:
+        forfeits.extend(game_forfeits)
+        if margin is None:
             continue
-        actions.extend(game_actions)
-        populations = [score["population"] for score in game.final_scores()]
-        margin = (populations[seat] - max(populations[:seat] + populations[seat + 1:])) / 100.0
         states.extend(game_states)
+        actions.extend(game_actions)
         returns.extend([margin] * len(game_states))
     return (np.array(states, dtype=np.int32).reshape(len(states), s.STATE_SIZE),
             np.array(actions, dtype=np.int64), np.array(returns, dtype=np.float64), forfeits)
+
+
+def _play_game(seed: int, edition: str, demonstrator: str, opponents: tuple[str, ...],
+               agent, others: list) -> tuple[list, list, float | None, list[str]]:
+    """One game of `_play_demonstrations`: the demonstrator's (states, actions), its final
+    margin (None if it forfeited: no demonstrations kept) and a line per forfeit."""
+    players = 1 + len(others)
+    mode = "standard" if opponents else "dale"
+    seat = seed % players if opponents else 0
+    table = Table(dict(enumerate(others[:seat] + [agent] + others[seat:])))
+    table.reseed(seed, {seat: seed})
+    game = Game(players=players, mode=mode, edition=edition, seed=seed)
+    game_states, game_actions, forfeits = [], [], []
+
+    def record(mover: int, action: int, by_stand_in: bool) -> None:
+        if mover == seat and not by_stand_in:
+            game_states.append(game.state.copy())
+            game_actions.append(action)
+
+    forfeited = table.play_out(game, on_move=record)
+    for index, (_, reason) in sorted(forfeited.items()):
+        who = agent_name(demonstrator if index == seat
+                         else opponents[index - (index > seat)])
+        forfeits.append(f"{who} forfeited the game seeded {seed} in seat {index}: {reason}"
+                        + (" (no demonstrations kept)" if index == seat else
+                           " (the stand-in played the seat on)"))
+    if seat in forfeited:
+        return [], [], None, forfeits
+    populations = [score["population"] for score in game.final_scores()]
+    margin = (populations[seat] - max(populations[:seat] + populations[seat + 1:])) / 100.0
+    return game_states, game_actions, margin, forfeits
 
 
 def collect_demonstrations(games: int, seed: int = 1_000_000, workers: int = 2,

@@ -85,7 +85,7 @@ def stage_rows(run_dir: Path) -> list[dict]:
         rows.append({"stage": name, "status": record.get("status"),
                      "wall_seconds": record.get("wall_seconds"), "run_seconds": ends.get(name),
                      "note": record.get("note", "")})
-    return rows
+    return sorted(rows, key=lambda row: (row["run_seconds"] is None, row["run_seconds"] or 0))
 
 
 def report(run_dir: Path, target: float, plot: Path | None) -> dict:

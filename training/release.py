@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -61,7 +62,8 @@ def release(run_dir: Path, name: str, models: Path = MODELS) -> dict:
     (models / "cards").mkdir(parents=True, exist_ok=True)
     for suffix in (".safetensors", ".json"):
         shutil.copyfile(model.with_suffix(suffix), models / f"{name}{suffix}")
-    card = (run_dir / "MODEL_CARD.md").read_text().replace(str(run_dir), f"runs/{name}")
+    card = re.sub(r"`/\S*/(training/recipes/[^/`]+\.json)`", r"`\1`",
+                  (run_dir / "MODEL_CARD.md").read_text().replace(str(run_dir), f"runs/{name}"))
     write_atomically(models / "cards" / f"{name}.md", card)
     provenance = state.get("provenance", {})
     entry = {

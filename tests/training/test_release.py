@@ -128,3 +128,24 @@ def test_two_runs_with_one_seed_are_identical_and_compare_as_such(tmp_path):
     other = compare_runs.compare(tmp_path / "a", tmp_path / "c")
     assert other["identical_outputs"]["games"] is False
     assert not any(row["same_model"] for row in other["evaluations"])
+
+
+def test_a_released_recipe_model_is_what_its_recipe_makes_today():
+    """A model released from a run names its recipe, and that recipe file is unchanged
+    since (else `suburbia train --recipe NAME` no longer makes the released file)."""
+    from training.recipe import load_recipe
+    from agents import PPOAgent
+    from suburbia_env import Game
+    released = {name: entry for name, entry in release.read_manifest()["models"].items()
+                if entry.get("recipe")}
+    assert "dale" in released
+    for name, entry in released.items():
+        assert load_recipe(entry["recipe"]).sha256 == entry["recipe_sha256"], name
+        description = json.loads((ROOT / "models" / f"{name}.json").read_text())
+        assert description["training"]["recipe"] == entry["recipe"]
+        assert description["weights"]["sha256"] == entry["files"][f"{name}.safetensors"]
+    agent = PPOAgent(ROOT / "models" / "dale.safetensors")
+    game = Game(1, "dale", seed=21)
+    while not game.is_over:
+        game.apply(agent.act(game))
+    assert game.winners in ([0], [1], [0, 1])

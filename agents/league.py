@@ -27,7 +27,9 @@ Resuming. With a journal (``--resume``: output-dir/played.jsonl) every game is a
 to it as soon as it is played, with the league's settings; started again with the same
 settings, the league plays only the games the journal lacks, and its results are those of
 one uninterrupted run (the ratings are updated in game order either way). A journal of
-other settings is refused.
+other agents, seed, edition or player counts is refused. At one player count a league of
+more --games begins with the games of one of fewer, so the same command with a higher
+--games grows a league over sessions.
 
 Per player count the summary gives the lead of the agent rated highest (by mu) over the
 next one in combined sigma, (mu1 - mu2) / sqrt(sigma1^2 + sigma2^2): issue 32 asks the
@@ -118,12 +120,32 @@ def make_league_tasks(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
 JOURNAL_NAME = "played.jsonl"
 
 
-def journal_settings(specs: list, player_counts, rounds: int, games: int | None, seed: int,
-                     edition: str, move_time_limit: float | None) -> dict:
-    """What a journal's games depend on: a journal of other settings is another league."""
+def journal_settings(specs: list, player_counts, seed: int, edition: str,
+                     move_time_limit: float | None) -> dict:
+    """What a journal's games depend on: a journal of other settings is another league.
+    The number of games is not among them: at one player count a league of more games
+    (or rounds) begins with the games of one of fewer, so a journal grows with --games."""
     return {"agents": [key for _, key in entrants(list(specs))],
-            "player_counts": sorted(set(player_counts)), "rounds": rounds, "games": games,
-            "seed": seed, "edition": edition, "move_time_limit": move_time_limit}
+            "player_counts": sorted(set(player_counts)), "seed": seed, "edition": edition,
+            "move_time_limit": move_time_limit}
+
+
+def journal_games(journal: dict[int, dict], tasks: list[GameTask]) -> dict[int, dict]:
+    """The journal's games that are games of `tasks` (same table number, seed and seats);
+    TournamentError for one that is another game (another player-count mix or design)."""
+    by_table = {task.table: task for task in tasks}
+    found = {}
+    for table, outcome in journal.items():
+        task = by_table.get(table)
+        if task is None:
+            continue
+        seats = [row["agent"] for row in sorted(outcome["rows"], key=lambda r: r["seat"])]
+        if outcome["rows"][0]["seed"] != task.seed \
+                or seats != [label for label, _ in task.lineup]:
+            raise TournamentError(f"game {table} of the journal is not this league's game "
+                                  f"{table} (seed {task.seed}); give another --output-dir")
+        found[table] = outcome
+    return found
 
 
 def read_journal(path: Path, settings: dict) -> dict[int, dict]:
@@ -446,9 +468,8 @@ def run_league(specs: list, player_counts=PLAYER_COUNTS, rounds: int = 1,
     tasks = make_league_tasks(specs, player_counts, rounds, games, seed, edition, keep_records,
                               move_time_limit)
     origin = provenance([key for _, key in entrants(list(specs))])  # the code that plays
-    settings = journal_settings(specs, player_counts, rounds, games, seed, edition,
-                                tasks[0].move_time_limit)
-    done = read_journal(journal, settings) if journal is not None else {}
+    settings = journal_settings(specs, player_counts, seed, edition, tasks[0].move_time_limit)
+    done = journal_games(read_journal(journal, settings), tasks) if journal is not None else {}
     left = [task for task in tasks if task.table not in done]
     seconds = 0.0
     if journal is not None and left:

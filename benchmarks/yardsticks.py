@@ -460,21 +460,25 @@ def format_table(summary: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def format_markdown(summary: list[dict]) -> str:
+def format_markdown(summary: list[dict], rows: list[Row] | None = None) -> str:
     """The rows as Markdown (docs/yardsticks.md): one line per model and table, the policy
-    and its search side by side, games so far in every cell."""
+    and its search side by side, games so far in every cell; with `rows`, their tables
+    without games too ("not played")."""
     lines = ["| model | table | other seats | policy: games, win rate [95% Wilson] | "
              "search: games, win rate [95% Wilson] | search - policy, same games [95%] | "
              "verdict |", "|---|---|---|---|---|---|---|"]
     by_row = {(entry["model"], entry["table"], entry["agent"]): entry for entry in summary}
-    for model, table in dict.fromkeys((entry["model"], entry["table"]) for entry in summary):
+    pairs = [(entry["model"], entry["table"]) for entry in summary]
+    if rows is not None:
+        pairs = [(row.model, row.table) for row in rows] + pairs
+    for model, table in dict.fromkeys(pairs):
         policy = by_row.get((model, table, "policy"))
         search = by_row.get((model, table, "search"))
-        first = policy or search
-        seats = ", ".join(f"`{spec}`" for spec in first["opponents"])
+        players, opponents = tables()[table]
+        seats = ", ".join(f"`{spec}`" for spec in opponents)
         cells = [f"{entry['games']:,}: {_rate(entry)}" if entry else "not played"
                  for entry in (policy, search)]
-        fair = f" (fair {first['fair_share']:.2f})" if first["players"] > 2 else ""
+        fair = f" (fair {1 / players:.2f})" if players > 2 else ""
         verdicts = "; ".join(v for v in ((policy or {}).get("verdict"),
                                          (search or {}).get("verdict")) if v)
         lines.append(f"| {Path(model).stem} | {table}{fair} | {seats} | {cells[0]} | "
@@ -552,7 +556,7 @@ def main(argv=None, out=sys.stdout) -> list[dict]:
     if arguments.json is not None:
         arguments.json.write_text(json.dumps(summary, indent=1) + "\n")
     if arguments.update_doc is not None:
-        update_document(arguments.update_doc, format_markdown(summary))
+        update_document(arguments.update_doc, format_markdown(summary, rows))
     if stopped:
         print(f"stopped by a signal; the same command goes on from {arguments.results}",
               file=out)

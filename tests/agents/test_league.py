@@ -367,6 +367,19 @@ def test_a_resumed_league_plays_only_what_its_journal_lacks(tmp_path):
         run_league(FAST, (2, 3), games=6, seed=8, workers=1, progress=False, journal=journal)
 
 
+def test_a_league_grows_from_its_journal_at_one_player_count(tmp_path):
+    journal = tmp_path / "played.jsonl"
+    run_league(FAST, (3,), games=4, seed=2, workers=1, progress=False, journal=journal)
+    rows, _, _, config = run_league(FAST, (3,), games=7, seed=2, workers=1, progress=False,
+                                    journal=journal)
+    assert config["games_from_journal"] == 4 and len(journal.read_text().splitlines()) == 7
+    whole, _, _, _ = run_league(FAST, (3,), games=7, seed=2, workers=1, progress=False)
+    assert rows == json.loads(json.dumps(whole))
+    # Two player counts number their games otherwise: game 4 is another game there.
+    with pytest.raises(TournamentError, match="another league"):
+        run_league(FAST, (2, 3), games=7, seed=2, workers=1, progress=False, journal=journal)
+
+
 def test_the_lead_is_in_combined_sigma_per_player_count(small_league):
     summary = small_league[2]
     for players, block in summary["player_counts"].items():

@@ -1,0 +1,143 @@
+"""The strategy study (issue 33, item 6): its data job writes rows that agree with the
+games' records, and the numbers docs/strategy.md and the notebook quote are the ones
+scripts/strategy_findings.py computes from the committed data."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+from repository import REPO
+
+sys.path.insert(0, str(REPO / "scripts"))
+
+import strategy_data  # noqa: E402
+import strategy_findings  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """Two 2-player games (the model against itself, then against greedy), 2 redraws."""
+    out = tmp_path_factory.mktemp("strategy")
+    arguments = ["--chunks", "1", "--games-per-chunk", "2", "--samples", "2",
+                 "--candidates", "2", "--seed", "77", "--out", str(out)]
+    assert strategy_data.main(arguments) == 0
+    return out, arguments
+
+
+def read_run(out):
+    with gzip.open(out / "games-0000.jsonl.gz", "rt") as handle:
+        games = [json.loads(line) for line in handle]
+    rows = pd.read_csv(out / "candidates-0000.csv.gz", keep_default_na=False,
+                       na_values={"col": [""], "row": [""]})
+    return games, rows
+
+
+@pytest.mark.slow
+def test_rows_agree_with_the_game_records(tiny_run):
+    from suburbia_env import Game
+    out, _ = tiny_run
+    games, rows = read_run(out)
+    assert [(g["game"], g["seed"], g["players"], g["lineup"]) for g in games] == [
+        (0, 77, 2, "self"), (1, 78, 2, "greedy")]
+    assert sorted(games[1]["agents"]) == ["greedy", "model"]
+    assert list(rows.columns) == list(strategy_data.COLUMNS)
+    for entry in games:
+        game = Game.replay(entry["record"])
+        assert [s["population"] for s in game.final_scores()] == [
+            s["population"] for s in entry["final_scores"]]
+        assert game.winners == entry["winners"]
+        replay = Game(2, seed=entry["seed"])
+        expected = {}
+        for index, text in enumerate(entry["record"]["actions"]):
+            kind = replay.pending_decision
+            if kind in ("turn", "keep_goal") and len(replay.legal_actions()) > 1:
+                expected[index] = (text, replay.round + 1, replay.current_player, kind,
+                                   len(replay.legal_actions()))
+            replay.apply(text)
+        mine = rows[rows["game"] == entry["game"]]
+        assert set(mine["decision"]) == set(expected)  # every such decision, no other
+        for decision, part in mine.groupby("decision"):
+            text, round_number, seat, kind, legal = expected[decision]
+            played = part[part["played"] == 1]
+            assert len(played) == 1 and played["move"].iloc[0] == text
+            assert (part["best"] == 1).sum() == 1
+            first = part.iloc[0]
+            assert (first["round"], first["seat"], first["decision_kind"],
+                    first["legal_moves"]) == (round_number, seat, kind, legal)
+            assert first["agent"] == entry["agents"][seat]
+            assert part["move"].is_unique and 2 <= len(part) <= 2 + 1 + 4
+            best = part[part["best"] == 1].iloc[0]
+            assert best["score"] == part["score"].max()
+            assert np.isclose(first["value_win"], best["win"], atol=1e-3)
+    assert rows["win"].between(0, 1).all() and rows["value_win"].between(0, 1).all()
+    assert rows["margin"].abs().max() < 200
+    assert rows["policy_probability"].between(0, 1).all()
+    turns = rows[rows["decision_kind"] == "turn"]
+    assert set(turns["move_kind"]) <= {"buy", "lake", "basic", "invest", "pass"}
+    assert "lake" in set(turns["move_kind"]) and "buy" in set(turns["move_kind"])
+    keeps = rows[rows["decision_kind"] == "keep_goal"]
+    assert len(keeps) == 2 * 2 * 2 and set(keeps["move_kind"]) == {"keep"}
+    assert (keeps["move"] == "keep " + keeps["tile"]).all()
+
+
+@pytest.mark.slow
+def test_a_finished_chunk_is_not_made_again(tiny_run):
+    out, arguments = tiny_run
+    before = (out / "candidates-0000.csv.gz").stat().st_mtime_ns
+    assert strategy_data.main(arguments) == 0
+    assert (out / "candidates-0000.csv.gz").stat().st_mtime_ns == before
+    assert not list(out.glob("*.part"))
+
+
+def test_lineups_rotate_the_seats_of_the_two_agents():
+    assert strategy_data.lineup_of(0) == (2, "self", ["model", "model"])
+    assert strategy_data.lineup_of(1) == (2, "greedy", ["model", "greedy"])
+    assert strategy_data.lineup_of(9) == (2, "greedy", ["greedy", "model"])
+    assert strategy_data.lineup_of(7) == (4, "greedy", ["model", "greedy"] * 2)
+
+
+def test_wilson_and_bootstrap_intervals():
+    low, high = strategy_findings.wilson(50, 100)
+    assert round(low, 3) == 0.404 and round(high, 3) == 0.596
+    result = strategy_findings.bootstrap_mean([1.0, 1.0, 3.0, 3.0], [0, 0, 1, 1])
+    assert result["mean"] == 2.0 and result["games"] == 2
+    assert 1.0 <= result["low"] <= 2.0 <= result["high"] <= 3.0
+
+
+@pytest.fixture(scope="module")
+def committed():
+    findings, tables = strategy_findings.compute()
+    return strategy_findings.findings_document(findings, tables)
+
+
+def test_the_findings_file_is_what_the_committed_data_gives(committed):
+    written = json.loads(strategy_findings.FINDINGS_FILE.read_text())
+    assert written == json.loads(json.dumps(committed))
+
+
+def test_the_page_quotes_every_finding_as_computed(committed):
+    page = (REPO / "docs" / "strategy.md").read_text()
+    for key, finding in committed["findings"].items():
+        assert finding["text"] in page, key
+    data = committed["data"]
+    assert f"{data['games']} games" in page and f"{data['decisions']} decisions" in page
+
+
+def test_the_notebook_is_committed_executed_on_the_committed_data(committed):
+    notebook = nbformat.read(REPO / "notebooks" / "strategy.ipynb", as_version=4)
+    nbformat.validate(notebook)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert all(cell.outputs and cell.execution_count for cell in code)
+    text = "\n".join(output.get("text", "") for cell in code for output in cell.outputs)
+    for finding in committed["findings"].values():
+        assert finding["text"] in text
+    images = sum("image/png" in output.get("data", {}) for cell in code
+                 for output in cell.outputs)
+    assert images >= 5

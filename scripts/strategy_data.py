@@ -1,7 +1,7 @@
 """Data of the strategy study (issue 33, item 6): strong agents' games, every decision
 valued by the game review's evaluator (agents/review.py), for notebooks/strategy.ipynb.
 
-    nice -n 19 python scripts/strategy_data.py --chunks 80          # resumes where it stopped
+    nice -n 19 python scripts/strategy_data.py --chunks 160         # resumes where it stopped
     nice -n 19 python scripts/strategy_data.py --chunks 2 --out /tmp/s --games-per-chunk 2
 
 Games: models/multiplayer.safetensors (deterministic, `ppo:`) at 2, 3 and 4 players,
@@ -269,7 +269,14 @@ def evaluate_games(games: list[dict], evaluator: DecisionEvaluator, seed: int) -
             pending.append((decision, facts, Position(state, seat, candidates,
                                                       redraw_words(generator))))
     prepared = time.process_time()
-    evaluations = evaluator.evaluate([item[2] for item in pending])
+    evaluations = [None] * len(pending)
+    for players in sorted({entry["players"] for entry in games}):
+        # one player count a call: the evaluator's batches share the count of seats
+        chosen = [number for number, item in enumerate(pending)
+                  if item[0]["players"] == players]
+        for number, evaluation in zip(chosen, evaluator.evaluate(
+                [pending[number][2] for number in chosen])):
+            evaluations[number] = evaluation
     print(f"  {len(pending)} decisions: preparing {prepared - began:.0f} s, search "
           f"{time.process_time() - prepared:.0f} s processor", flush=True)
     rows = []
@@ -316,7 +323,8 @@ def run_chunk(chunk: int, games_per_chunk: int, seed: int, out: Path, model_agen
     rows = evaluate_games(games, evaluator, seed)
     print(f"chunk {chunk}: playing {played - began:.0f} s, evaluating "
           f"{time.process_time() - played:.0f} s processor", flush=True)
-    settings = {"model": MODEL.name, "candidates": evaluator.settings.candidates,
+    settings = {"model": MODEL.name, "games_per_chunk": games_per_chunk,
+                "candidates": evaluator.settings.candidates,
                 "samples": evaluator.settings.samples,
                 "margin_weight": evaluator.settings.margin_weight, "seed": seed}
     for entry in games:
@@ -328,11 +336,27 @@ def run_chunk(chunk: int, games_per_chunk: int, seed: int, out: Path, model_agen
     return len(games), len(rows)
 
 
+def check_resumable(out: Path, options) -> None:
+    """Refuse to add chunks made with other settings to a folder: a chunk's number says
+    which games it holds only for one chunk size, seed and search."""
+    for path in sorted(out.glob("games-*.jsonl.gz"))[:1]:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            made = json.loads(handle.readline())["settings"]
+        wanted = {"games_per_chunk": options.games_per_chunk, "seed": options.seed,
+                  "samples": options.samples, "candidates": options.candidates}
+        different = {key: (made.get(key), value) for key, value in wanted.items()
+                     if made.get(key) != value}
+        if different:
+            raise SystemExit(f"{out} holds chunks made with other settings "
+                             f"(theirs, yours: {different}): resume with theirs or use "
+                             f"another --out")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--chunks", type=int, default=80, help="chunks 0..N-1 (default 80)")
+    parser.add_argument("--chunks", type=int, default=160, help="chunks 0..N-1 (default 160)")
     parser.add_argument("--first-chunk", type=int, default=0)
-    parser.add_argument("--games-per-chunk", type=int, default=4)
+    parser.add_argument("--games-per-chunk", type=int, default=2)
     parser.add_argument("--seed", type=int, default=330000)
     parser.add_argument("--samples", type=int, default=STUDY_SETTINGS.samples)
     parser.add_argument("--candidates", type=int, default=STUDY_SETTINGS.candidates)
@@ -342,9 +366,10 @@ def main(argv: list[str] | None = None) -> int:
     options = parser.parse_args(argv)
     if options.games_per_chunk < 1 or options.chunks < 1:
         parser.error("--chunks and --games-per-chunk must be at least 1")
+    options.out.mkdir(parents=True, exist_ok=True)
+    check_resumable(options.out, options)
     import torch
     torch.set_num_threads(1)
-    options.out.mkdir(parents=True, exist_ok=True)
     settings = SearchSettings(candidates=options.candidates, samples=options.samples)
     evaluator = DecisionEvaluator(MODEL, settings)
     model_agent = make_agent(MODEL_SPEC, seed=options.seed)

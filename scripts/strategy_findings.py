@@ -33,12 +33,16 @@ DATA = ROOT / "notebooks" / "data" / "strategy"
 PAGE = ROOT / "docs" / "strategy.md"
 PAGE_START = "<!-- findings: written by python scripts/strategy_findings.py --update-page -->"
 PAGE_END = "<!-- findings: end -->"
+DATA_START = "<!-- data: written by python scripts/strategy_findings.py --update-page -->"
+DATA_END = "<!-- data: end -->"
 FINDINGS_FILE = ROOT / "notebooks" / "data" / "strategy-findings.json"
 BOOTSTRAP = 2000
 BOOTSTRAP_SEED = 20261127
 Z = 1.959964
 MINIMUM_GAMES = 10
 MINIMUM_ROWS = 20
+MINIMUM_CHOICES = 8
+"""A goal is listed once it was one of the two drawn options this many times."""
 
 
 def load(folder: Path = DATA) -> tuple[pd.DataFrame, list[dict]]:
@@ -285,9 +289,11 @@ def goal_findings(candidates: pd.DataFrame, findings: Findings) -> pd.DataFrame:
     for goal, part in keeps.groupby("tile"):
         result = bootstrap_mean(part["relative"], part["game"])
         rows.append({"goal": goal, **result})
-    table = pd.DataFrame(rows).sort_values("mean", ascending=False).reset_index(drop=True)
+    table = pd.DataFrame(rows)
+    if rows:
+        table = table.sort_values("mean", ascending=False).reset_index(drop=True)
     for _, row in table.iterrows():
-        if row["n"] >= 8:
+        if row["n"] >= MINIMUM_CHOICES:
             findings.add(f"keep_{row['goal']}", row[["mean", "low", "high", "n", "games"]].to_dict(),
                          f"Keeping {row['goal']} rather than the other goal drawn: "
                          f"{interval_text(row)} final margin ({plural(int(row['n']), 'choice')}).",
@@ -447,6 +453,22 @@ def markdown(findings: Findings) -> str:
     return "\n".join(lines)
 
 
+def data_markdown(data: dict) -> str:
+    """The data's size as docs/strategy.md states it."""
+    players = data["games_by_players"]
+    lineup = data["games_by_lineup"]
+    return (f"**Size:** {data['games']} games ({players['2']} at 2 players, {players['3']} "
+            f"at 3, {players['4']} at 4; {lineup['self']} of the model against itself, "
+            f"{lineup['greedy']} against greedy), {data['decisions']} decisions, "
+            f"{data['candidates']} candidate moves valued, {data['samples']} redraws each.\n")
+
+
+def replace_block(text: str, start: str, end: str, body: str) -> str:
+    first, rest = text.split(start, 1)
+    _, last = rest.split(end, 1)
+    return f"{first}{start}\n\n{body}\n{end}{last}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -463,10 +485,9 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(findings))
         return 0
     if options.update_page:
-        text = PAGE.read_text()
-        first, rest = text.split(PAGE_START, 1)
-        _, last = rest.split(PAGE_END, 1)
-        PAGE.write_text(f"{first}{PAGE_START}\n\n{markdown(findings)}\n{PAGE_END}{last}")
+        text = replace_block(PAGE.read_text(), DATA_START, DATA_END,
+                             data_markdown(document["data"]))
+        PAGE.write_text(replace_block(text, PAGE_START, PAGE_END, markdown(findings)))
     print(json.dumps(document["data"]))
     print(f"Established ({len(findings.established())}):")
     for text in findings.established():

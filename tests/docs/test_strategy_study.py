@@ -23,9 +23,10 @@ import strategy_findings  # noqa: E402
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
-    """Two 2-player games (the model against itself, then against greedy), 2 redraws."""
+    """Three games: 2 players (the model against itself, then against greedy) and 3
+    players (against itself), evaluated together, 2 redraws."""
     out = tmp_path_factory.mktemp("strategy")
-    arguments = ["--chunks", "1", "--games-per-chunk", "2", "--samples", "2",
+    arguments = ["--chunks", "1", "--games-per-chunk", "3", "--samples", "2",
                  "--candidates", "2", "--seed", "77", "--out", str(out)]
     assert strategy_data.main(arguments) == 0
     return out, arguments
@@ -45,7 +46,7 @@ def test_rows_agree_with_the_game_records(tiny_run):
     out, _ = tiny_run
     games, rows = read_run(out)
     assert [(g["game"], g["seed"], g["players"], g["lineup"]) for g in games] == [
-        (0, 77, 2, "self"), (1, 78, 2, "greedy")]
+        (0, 77, 2, "self"), (1, 78, 2, "greedy"), (2, 79, 3, "self")]
     assert sorted(games[1]["agents"]) == ["greedy", "model"]
     assert list(rows.columns) == list(strategy_data.COLUMNS)
     for entry in games:
@@ -53,7 +54,7 @@ def test_rows_agree_with_the_game_records(tiny_run):
         assert [s["population"] for s in game.final_scores()] == [
             s["population"] for s in entry["final_scores"]]
         assert game.winners == entry["winners"]
-        replay = Game(2, seed=entry["seed"])
+        replay = Game(entry["players"], seed=entry["seed"])
         expected = {}
         for index, text in enumerate(entry["record"]["actions"]):
             kind = replay.pending_decision
@@ -83,7 +84,7 @@ def test_rows_agree_with_the_game_records(tiny_run):
     assert set(turns["move_kind"]) <= {"buy", "lake", "basic", "invest", "pass"}
     assert "lake" in set(turns["move_kind"]) and "buy" in set(turns["move_kind"])
     keeps = rows[rows["decision_kind"] == "keep_goal"]
-    assert len(keeps) == 2 * 2 * 2 and set(keeps["move_kind"]) == {"keep"}
+    assert len(keeps) == (2 + 2 + 3) * 2 and set(keeps["move_kind"]) == {"keep"}
     assert (keeps["move"] == "keep " + keeps["tile"]).all()
 
 

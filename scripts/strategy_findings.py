@@ -366,7 +366,8 @@ def seat_findings(candidates: pd.DataFrame, games: list[dict], findings: Finding
                      f"At {players} players the first player wins "
                      f"{first['win_share']:.2f} [{first['low']:.2f}, {first['high']:.2f}] of "
                      f"self-play games (fair share {fair:.2f}; {plural(int(first['games']), 'game')}).",
-                     first["games"] > 0 and (first["low"] > fair or first["high"] < fair))
+                     first["games"] >= MINIMUM_GAMES
+                     and (first["low"] > fair or first["high"] < fair))
     keeps = candidates[(candidates["decision_kind"] == "keep_goal") & (candidates["best"] == 1)]
     for players in (2, 3, 4):
         part = keeps[(keeps["players"] == players) & (keeps["lineup"] == "self")]

@@ -142,3 +142,15 @@ def test_the_notebook_is_committed_executed_on_the_committed_data(committed):
     images = sum("image/png" in output.get("data", {}) for cell in code
                  for output in cell.outputs)
     assert images >= 5
+
+
+def test_a_folder_of_other_settings_is_refused(tmp_path):
+    """Chunk numbers say which games a chunk holds only for one chunk size and seed: a
+    resume with others would mix games, so it is refused before anything is played."""
+    entry = {"settings": {"games_per_chunk": 2, "seed": 330000, "samples": 4,
+                          "candidates": 3}}
+    with gzip.open(tmp_path / "games-0000.jsonl.gz", "wt") as handle:
+        handle.write(json.dumps(entry) + "\n")
+    with pytest.raises(SystemExit, match="games_per_chunk.*3"):
+        strategy_data.main(["--out", str(tmp_path), "--games-per-chunk", "3"])
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["games-0000.jsonl.gz"]

@@ -264,11 +264,11 @@ class RecipeRun:
         self.progress.stage(f"{self.recipe.name} kernels", "parts", len(PARTS), 0, estimate,
                             later)
 
-        def on_part(done: int) -> None:
-            self.progress.update(done, note="" if done == len(PARTS) else
-                                 f"{'compiling' if cold else 'loading'} {PARTS[done]}")
+        def on_part(done: int, left: list[str]) -> None:
+            self.progress.update(done, note=f"{'compiling' if cold else 'loading'} "
+                                 f"{' and '.join(left)}" if left else "")
 
-        on_part(0)
+        on_part(0, list(PARTS.values()))
         seconds = warm_up(on_part)
         self.log("kernels_ready", seconds=round(seconds, 1), compiled=cold)
         self.progress.message(f"[{self.recipe.name} kernels] "

@@ -1,9 +1,10 @@
 """Suburbia as a reinforcement-learning environment: a numba rules engine (RULES.md),
 a Python facade (`Game`), and Gymnasium / PettingZoo wrappers."""
 
-from .engine.kernel_cache import drop_stale_kernels
+from .engine.kernel_cache import drop_stale_kernels, lock_cache_files
 
 drop_stale_kernels()
+lock_cache_files()
 
 from ._moved import install as _install_moved_paths
 

@@ -234,6 +234,8 @@ class RecipeRun:
         try:
             self.warm_up()
             for stage in self.recipe.stages:
+                if self.applies(stage):
+                    self.wait_for_kernels(stage)
                 previous = self.run_stage(stage, previous)
         except RecipeStopped as stop:
             data["status"] = "stopped"
@@ -244,35 +246,76 @@ class RecipeRun:
             print(f"\nstopped: {stop}", file=sys.stderr)
             return 1
         finally:
+            if hasattr(self, "kernels"):
+                self.kernels.close()
             self.progress.close()
         self.finish(previous)
         return 0
 
     def warm_up(self) -> None:
-        """The numba kernels compiled (a fresh installation: minutes, once) or loaded,
-        with progress, before the first stage (training/warm_up.py)."""
-        from .warm_up import COLD_COMPILE_SECONDS, PARTS, kernels_cached, warm_up
-        cold = not kernels_cached()
-        estimate = COLD_COMPILE_SECONDS if cold else 5.0
-        later = sum(prior_seconds(stage, self.recipe) for stage in self.recipe.stages
-                    if self.applies(stage)
-                    and self.state.data["stages"].get(stage.name, {}).get("status") != "done")
+        """The numba kernels compiling (a fresh installation: minutes, once) or loading in
+        worker processes, with progress, from before the first stage; the first stage
+        waits for those it runs (training/warm_up.py): a recording only for the
+        recording's, the training part goes on compiling beside it."""
+        from .warm_up import COLD_COMPILE_SECONDS, PARTS, KernelWarmUp, kernels_cached
+        self.kernels_cold = cold = not kernels_cached()
+        self.kernels_estimate = COLD_COMPILE_SECONDS if cold else 5.0
         if cold:
             self.progress.message(f"[{self.recipe.name}] compiling the game's kernels (numba): "
-                                  f"once per installation, about {duration(estimate)} on 2 "
-                                  f"cores; later runs load them in seconds")
-        self.progress.stage(f"{self.recipe.name} kernels", "parts", len(PARTS), 0, estimate,
-                            later)
+                                  f"once per installation, about "
+                                  f"{duration(COLD_COMPILE_SECONDS)} on 2 cores; later runs "
+                                  f"load them in seconds")
+        self.progress.stage(f"{self.recipe.name} kernels", "parts", len(PARTS), 0,
+                            self.kernels_estimate, self.later_stages_seconds())
+        self.kernels_verb = verb = "compiling" if cold else "loading"
 
         def on_part(done: int, left: list[str]) -> None:
-            self.progress.update(done, note=f"{'compiling' if cold else 'loading'} "
-                                 f"{' and '.join(left)}" if left else "")
+            if self.progress.label == f"{self.recipe.name} kernels":
+                self.progress.update(done, note=f"{verb} {' and '.join(left)}" if left else "")
 
         on_part(0, list(PARTS.values()))
-        seconds = warm_up(on_part)
-        self.log("kernels_ready", seconds=round(seconds, 1), compiled=cold)
+        self.kernels_announced = {"first": False, "all": False}
+        self.kernels = KernelWarmUp(on_part=on_part)
+
+    def later_stages_seconds(self) -> float:
+        return sum(prior_seconds(stage, self.recipe) for stage in self.recipe.stages
+                   if self.applies(stage)
+                   and self.state.data["stages"].get(stage.name, {}).get("status") != "done")
+
+    def wait_for_kernels(self, stage: Stage) -> None:
+        """Before `stage`: the kernels it runs compiled (or loaded); a line when the last
+        is ready, and a progress line while the stage has to wait for them."""
+        from .warm_up import PARTS, RECORDING_PART
+        kernels = self.kernels
+        part = RECORDING_PART if stage.kind == "record" else None
+        if self.kernels_announced["all"]:
+            return
+        if not kernels.ready(part) and self.progress.label != f"{self.recipe.name} kernels":
+            self.progress.stage(f"{self.recipe.name} kernels", "parts", len(PARTS),
+                                len(kernels.seconds),
+                                max(self.kernels_estimate - (time.monotonic() - kernels.began),
+                                    5.0), self.later_stages_seconds())
+            left = [PARTS[spec] for spec in PARTS if spec not in kernels.seconds]
+            self.progress.update(len(kernels.seconds),
+                                 note=f"{self.kernels_verb} {' and '.join(left)}")
+        seconds = kernels.wait(part)
+        if not kernels.ready(None):
+            if not self.kernels_announced["first"]:
+                self.kernels_announced["first"] = True
+                self.log("kernels_ready", seconds=round(seconds, 1), compiled=self.kernels_cold,
+                         parts=sorted(kernels.seconds))
+                self.progress.message(f"[{self.recipe.name} kernels] "
+                                      f"{'compiled' if self.kernels_cold else 'loaded'} "
+                                      f"{PARTS[RECORDING_PART]} in {duration(seconds)}; the "
+                                      f"rest goes on {self.kernels_verb} beside the recording")
+            return
+        self.kernels_announced["all"] = True
+        self.log("kernels_ready", seconds=round(seconds, 1), compiled=self.kernels_cold,
+                 parts=sorted(kernels.seconds),
+                 part_seconds={spec: round(value, 1) for spec, value in kernels.seconds.items()})
         self.progress.message(f"[{self.recipe.name} kernels] "
-                              f"{'compiled' if cold else 'loaded'} in {duration(seconds)}")
+                              f"{'compiled' if self.kernels_cold else 'loaded'} in "
+                              f"{duration(max(kernels.seconds.values()))}")
 
     def later_seconds(self, stage: Stage) -> float:
         """The rough time of the stages after `stage`, scaled by how the stages run so far

@@ -14,18 +14,18 @@ The kernels both use (the engine's step, Dale) are compiled by whichever worker 
 them first and loaded from the cache by the other if it comes later. numba's cache
 writes an index file per source file with a read-modify-write and no lock, so two
 processes saving kernels of one file at once could pair a signature with the other's
-machine code; the workers therefore hold a file lock around every cache read and write
-(`_locked_cache_files`). A failing or dying worker stops the warm-up with an error that
-names its part; the other worker is ended, nothing waits forever.
+machine code: every process of the package reads and writes its cache folders under a
+file lock (suburbia_env/engine/kernel_cache.py, `lock_cache_files`). A failing or dying
+worker stops the warm-up with an error that names its part; the other worker is ended,
+nothing waits forever; a worker whose run was killed ends itself.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import multiprocessing
 import os
-import tempfile
+import threading
 import time
 import traceback
 
@@ -41,6 +41,9 @@ PARTS = {
 }
 """What each warm-up worker compiles, as `module:function` (run once on a tiny input),
 longest first."""
+
+RECORDING_PART = "training.warm_up:compile_recording"
+"""The part a recording of greedy games runs; the others can compile beside it."""
 
 KERNEL_SIGNS = {"engine": "env_core.*.nbi", "agents": "greedy.*.nbi"}
 """Per kernel source folder, cached kernels PARTS compile (the vector environment's core,
@@ -92,33 +95,93 @@ def compile_training() -> None:
     fit_network(network, encoded, epochs=1, batch_size=8)
 
 
+class KernelWarmUp:
+    """`parts` (default PARTS) compiling from construction on: in `workers` processes
+    side by side (default: one per part, at most one per core) on a thread of their own,
+    so that the caller can go on (a recipe records its games while the training part
+    compiles); with one worker, in this process when waited for. `on_part(done, left)`
+    after each part, `left` the descriptions of those still running (from that thread).
+    """
+
+    def __init__(self, parts: dict[str, str] | None = None, workers: int | None = None,
+                 on_part=None):
+        self.parts = dict(PARTS if parts is None else parts)
+        if workers is None:
+            workers = min(len(self.parts), os.cpu_count() or 1) if _can_lock() else 1
+        self.on_part = on_part
+        self.began = time.monotonic()
+        self.seconds: dict[str, float] = {}
+        self.error: WarmUpError | None = None
+        self.changed = threading.Condition()
+        self.stopping = threading.Event()
+        self.thread = None
+        if workers > 1 and len(self.parts) > 1:
+            self.thread = threading.Thread(target=self._watch, args=(workers,),
+                                           daemon=True, name="kernel warm-up")
+            self.thread.start()
+
+    def ready(self, spec: str | None = None) -> bool:
+        """Whether part `spec` (None: every part) is compiled."""
+        return all(name in self.seconds for name in ([spec] if spec else self.parts))
+
+    def wait(self, spec: str | None = None) -> float:
+        """Block until part `spec` (None: every part) is compiled; the seconds since the
+        start. Raises WarmUpError naming the part that failed, at once."""
+        if self.thread is None:
+            for name in self.parts:
+                if spec is not None and spec in self.seconds:
+                    break
+                if name not in self.seconds:
+                    try:
+                        _call(name)
+                    except Exception as error:
+                        raise WarmUpError(f"compiling the kernels of {self.parts[name]} "
+                                          f"({name}) failed: {type(error).__name__}: "
+                                          f"{error}") from error
+                    self._done(name)
+        with self.changed:
+            self.changed.wait_for(lambda: self.error is not None or self.ready(spec))
+            if self.error is not None:
+                raise self.error
+        return time.monotonic() - self.began
+
+    def close(self) -> None:
+        """End the workers still compiling (a run stopped or failed)."""
+        self.stopping.set()
+        if self.thread is not None:
+            self.thread.join()
+
+    def _done(self, spec: str) -> None:
+        with self.changed:
+            self.seconds[spec] = time.monotonic() - self.began
+            self.changed.notify_all()
+        if self.on_part is not None:
+            self.on_part(len(self.seconds), [self.parts[name] for name in self.parts
+                                             if name not in self.seconds])
+
+    def _watch(self, workers: int) -> None:
+        try:
+            _run_in_workers(self.parts, workers, self._done, self.stopping)
+        except WarmUpError as error:
+            with self.changed:
+                self.error = error
+                self.changed.notify_all()
+
+
 def warm_up(on_part=None, parts: dict[str, str] | None = None,
             workers: int | None = None) -> float:
-    """Run each of `parts` (default PARTS) once, so that its kernels are compiled (or
-    loaded): in `workers` processes side by side (default: one per part, at most one
-    per core), else in this process. `on_part(done, left)` after each part, `left` the
-    descriptions of those still running. Returns the seconds taken; raises WarmUpError
-    naming the part that failed."""
-    parts = dict(PARTS if parts is None else parts)
-    if workers is None:
-        workers = min(len(parts), os.cpu_count() or 1) if _can_lock() else 1
-    began = time.monotonic()
-    if workers <= 1 or len(parts) <= 1:
-        for done, spec in enumerate(parts, 1):
-            try:
-                _call(spec)
-            except Exception as error:
-                raise WarmUpError(f"compiling the kernels of {parts[spec]} ({spec}) failed: "
-                                  f"{type(error).__name__}: {error}") from error
-            if on_part is not None:
-                on_part(done, [parts[left] for left in list(parts)[done:]])
-        return time.monotonic() - began
-    _run_in_workers(parts, workers, on_part)
-    return time.monotonic() - began
+    """Every part of `parts` (default PARTS) compiled (or loaded), as KernelWarmUp does
+    it; the seconds taken. Raises WarmUpError naming the part that failed."""
+    warming = KernelWarmUp(parts, workers, on_part)
+    try:
+        return warming.wait()
+    finally:
+        warming.close()
 
 
 def _can_lock() -> bool:
-    """Whether the workers' cache lock (fcntl, POSIX) is there; else one process."""
+    """Whether numba's cache is locked for concurrent writers (fcntl, POSIX); else the
+    parts compile one after the other in one process."""
     try:
         import fcntl  # noqa: F401
     except ImportError:
@@ -131,86 +194,60 @@ def _call(spec: str) -> None:
     getattr(importlib.import_module(module), name)()
 
 
-def _run_in_workers(parts: dict[str, str], workers: int, on_part) -> None:
-    """Each part in a spawned process of its own, `workers` at a time; the first failure
-    ends the others and raises."""
+def _run_in_workers(parts: dict[str, str], workers: int, on_done, stopping) -> None:
+    """Each part in a spawned process of its own, `workers` at a time, `on_done(spec)`
+    as each finishes; the first failure ends the others and raises WarmUpError, as
+    does `stopping` when set."""
     context = multiprocessing.get_context("spawn")
     results = context.SimpleQueue()
     waiting = list(parts)
     running: dict[str, multiprocessing.process.BaseProcess] = {}
-    done = 0
-    with tempfile.TemporaryDirectory(prefix="suburbia-warm-up-") as folder:
-        lock_path = os.path.join(folder, "numba-cache.lock")
-        try:
-            while waiting or running:
-                while waiting and len(running) < workers:
-                    spec = waiting.pop(0)
-                    running[spec] = context.Process(
-                        target=_worker, args=(spec, lock_path, results), daemon=True,
-                        name=f"warm-up {spec}")
-                    running[spec].start()
-                if not results.empty():
-                    spec, failure = results.get()
-                    running.pop(spec).join()
-                    if failure is not None:
-                        raise WarmUpError(f"compiling the kernels of {parts[spec]} ({spec}) "
-                                          f"failed in a warm-up worker:\n{failure}")
-                    done += 1
-                    if on_part is not None:
-                        on_part(done, [parts[left] for left in [*running, *waiting]])
-                    continue
-                for spec, process in running.items():
-                    if process.exitcode is not None and results.empty():
-                        raise WarmUpError(
-                            f"the warm-up worker compiling {parts[spec]} ({spec}) died "
-                            f"with exit code {process.exitcode} before it finished"
-                            + (f" (signal {-process.exitcode})" if process.exitcode < 0
-                               else ""))
-                time.sleep(WORKER_POLL_SECONDS)
-        finally:
-            for process in running.values():
-                if process.is_alive():
-                    process.terminate()
-                process.join()
-
-
-def _worker(spec: str, lock_path: str, results) -> None:
-    """A warm-up worker: `spec`'s kernels compiled under the cache lock; (spec, None) or
-    (spec, the traceback) put on `results`."""
     try:
-        with _locked_cache_files(lock_path):
-            _call(spec)
+        while (waiting or running) and not stopping.is_set():
+            while waiting and len(running) < workers:
+                spec = waiting.pop(0)
+                running[spec] = context.Process(
+                    target=_worker, args=(spec, results, os.getpid()),
+                    daemon=True, name=f"warm-up {spec}")
+                running[spec].start()
+            if not results.empty():
+                spec, failure = results.get()
+                running.pop(spec).join()
+                if failure is not None:
+                    raise WarmUpError(f"compiling the kernels of {parts[spec]} ({spec}) "
+                                      f"failed in a warm-up worker:\n{failure}")
+                on_done(spec)
+                continue
+            for spec, process in running.items():
+                if process.exitcode is not None and results.empty():
+                    raise WarmUpError(
+                        f"the warm-up worker compiling {parts[spec]} ({spec}) died with "
+                        f"exit code {process.exitcode} before it finished"
+                        + (f" (signal {-process.exitcode})" if process.exitcode < 0 else ""))
+            stopping.wait(WORKER_POLL_SECONDS)
+        if stopping.is_set() and (waiting or running):
+            raise WarmUpError("the warm-up was stopped before its parts were compiled")
+    finally:
+        for process in running.values():
+            if process.is_alive():
+                process.terminate()
+            process.join()
+
+
+def _worker(spec: str, results, parent: int) -> None:
+    """A warm-up worker: `spec`'s kernels compiled; (spec, None) or
+    (spec, the traceback) put on `results`. It ends itself when its parent is gone (a
+    killed run), rather than compile on for nobody."""
+    threading.Thread(target=_end_when_orphaned, args=(parent,), daemon=True).start()
+    try:
+        _call(spec)
     except BaseException:  # reported to the parent, which raises it with the part's name
         results.put((spec, traceback.format_exc()))
     else:
         results.put((spec, None))
 
 
-@contextlib.contextmanager
-def _locked_cache_files(lock_path: str):
-    """numba's cache reads and writes under a file lock shared by the warm-up's workers
-    (exclusive to write, shared to read), so that no worker reads a half-updated index
-    or overwrites an entry another has just added (module docstring)."""
-    import fcntl
-
-    from numba.core import caching
-
-    cache_file = caching.IndexDataCacheFile
-    save, load = cache_file.save, cache_file.load
-
-    def locked(method, mode):
-        def call(self, *arguments):
-            with open(lock_path, "a") as lock:
-                fcntl.flock(lock, mode)
-                try:
-                    return method(self, *arguments)
-                finally:
-                    fcntl.flock(lock, fcntl.LOCK_UN)
-        return call
-
-    cache_file.save = locked(save, fcntl.LOCK_EX)
-    cache_file.load = locked(load, fcntl.LOCK_SH)
-    try:
-        yield
-    finally:
-        cache_file.save, cache_file.load = save, load
+def _end_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)

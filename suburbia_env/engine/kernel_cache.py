@@ -8,7 +8,14 @@ digest of the sources its kernels can depend on, stored as a marker file in each
 directory numba may cache them in; when the marker differs, every cached kernel there
 is deleted before any can be loaded.
 
-This runs on `import suburbia_env`, before the package imports any kernel module. Every
+numba writes a cache folder's index file (one per source file, listing each compiled
+signature and its data file) by reading it, adding an entry and writing it back, with no
+lock: two processes compiling kernels of one file at once (two warm-up workers, a recipe's
+recording workers on a fresh installation) can lose an entry, or pair a signature with
+the data file of another. `lock_cache_files` makes every read and write of a cache file
+take a file lock in its folder (shared to read, exclusive to write).
+
+Both run on `import suburbia_env`, before the package imports any kernel module. Every
 module outside the package that caches kernels imports `suburbia_env` before its first
 kernel, and numba loads a cached kernel only at its first call, so no stale kernel runs.
 tests/engine/test_kernel_cache.py fails if a cached kernel appears where this does not reach.
@@ -35,6 +42,7 @@ PACKAGE_DIR = ENGINE_DIR.parent
 KERNEL_SOURCE_DIRS = (ENGINE_DIR, ENGINE_DIR / "checks", PACKAGE_DIR.parent / "agents")
 
 MARKER_NAME = "kernel_sources.sha256"
+LOCK_NAME = "kernel_cache.lock"
 CACHE_PATTERNS = ("*.nbi", "*.nbc")  # numba's index and data files
 
 
@@ -137,3 +145,33 @@ def _refresh(directory: Path, digest: str, create: bool) -> list[Path]:
     except OSError:  # a read-only or vanished directory: numba cannot cache there either
         pass
     return stale
+
+
+def lock_cache_files() -> None:
+    """From now on in this process, numba reads a cache file under a shared lock on
+    LOCK_NAME in its folder and writes one under an exclusive lock (module docstring).
+    Without fcntl (not POSIX) nothing changes."""
+    try:
+        import fcntl
+    except ImportError:
+        return
+    from numba.core import caching
+
+    cache_file = caching.IndexDataCacheFile
+    if getattr(cache_file.save, "locked_by_kernel_cache", False):
+        return
+
+    def locked(method, mode):
+        def call(self, *arguments):
+            try:
+                lock = open(os.path.join(self._cache_path, LOCK_NAME), "a")
+            except OSError:  # a folder numba cannot write to: it caches nothing there
+                return method(self, *arguments)
+            with lock:  # closing the file releases the lock
+                fcntl.flock(lock, mode)
+                return method(self, *arguments)
+        call.locked_by_kernel_cache = True
+        return call
+
+    cache_file.save = locked(cache_file.save, fcntl.LOCK_EX)
+    cache_file.load = locked(cache_file.load, fcntl.LOCK_SH)

@@ -1,7 +1,7 @@
 """The recipes' warm-up (training/warm_up.py): parts compiled in worker processes side by
-side leave every kernel in numba's cache, so that a later process loads them without
-compiling; the workers' cache lock keeps every entry of a shared cache file; a failing or
-dying worker ends the warm-up with an error naming its part instead of a hang."""
+side leave every kernel in numba's cache, each signature with its own code, so that a
+later process loads them without compiling; a failing or dying worker ends the warm-up
+with an error naming its part instead of a hang."""
 
 from __future__ import annotations
 
@@ -121,32 +121,6 @@ def test_parts_compiled_side_by_side_are_all_loaded_by_the_next_process(kernels)
         """), [], environment)
     assert shift.returncode == 0, shift.stderr
     assert shift.stdout.splitlines()[-1] == "twenty signatures"
-
-
-def test_the_cache_lock_keeps_every_entry_two_processes_add_to_one_index(tmp_path):
-    """Without the lock, two processes adding entries to one index file at once each
-    write back the index they read, and the other's entries (and their data file names)
-    are lost or crossed."""
-    code = textwrap.dedent("""
-        import sys
-        from numba.core.caching import IndexDataCacheFile
-        from training.warm_up import _locked_cache_files
-        folder, lock, prefix = sys.argv[1:4]
-        cache = IndexDataCacheFile(folder, "shared", ("stamp", 1))
-        with _locked_cache_files(lock):
-            for index in range(150):
-                cache.save((prefix, index), f"{prefix}{index}")
-    """)
-    environment = _environment(tmp_path)
-    lock = str(tmp_path / "cache.lock")
-    writers = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), lock, prefix],
-                                env=environment, cwd=ROOT) for prefix in "ab"]
-    assert [writer.wait(timeout=300) for writer in writers] == [0, 0]
-    from numba.core.caching import IndexDataCacheFile
-    cache = IndexDataCacheFile(str(tmp_path), "shared", ("stamp", 1))
-    for prefix in "ab":
-        for index in range(150):
-            assert cache.load((prefix, index)) == f"{prefix}{index}"
 
 
 def test_a_failing_part_is_named_and_the_other_worker_ended(kernels):

@@ -88,7 +88,8 @@ def run_once(recipe: str, seed: int, run_dir: Path, cold: bool) -> dict:
     if cold:
         source = fresh_clone(run_dir)
         environment.pop("NUMBA_CACHE_DIR", None)
-        environment["PYTHONPATH"] = str(source)
+        environment["PYTHONPATH"] = os.pathsep.join(  # the clone's package first
+            [str(source), *filter(None, [environment.get("PYTHONPATH")])])
     command = [sys.executable, "-m", "suburbia_env.apps.cli", "train", "--recipe", recipe,
                "--run-dir", str(run_dir), "--seed", str(seed)]
     load_before = os.getloadavg()

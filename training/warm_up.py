@@ -1,15 +1,18 @@
-"""Compile (or load) the numba kernels a recipe runs before its first stage, with progress.
+"""Compile (or load) the numba kernels a recipe runs, from before its first stage, with
+progress.
 
 A fresh installation has no compiled kernels: the first game compiles the engine and the
 greedy player, the first evaluation the vector environment, the first fit the fast
 network's layers; minutes on the project's 2-core machine, once, after which every run
-loads them from numba's cache in seconds. Done here, before the first stage, the user
-sees a line saying so instead of a stage stuck at 0% (and the recording workers, started
-later, load the kernels instead of compiling them twice over).
+loads them from numba's cache in seconds. Done here, from the start, the user sees a
+line saying so instead of a stage stuck at 0% (and the recording workers, started later,
+load the kernels instead of compiling them twice over).
 
 numba compiles on one thread per process (a global compiler lock), so the PARTS compile
 in their own worker processes side by side, one per core: the greedy player's kernels,
 the longest chain, on one core, the vector environment's and the network's on the other.
+A recipe's recording waits only for the first (RECORDING_PART); the other goes on
+compiling beside it and is waited for before the first stage that trains or evaluates.
 The kernels both use (the engine's step, Dale) are compiled by whichever worker comes to
 them first and loaded from the cache by the other if it comes later. numba's cache
 writes an index file per source file with a read-modify-write and no lock, so two
@@ -35,15 +38,15 @@ COLD_COMPILE_SECONDS = 300.0
 """A fresh installation's compile of PARTS on the project's 2-core machine
 (docs/performance.md): the estimate the progress line starts from."""
 
+RECORDING_PART = "training.warm_up:compile_recording"
+"""The part a recording of greedy games runs; the others can compile beside it."""
+
 PARTS = {
-    "training.warm_up:compile_recording": "the engine, Dale and the greedy player",
+    RECORDING_PART: "the engine, Dale and the greedy player",
     "training.warm_up:compile_training": "the vector environment and the network",
 }
 """What each warm-up worker compiles, as `module:function` (run once on a tiny input),
-longest first."""
-
-RECORDING_PART = "training.warm_up:compile_recording"
-"""The part a recording of greedy games runs; the others can compile beside it."""
+the one the first stage waits for first."""
 
 KERNEL_SIGNS = {"engine": "env_core.*.nbi", "agents": "greedy.*.nbi"}
 """Per kernel source folder, cached kernels PARTS compile (the vector environment's core,
@@ -122,11 +125,15 @@ class KernelWarmUp:
 
     def ready(self, spec: str | None = None) -> bool:
         """Whether part `spec` (None: every part) is compiled."""
+        if spec is not None and spec not in self.parts:
+            raise ValueError(f"{spec} is not a part of this warm-up "
+                             f"({', '.join(self.parts)})")
         return all(name in self.seconds for name in ([spec] if spec else self.parts))
 
     def wait(self, spec: str | None = None) -> float:
         """Block until part `spec` (None: every part) is compiled; the seconds since the
         start. Raises WarmUpError naming the part that failed, at once."""
+        self.ready(spec)
         if self.thread is None:
             for name in self.parts:
                 if spec is not None and spec in self.seconds:
@@ -162,7 +169,10 @@ class KernelWarmUp:
     def _watch(self, workers: int) -> None:
         try:
             _run_in_workers(self.parts, workers, self._done, self.stopping)
-        except WarmUpError as error:
+        except BaseException as error:  # every failure reaches the waiting thread
+            if not isinstance(error, WarmUpError):
+                error = WarmUpError(f"the kernel warm-up failed: {type(error).__name__}: "
+                                    f"{error}")
             with self.changed:
                 self.error = error
                 self.changed.notify_all()
@@ -206,10 +216,10 @@ def _run_in_workers(parts: dict[str, str], workers: int, on_done, stopping) -> N
         while (waiting or running) and not stopping.is_set():
             while waiting and len(running) < workers:
                 spec = waiting.pop(0)
-                running[spec] = context.Process(
-                    target=_worker, args=(spec, results, os.getpid()),
-                    daemon=True, name=f"warm-up {spec}")
-                running[spec].start()
+                process = context.Process(target=_worker, args=(spec, results, os.getpid()),
+                                          daemon=True, name=f"warm-up {spec}")
+                process.start()
+                running[spec] = process
             if not results.empty():
                 spec, failure = results.get()
                 running.pop(spec).join()

@@ -48,7 +48,7 @@ KERNELS = textwrap.dedent("""
         os.kill(os.getpid(), signal.SIGKILL)
 
     def sleeps():
-        time.sleep(600)
+        time.sleep(3600)
 """)
 
 WARM_UP = """
@@ -83,7 +83,7 @@ def _environment(tmp_path: Path, **extra: str) -> dict:
     return {**environment, **extra}
 
 
-def _python(code: str, arguments: list[str], environment: dict, timeout: float = 300):
+def _python(code: str, arguments: list[str], environment: dict, timeout: float = 900):
     return subprocess.run([sys.executable, "-c", code, *arguments], env=environment,
                           cwd=ROOT, text=True, capture_output=True, timeout=timeout)
 
@@ -94,6 +94,7 @@ def kernels(tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 def test_parts_compiled_side_by_side_are_all_loaded_by_the_next_process(kernels):
     environment = _environment(kernels)
     parts = ["tiny_kernels:compile_first", "the first half",
@@ -124,9 +125,9 @@ def test_parts_compiled_side_by_side_are_all_loaded_by_the_next_process(kernels)
 
 
 def test_a_failing_part_is_named_and_the_other_worker_ended(kernels):
-    parts = ["tiny_kernels:sleeps", "a part that takes ten minutes",
+    parts = ["tiny_kernels:sleeps", "a part that takes an hour",
              "tiny_kernels:fails", "the failing part"]
-    result = _python(WARM_UP, parts, _environment(kernels), timeout=240)
+    result = _python(WARM_UP, parts, _environment(kernels), timeout=1200)
     assert result.returncode == 1
     assert ("WarmUpError: compiling the kernels of the failing part (tiny_kernels:fails) "
             "failed in a warm-up worker:") in result.stderr
@@ -134,9 +135,9 @@ def test_a_failing_part_is_named_and_the_other_worker_ended(kernels):
 
 
 def test_a_dying_worker_is_named_not_waited_for(kernels):
-    parts = ["tiny_kernels:sleeps", "a part that takes ten minutes",
+    parts = ["tiny_kernels:sleeps", "a part that takes an hour",
              "tiny_kernels:dies", "the dying part"]
-    result = _python(WARM_UP, parts, _environment(kernels), timeout=240)
+    result = _python(WARM_UP, parts, _environment(kernels), timeout=1200)
     assert result.returncode == 1
     assert ("WarmUpError: the warm-up worker compiling the dying part (tiny_kernels:dies) "
             "died with exit code -9 before it finished (signal 9)") in result.stderr

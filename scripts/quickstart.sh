@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job in about five minutes, with progress from the first second: install, then
+# The main job in under five minutes, with progress from the first second: install, then
 # `suburbia train --recipe quickstart` (training/recipes/quickstart.json): record greedy
 # games against Dale, fit the fast network to them, evaluate it against Dale in seeded
 # games with a Wilson interval, and say what to run next. Where the system Python refuses

@@ -261,10 +261,10 @@ class RecipeRun:
         self.kernels_cold = cold = not kernels_cached()
         self.kernels_estimate = COLD_COMPILE_SECONDS if cold else 5.0
         if cold:
-            self.progress.message(f"[{self.recipe.name}] compiling the game's kernels (numba): "
-                                  f"once per installation, about "
-                                  f"{duration(COLD_COMPILE_SECONDS)} on 2 cores; later runs "
-                                  f"load them in seconds")
+            self.progress.message(f"[{self.recipe.name}] compiling the game's kernels (numba) "
+                                  f"in 2 processes: once per installation, about "
+                                  f"{duration(COLD_COMPILE_SECONDS)} on 2 cores before the "
+                                  f"first stage starts; later runs load them in seconds")
         self.progress.stage(f"{self.recipe.name} kernels", "parts", len(PARTS), 0,
                             self.kernels_estimate, self.later_stages_seconds())
         self.kernels_verb = verb = "compiling" if cold else "loading"

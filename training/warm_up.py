@@ -34,9 +34,10 @@ import traceback
 
 from suburbia_env.errors import SuburbiaError
 
-COLD_COMPILE_SECONDS = 300.0
-"""A fresh installation's compile of PARTS on the project's 2-core machine
-(docs/performance.md): the estimate the progress line starts from."""
+COLD_COMPILE_SECONDS = 100.0
+"""A fresh installation's compile of RECORDING_PART, what the first stage waits for, on
+the project's 2-core machine: 1m25s to 1m31s measured (docs/performance.md); the
+estimate the progress line starts from."""
 
 RECORDING_PART = "training.warm_up:compile_recording"
 """The part a recording of greedy games runs; the others can compile beside it."""

@@ -575,7 +575,7 @@ def test_a_recipe_of_the_fast_learner_runs_end_to_end(tmp_path):
     lines = result.stdout.splitlines()
     first = next(line for line in lines if line.startswith("[tiny-fast"))
     assert first.startswith("[tiny-fast kernels] 0/2 parts") or first.startswith(
-        "[tiny-fast] compiling the game's kernels (numba): once per installation")
+        "[tiny-fast] compiling the game's kernels (numba) in 2 processes: once per installation")
     # The recording waits for the recording's kernels only; the training's may load or
     # compile beside it, but before the fit.
     ready = [index for index, line in enumerate(lines)

@@ -47,7 +47,8 @@ def hint(game: Game, seat: int, model: str | Path | None = None, seed: int | Non
          evaluator: DecisionEvaluator | None = None) -> dict:
     """The search's moves for `seat`'s decision, best first, from `seat`'s knowledge alone.
 
-    Each move: its action number and notation, in words, its win probability and
+    Each move: its action number and notation, in words, its win probability
+    (calibrated, agents/calibration.py; `win_probability_raw` before the map) and
     expected final margin for `seat` (R8.2, R8.3) and the policy's probability. `seed`
     fixes the redraws (none: 64 bits from the operating system's secure generator)."""
     if game.is_over:
@@ -63,6 +64,7 @@ def hint(game: Game, seat: int, model: str | Path | None = None, seed: int | Non
         moves.append({"action": int(number), "move": move["move"],
                       "words": describe_action(number, game.state),
                       "win_probability": round(move["win_probability"], 4),
+                      "win_probability_raw": round(move["win_probability_raw"], 4),
                       "margin": round(move["margin"], 2),
                       "policy_probability": round(move["policy_probability"], 4)})
     return {"seat": int(seat), "moves": moves, "samples": evaluator.settings.samples,

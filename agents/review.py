@@ -37,10 +37,12 @@ from numba import njit
 from suburbia_env import Game
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.action_space import NUM_ACTIONS
+from suburbia_env.engine.constants import MODE_NAMES
 from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
 from suburbia_env.engine.tile_data import GOALS, TILES
 from suburbia_env.errors import ArgumentError, ConfigError, shown
 
+from .calibration import IDENTITY, calibration_for
 from .ppo_agent import PPOAgent
 from .value_search import continue_trials, start_trials, trial_outputs
 
@@ -123,11 +125,16 @@ class Evaluation:
     """float[candidate, seat]: mean final margin (population points) after the candidate."""
     scores: np.ndarray
     """float[candidate]: the search's score for the seat to act (module docstring)."""
+    calibrated: np.ndarray | None = None
+    """float[candidate, seat]: `win_probabilities` through the model's calibration map
+    (agents/calibration.py); the same values when it has none."""
     best: int = field(init=False)
     """Index of the search's best candidate (the first of equal scores)."""
 
     def __post_init__(self):
         self.best = int(np.argmax(self.scores))
+        if self.calibrated is None:
+            self.calibrated = self.win_probabilities
 
 
 def margins_of(populations: np.ndarray) -> np.ndarray:
@@ -145,12 +152,17 @@ class DecisionEvaluator:
     """The policy and search of one model, evaluating positions in batches."""
 
     def __init__(self, model: str | Path, settings: SearchSettings | None = None,
-                 allow_pickle: bool = False):
+                 allow_pickle: bool = False, calibrate: bool = True):
         import torch
         self.settings = settings or SearchSettings()
         torch.set_num_threads(self.settings.threads)
         self.agent = PPOAgent(model, allow_pickle=allow_pickle)
         self.model_path = self.agent.path
+        self.calibration = calibration_for(self.model_path) if calibrate else IDENTITY
+
+    def calibration_description(self, mode: str, seats: int) -> dict | None:
+        """What map calibrates this model's games of `mode` and `seats`, None if none."""
+        return self.calibration.describe(mode, seats)
 
     def _tensor(self, observations: np.ndarray, masks: np.ndarray):
         """The network's input: flat observations as they are (no copy), dict ones through
@@ -240,8 +252,11 @@ class DecisionEvaluator:
             share = shares[:, :, mover]
             win_loss = np.where(share >= 1.0, 1.0, np.where(share > 0.0, 0.0, -1.0))
             scores = (win_loss + self.settings.margin_weight * margin[:, :, mover] / 100.0)
-            evaluations.append(Evaluation(position.candidates.copy(), shares.mean(axis=0),
-                                          margin.mean(axis=0), scores.mean(axis=0)))
+            raw = shares.mean(axis=0)
+            mode = MODE_NAMES[int(position.state[s.MODE])]
+            evaluations.append(Evaluation(position.candidates.copy(), raw,
+                                          margin.mean(axis=0), scores.mean(axis=0),
+                                          self.calibration.apply(mode, players, raw)))
         return evaluations
 
     def _play_out(self, trial_states: np.ndarray, rows: int) -> None:
@@ -298,11 +313,15 @@ class PositionEvaluation:
     deciding_seat: int
     moves: list[dict]
     """The candidates of the seat to act, best first: move (notation), policy
-    probability, the viewer's win probability and margin, the deciding seat's score."""
+    probability, the viewer's win probability (calibrated, and `win_probability_raw`
+    before the map) and margin, the deciding seat's score."""
     win_probabilities: list[float]
-    """Every seat's win probability if the seat to act plays the search's best move."""
+    """Every seat's win probability if the seat to act plays the search's best move
+    (calibrated, agents/calibration.py)."""
     margins: list[float]
     seed: int
+    win_probabilities_raw: list[float] = field(default_factory=list)
+    """The same before calibration."""
     knowledge: str = IN_GAME_KNOWLEDGE
 
 
@@ -334,12 +353,14 @@ def evaluate_position(game: Game, seat: int, model: str | Path | None = None,
     order = sorted(range(candidates.size), key=lambda index: -evaluation.scores[index])
     moves = [{"move": view.action_to_text(int(candidates[index])),
               "policy_probability": float(probabilities[candidates[index]]),
-              "win_probability": float(evaluation.win_probabilities[index, seat]),
+              "win_probability": float(evaluation.calibrated[index, seat]),
+              "win_probability_raw": float(evaluation.win_probabilities[index, seat]),
               "margin": float(evaluation.margins[index, seat]),
               "score": float(evaluation.scores[index])} for index in order]
     return PositionEvaluation(int(seat), mover, moves,
-                              evaluation.win_probabilities[evaluation.best].tolist(),
-                              evaluation.margins[evaluation.best].tolist(), seed)
+                              evaluation.calibrated[evaluation.best].tolist(),
+                              evaluation.margins[evaluation.best].tolist(), seed,
+                              evaluation.win_probabilities[evaluation.best].tolist())
 
 
 # Review of a finished game ------------------------------------------------------------------
@@ -369,7 +390,10 @@ class Decision:
     """Index of the played move among `candidates`."""
     best: int
     seat_win_probabilities: list[float]
-    """Every seat's win probability after the played move (redraws of the deciding seat)."""
+    """Every seat's win probability after the played move (redraws of the deciding seat),
+    calibrated (agents/calibration.py) when the model has a calibration map."""
+    seat_win_probabilities_raw: list[float]
+    """The same before calibration: each seat's mean share of the win over the copies."""
 
     def _of(self, which: int, key: str) -> float:
         return self.candidates[which][key]
@@ -381,6 +405,14 @@ class Decision:
     @property
     def win_probability_best(self) -> float:
         return self._of(self.best, "win_probability")
+
+    @property
+    def win_probability_played_raw(self) -> float:
+        return self._of(self.played, "win_probability_raw")
+
+    @property
+    def win_probability_best_raw(self) -> float:
+        return self._of(self.best, "win_probability_raw")
 
     @property
     def margin_played(self) -> float:
@@ -423,6 +455,12 @@ class Review:
     decisions: list[Decision]
     final_scores: list[dict]
     winners: list[int]
+    record_decisions: int = 0
+    """How many decisions the game had (`decisions` may hold fewer: `only`)."""
+    record_rounds: int = 0
+    """How many rounds the game had (the last decision's round)."""
+    calibration: dict | None = None
+    """The calibration map applied (agents/calibration.py `describe`), None if none."""
     knowledge: str = REVIEW_KNOWLEDGE
 
     @property
@@ -478,18 +516,26 @@ def replay_decisions(record) -> tuple[Game, list[tuple[np.ndarray, int, str, int
 def review_record(record, model: str | Path | None = None,
                   settings: SearchSettings | None = None, seed: int | None = None,
                   progress: Callable[[str], None] | None = None,
-                  allow_pickle: bool = False) -> Review:
+                  allow_pickle: bool = False, evaluator: DecisionEvaluator | None = None,
+                  only: list[int] | None = None, played_only: bool = False) -> Review:
     """Review every decision of a finished game record (a dict or JSON text).
 
     `seed` seeds the redraws (none given: 64 bits from the operating system's secure
     generator, kept in the review so that it can be made again); `progress` is called
-    with a line of text as the work goes on."""
+    with a line of text as the work goes on. `evaluator` reuses a loaded model. `only`
+    (decision indexes) evaluates those decisions alone, with the redraws a whole review
+    of the same seed gives them (the calibration data, agents/calibration_data.py).
+    `played_only` tries the move played alone: its values are those of a whole review (a
+    candidate's copies do not depend on the other candidates), at a fifth of the work;
+    its best move is then the move played."""
     import time
     say = progress or (lambda text: None)
     began = time.perf_counter()
     game, replayed = replay_decisions(record)
     settings = settings or SearchSettings()
-    evaluator = DecisionEvaluator(model_for(game.config.mode, model), settings, allow_pickle)
+    evaluator = evaluator or DecisionEvaluator(model_for(game.config.mode, model), settings,
+                                               allow_pickle)
+    settings = evaluator.settings
     redraw_seed = secrets.randbits(64) if seed is None else int(seed)
     generator = np.random.default_rng(redraw_seed)
     say(f"replayed {len(replayed)} decisions ({game.config.mode}, {game.num_seats} seats); "
@@ -500,9 +546,17 @@ def review_record(record, model: str | Path | None = None,
     for row, (state, *_rest) in enumerate(replayed):
         masks[row] = Game.view(game.config, state).legal_action_mask()
     probabilities = evaluator.policy_probabilities(observations, masks)
-    positions, played_index = [], []
+    chosen = set(range(len(replayed)) if only is None else only)
+    if not chosen <= set(range(len(replayed))):
+        raise ArgumentError(f"only: decisions 0..{len(replayed) - 1}, not "
+                            f"{shown(sorted(chosen - set(range(len(replayed)))))}")
+    positions, played_index, rows = [], [], []
     for row, (state, seat, _kind, _round, action, _text) in enumerate(replayed):
-        if masks[row].sum() == 1:
+        words = redraw_words(generator)
+        if row not in chosen:
+            continue
+        rows.append(row)
+        if played_only or masks[row].sum() == 1:
             candidates = np.array([action], dtype=np.int32)
         else:
             candidates = top_moves(probabilities[row], masks[row], settings.candidates)
@@ -510,7 +564,7 @@ def review_record(record, model: str | Path | None = None,
                 candidates = np.append(candidates, action)
         candidates = candidates.astype(np.int32)
         played_index.append(int(np.flatnonzero(candidates == action)[0]))
-        positions.append(Position(state, seat, candidates, redraw_words(generator)))
+        positions.append(Position(state, seat, candidates, words))
 
     def evaluated(first: int, stop: int, total: int, done: bool) -> None:
         if done:
@@ -521,15 +575,15 @@ def review_record(record, model: str | Path | None = None,
 
     evaluations = evaluator.evaluate(positions, evaluated)
     decisions = []
-    for row, (replay, evaluation, played) in enumerate(zip(replayed, evaluations,
-                                                           played_index)):
-        state, seat, kind, round_number, action, text = replay
+    for row, evaluation, played in zip(rows, evaluations, played_index):
+        state, seat, kind, round_number, action, text = replayed[row]
         view = Game.view(game.config, state)
         legal = np.flatnonzero(masks[row])
         ranking = legal[np.argsort(-probabilities[row][legal], kind="stable")]
         candidates = [{"move": view.action_to_text(int(move)),
                        "policy_probability": float(probabilities[row][move]),
-                       "win_probability": float(evaluation.win_probabilities[index, seat]),
+                       "win_probability": float(evaluation.calibrated[index, seat]),
+                       "win_probability_raw": float(evaluation.win_probabilities[index, seat]),
                        "margin": float(evaluation.margins[index, seat]),
                        "score": float(evaluation.scores[index])}
                       for index, move in enumerate(evaluation.candidates)]
@@ -543,6 +597,10 @@ def review_record(record, model: str | Path | None = None,
                          "probability": float(probabilities[row][move])}
                         for move in ranking[:settings.policy_top]],
             candidates=candidates, played=played, best=evaluation.best,
-            seat_win_probabilities=evaluation.win_probabilities[played].tolist()))
+            seat_win_probabilities=evaluation.calibrated[played].tolist(),
+            seat_win_probabilities_raw=evaluation.win_probabilities[played].tolist()))
     return Review(game.config.to_dict(), int(game.seed), str(evaluator.model_path), settings,
-                  redraw_seed, decisions, game.final_scores(), game.winners)
+                  redraw_seed, decisions, game.final_scores(), game.winners,
+                  record_decisions=len(replayed), record_rounds=replayed[-1][3],
+                  calibration=evaluator.calibration_description(game.config.mode,
+                                                                game.num_seats))

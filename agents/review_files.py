@@ -13,17 +13,21 @@ from suburbia_env.display.vocabulary import is_dale, seat_name
 from .review import Decision, Review
 
 REVIEW_FORMAT = "suburbia-review"
-REVIEW_VERSION = 1
+REVIEW_VERSION = 2
+"""2: calibrated win probabilities, the raw ones beside them (`*_raw`), `calibration`."""
 DIGITS = 6
 """Decimals kept of every probability, margin and score, the same in JSON and CSV."""
 POLICY_SEPARATOR = " | "
 
 CSV_FIELDS = ("decision", "round", "seat", "kind", "legal_moves", "move", "best_move",
               "played_is_best", "policy_probability", "policy_rank", "win_probability_played",
-              "win_probability_best", "cost_win_probability", "margin_played", "margin_best",
+              "win_probability_best", "cost_win_probability", "win_probability_played_raw",
+              "win_probability_best_raw", "margin_played", "margin_best",
               "cost_margin", "score_played", "score_best", "cost_score", "candidates",
               "policy_top", "win_probability_seat_0", "win_probability_seat_1",
-              "win_probability_seat_2", "win_probability_seat_3")
+              "win_probability_seat_2", "win_probability_seat_3",
+              "win_probability_seat_0_raw", "win_probability_seat_1_raw",
+              "win_probability_seat_2_raw", "win_probability_seat_3_raw")
 """The columns of decisions.csv, one row per decision (docs/review.md)."""
 
 
@@ -43,6 +47,8 @@ def decision_row(decision: Decision) -> dict:
         "win_probability_played": _number(decision.win_probability_played),
         "win_probability_best": _number(decision.win_probability_best),
         "cost_win_probability": _number(decision.cost_win_probability),
+        "win_probability_played_raw": _number(decision.win_probability_played_raw),
+        "win_probability_best_raw": _number(decision.win_probability_best_raw),
         "margin_played": _number(decision.margin_played),
         "margin_best": _number(decision.margin_best),
         "cost_margin": _number(decision.cost_margin),
@@ -66,6 +72,8 @@ def review_document(review: Review, record_name: str | None = None) -> dict:
         entry["policy_top"] = [{"move": top["move"], "probability": _number(top["probability"])}
                                for top in decision.policy_top]
         entry["seat_win_probabilities"] = [_number(p) for p in decision.seat_win_probabilities]
+        entry["seat_win_probabilities_raw"] = [_number(p)
+                                               for p in decision.seat_win_probabilities_raw]
         decisions.append(entry)
     return {
         "format": REVIEW_FORMAT, "version": REVIEW_VERSION,
@@ -76,6 +84,7 @@ def review_document(review: Review, record_name: str | None = None) -> dict:
                    "samples": settings.samples, "margin_weight": settings.margin_weight,
                    "opponent": "model", "redraw_seed": review.redraw_seed,
                    "policy_top": settings.policy_top},
+        "calibration": review.calibration,
         "result": {"winners": review.winners, "final_scores": review.final_scores},
         "decisions": decisions,
     }
@@ -86,10 +95,11 @@ def csv_row(decision: Decision) -> dict:
     row["candidates"] = len(decision.candidates)
     row["policy_top"] = POLICY_SEPARATOR.join(f"{top['move']} = {_number(top['probability'])}"
                                               for top in decision.policy_top)
-    for seat in range(4):
-        probabilities = decision.seat_win_probabilities
-        row[f"win_probability_seat_{seat}"] = (_number(probabilities[seat])
-                                               if seat < len(probabilities) else "")
+    for suffix, probabilities in (("", decision.seat_win_probabilities),
+                                  ("_raw", decision.seat_win_probabilities_raw)):
+        for seat in range(4):
+            row[f"win_probability_seat_{seat}{suffix}"] = (
+                _number(probabilities[seat]) if seat < len(probabilities) else "")
     return row
 
 

@@ -139,6 +139,15 @@ HISTORY = (
             "and rules are unchanged.",
             "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
             dataset_format=2),
+    Version("v1.7", "2026-11-27",
+            "The review's files (`suburbia review`: decisions.json and decisions.csv, "
+            "\"suburbia-review\" version 2) and the hints report calibrated win "
+            "probabilities (issue 33 item 4, docs/calibration.md), the raw means beside "
+            "them (`win_probability_raw`, `seat_win_probabilities_raw`, the CSV's `*_raw` "
+            "columns) and the map applied (`calibration`). States, records, ids and rules "
+            "are unchanged.",
+            "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
+            dataset_format=2),
 )
 """Oldest first."""
 

@@ -117,8 +117,10 @@ def test_csv_and_json_agree(reviewed):
                 assert value == POLICY_SEPARATOR.join(
                     f"{top['move']} = {top['probability']}" for top in decision["policy_top"])
             elif field.startswith("win_probability_seat_"):
-                seat = int(field.rsplit("_", 1)[1])
-                expected = decision["seat_win_probabilities"]
+                raw = field.endswith("_raw")
+                seat = int(field.removesuffix("_raw").rsplit("_", 1)[1])
+                expected = decision["seat_win_probabilities_raw" if raw
+                                    else "seat_win_probabilities"]
                 assert (float(value) == expected[seat]) if seat < len(expected) else value == ""
             elif isinstance(decision[field], bool):
                 assert value == str(decision[field])

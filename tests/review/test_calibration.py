@@ -201,12 +201,6 @@ def test_the_review_files_carry_calibrated_and_raw_values(tmp_path):
     for move in answer["moves"]:
         assert move["win_probability"] == pytest.approx(
             0.1 + 0.8 * move["win_probability_raw"], abs=2e-4)
-    # without a curve for the model the values are the raw ones, and the files say so
-    evaluator.calibration = IDENTITY
-    plain = review_record(record, seed=4, evaluator=evaluator, only=[3])
-    assert plain.calibration is None and review_document(plain)["calibration"] is None
-    assert plain.decisions[0].seat_win_probabilities == \
-        plain.decisions[0].seat_win_probabilities_raw
     with open(tmp_path / "out" / "decisions.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert tuple(rows[0]) == CSV_FIELDS
@@ -230,6 +224,12 @@ def test_the_review_files_carry_calibrated_and_raw_values(tmp_path):
         whole = review.decisions[decision.index]
         assert decision.seat_win_probabilities_raw == whole.seat_win_probabilities_raw
         assert decision.candidates == [whole.candidates[whole.played]]
+    # without a curve for the model the values are the raw ones, and the files say so
+    evaluator.calibration = IDENTITY
+    plain = review_record(record, seed=4, evaluator=evaluator, only=[3])
+    assert plain.calibration is None and review_document(plain)["calibration"] is None
+    assert plain.decisions[0].seat_win_probabilities == \
+        plain.decisions[0].seat_win_probabilities_raw
 
 
 @pytest.mark.slow

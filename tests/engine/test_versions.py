@@ -90,8 +90,8 @@ def test_the_rules_revisions_are_those_of_rules_md():
 
 
 def test_the_committed_models_carry_the_model_format_version():
-    for description in sorted((REPO / "models").glob("*.json")):
-        data = json.loads(description.read_text(encoding="utf-8"))
+    for weights in sorted((REPO / "models").glob("*.safetensors")):
+        data = json.loads(weights.with_suffix(".json").read_text(encoding="utf-8"))
         assert (data["format"], data["format_version"]) == (
             "suburbia-policy", versions.MODEL_FORMAT_VERSION)
 

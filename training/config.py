@@ -64,10 +64,11 @@ class TrainingConfig:
     # Self-play pool.
     pool_size: int = 5
     pool_update_every: int = 200_000
-    # Self-play opponents: these shares of the other seats go to Dale's procedure and the
-    # greedy player, the rest to the pool (training/self_play.py).
+    # Self-play opponents: these shares of the other seats go to Dale's procedure, the
+    # greedy player and the heuristic styles, the rest to the pool (training/self_play.py).
     dale_share: float = 0.2
     greedy_share: float = 0.0
+    style_share: float = 0.0
     progress_bar: bool = True
 
     def to_dict(self) -> dict:
@@ -124,8 +125,10 @@ MEANINGS = {
     "pool_size": "self-play: snapshots kept in the opponent pool",
     "pool_update_every": "self-play: steps between snapshots",
     "dale_share": "self-play: share of the other seats played by Dale's procedure",
-    "greedy_share": "self-play: share played by the greedy player (with --dale-share at "
-                    "most 1)",
+    "greedy_share": "self-play: share played by the greedy player",
+    "style_share": "self-play: share played by the heuristic styles of agents/styles.py "
+                   "(goals, lakes, reputation, hoarder; one drawn per seat); with "
+                   "--dale-share and --greedy-share at most 1",
     "progress_bar": "a progress bar while training",
 }
 CHOICES = {"learner": ("sb3", "fast"), "mode": ("dale", "self_play"),
@@ -197,7 +200,7 @@ LIMITS = {
     "pretrain_epochs": (0, 100_000), "pretrain_learning_rate": (0, 1),
     "eval_every": (1, None), "eval_games": (1, 10**7), "checkpoint_every": (1, None),
     "pool_size": (1, 10_000), "pool_update_every": (1, None), "dale_share": (0, 1),
-    "greedy_share": (0, 1),
+    "greedy_share": (0, 1), "style_share": (0, 1),
 }
 
 
@@ -294,7 +297,8 @@ def parse_config(argv: list[str] | None = None) -> TrainingConfig:
                          "--init-model to evaluate without PPO")
     if config.mode not in ("dale", "self_play"):
         raise SystemExit(f"--mode must be 'dale' or 'self_play', not {config.mode!r}")
-    if config.dale_share + config.greedy_share > 1:
-        raise SystemExit(f"--dale-share and --greedy-share add up to more than 1 "
-                         f"({config.dale_share} + {config.greedy_share})")
+    if config.dale_share + config.greedy_share + config.style_share > 1:
+        raise SystemExit(f"--dale-share, --greedy-share and --style-share add up to more "
+                         f"than 1 ({config.dale_share} + {config.greedy_share} + "
+                         f"{config.style_share})")
     return config

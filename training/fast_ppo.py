@@ -106,7 +106,8 @@ class SelfPlayGames(DaleGames):
                                   edition=config.edition, reward=config.reward,
                                   population_shaping=config.population_shaping,
                                   pool_size=config.pool_size, dale_share=config.dale_share,
-                                  greedy_share=config.greedy_share, seed=config.seed)
+                                  greedy_share=config.greedy_share, seed=config.seed,
+                                  style_share=config.style_share)
         self.template = None
         self.env.reset()
         self.observations = self.env.observations

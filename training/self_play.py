@@ -1,18 +1,23 @@
 """Self-play: 2 to 4 player games where the other seats are played by a pool of earlier
-snapshots of the learner, the greedy player and Dale's procedure, as an SB3 VecEnv.
+snapshots of the learner, the greedy player, the heuristic styles and Dale's procedure,
+as an SB3 VecEnv.
 
 Each game draws its player count from `players` (one count or several, so one model
 learns 2, 3 and 4 players), gives the learner a random seat and draws every other
 seat's player at reset: Dale's procedure (compiled, agents.DaleAgent) with probability
-`dale_share`, the greedy player (agents.greedy) with probability `greedy_share`,
-otherwise a uniformly chosen snapshot (greedy or Dale while the pool is empty).
-Snapshots play stochastically from their masked policy; opponents of all games that
-wait on the same snapshot are batched into one forward pass. Every seat keeps its own
-private goal (R3.6): the learner learns that decision too.
+`dale_share`, the greedy player (agents.greedy) with probability `greedy_share`, one of
+the heuristic styles of agents/styles.py (drawn uniformly) with probability
+`style_share`, otherwise a uniformly chosen snapshot (while the pool is empty: greedy,
+else a style, else Dale). Every seat keeps its own private goal (R3.6): the learner
+learns that decision too.
 
 The games run on the environments' shared runner (suburbia_env/envs/env_runner.py), the
-learner's step and Dale's seats compiled; snapshot and greedy seats are its external
-seats, decided here. Misuse raises what every environment raises (errors.py).
+learner's step and Dale's seats compiled; snapshot, greedy and style seats are its
+external seats, decided here a round at a time (every game waiting on such a seat makes
+one decision, then all are applied in one compiled call): the greedy and style seats of
+all games in one compiled call (agents/batched_seats.py, the players' own kernels), the
+seats of each snapshot in one forward pass. Misuse raises what every environment raises
+(errors.py).
 """
 
 from __future__ import annotations
@@ -23,30 +28,29 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents.greedy import DEFAULT_MONEY_WEIGHT, greedy_action
+from agents.batched_seats import (DALE_SEAT_POLICY, GREEDY_SEAT_POLICY, STYLE_NAMES,
+                                  STYLE_WEIGHTS, decide_one_ply_seats, style_seat_policy)
+from agents.greedy import DEFAULT_MONEY_WEIGHT
 from suburbia_env.engine import action_space as a
 from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.env_core import OPPONENT_DALE, OPPONENT_EXTERNAL, STEP_TERMINATED
+from suburbia_env.engine.external_seats import encode_acting_seats
 from suburbia_env.envs.env_options import (action_space, check_count, check_number,
                                            check_reward, check_seed, observation_spaces)
 from suburbia_env.envs.env_runner import EnvRunner
 from suburbia_env.errors import ConfigError, IllegalActionError, shown
 from suburbia_env.game import GameConfig
-from suburbia_env.engine.legal_actions import legal_action_mask
-from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.observation import OBSERVATION_SIZE
 from suburbia_env.engine.rng import seed_words
-from suburbia_env.engine.tile_data import GOALS, TILES
 
-DALE_SEAT_POLICY = -1
-GREEDY_SEAT_POLICY = -2
-"""seat_policies entries that are not pool snapshots (those are indices >= 0)."""
+__all__ = ["DALE_SEAT_POLICY", "GREEDY_SEAT_POLICY", "SelfPlayVecEnv", "style_seat_policy"]
 
 
 class SelfPlayVecEnv(VecEnv):
     def __init__(self, num_envs: int = 64, players: int | tuple[int, ...] = 2,
                  edition: str = "2nd", reward: str = "margin", population_shaping: float = 0.0,
                  pool_size: int = 5, dale_share: float = 0.2, greedy_share: float = 0.0,
-                 seed: int = 0):
+                 seed: int = 0, style_share: float = 0.0):
         num_envs = check_count("num_envs", num_envs)
         counts = (players,) if isinstance(players, (int, np.integer)) else tuple(players)
         if not counts or any(isinstance(count, (bool, np.bool_)) or count not in (2, 3, 4)
@@ -54,9 +58,12 @@ class SelfPlayVecEnv(VecEnv):
             raise ConfigError(f"self-play seats 2 to 4 players, not {shown(players)}")
         dale_share = check_number("dale_share", dale_share)
         greedy_share = check_number("greedy_share", greedy_share)
-        if not (0 <= dale_share and 0 <= greedy_share and dale_share + greedy_share <= 1):
-            raise ConfigError(f"dale_share and greedy_share must be shares adding up to at "
-                              f"most 1, not {dale_share} and {greedy_share}")
+        style_share = check_number("style_share", style_share)
+        if not (0 <= dale_share and 0 <= greedy_share and 0 <= style_share
+                and dale_share + greedy_share + style_share <= 1):
+            raise ConfigError(f"dale_share, greedy_share and style_share must be shares adding "
+                              f"up to at most 1, not {dale_share}, {greedy_share} and "
+                              f"{style_share}")
         seed = check_seed(seed)
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**62)
@@ -65,6 +72,7 @@ class SelfPlayVecEnv(VecEnv):
         config = GameConfig(self.player_counts[0], "standard", edition)
         self.edition = config.edition_id
         self.greedy_share = greedy_share
+        self.style_share = style_share
         self.reward_scheme = check_reward(reward)
         self.population_shaping = check_number("population_shaping", population_shaping)
         self.pool_size = check_count("pool_size", pool_size)
@@ -76,6 +84,9 @@ class SelfPlayVecEnv(VecEnv):
         self.runner.games.rng_words[:] = seed_words(seed, num_envs)
         self.seat_policies = np.full((num_envs, 4), -1, dtype=np.int32)
         self._step_actions = np.zeros(num_envs, dtype=np.int64)
+        self._seat_mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
+        self._seat_actions = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
+        self._all_games = np.arange(num_envs)
 
     # The runner's buffers (env_core.Games), read by training and tests.
 
@@ -132,15 +143,23 @@ class SelfPlayVecEnv(VecEnv):
     # Games ----------------------------------------------------------------------------------
 
     def _seat_policy(self) -> int:
-        """Who plays an opponent seat: a pool index, or DALE/GREEDY_SEAT_POLICY."""
+        """Who plays an opponent seat: a pool index, DALE/GREEDY_SEAT_POLICY or a style's
+        `style_seat_policy`."""
         draw = self.generator.random()
         if draw < self.dale_share:
             return DALE_SEAT_POLICY
         if draw < self.dale_share + self.greedy_share:
             return GREEDY_SEAT_POLICY
+        if draw < self.dale_share + self.greedy_share + self.style_share:
+            return self._style_policy()
         if self.pool:
             return int(self.generator.integers(len(self.pool)))
-        return GREEDY_SEAT_POLICY if self.greedy_share > 0 else DALE_SEAT_POLICY
+        if self.greedy_share > 0:
+            return GREEDY_SEAT_POLICY
+        return self._style_policy() if self.style_share > 0 else DALE_SEAT_POLICY
+
+    def _style_policy(self) -> int:
+        return style_seat_policy(int(self.generator.integers(len(STYLE_NAMES))))
 
     def _new_game(self, index: int) -> None:
         """Draw the table (players, the learner's seat, who plays each other seat) and
@@ -160,41 +179,32 @@ class SelfPlayVecEnv(VecEnv):
         game_seed = seed_words(int(self.generator.integers(2**62)))[0]
         self.runner.reset_game(index, game_seed)
 
-    def _choose(self, waiting: list[int]) -> list[int]:
-        """The external seats' actions (EnvRunner.play_external): the games waiting on the
-        same snapshot share one forward pass; greedy seats decide compiled."""
-        groups: dict[int, list[int]] = {}
-        for row, index in enumerate(waiting):
-            seat = self.states[index, s.CURRENT_PLAYER]
-            groups.setdefault(int(self.seat_policies[index, seat]), []).append(row)
-        actions = [0] * len(waiting)
-        for policy_index, rows in groups.items():
-            members = [waiting[row] for row in rows]
-            chosen = (self._greedy_actions(members) if policy_index == GREEDY_SEAT_POLICY
-                      else self._snapshot_actions(policy_index, members))
-            for row, action in zip(rows, chosen):
-                actions[row] = int(action)
-        return actions
+    def _choose(self, waiting: np.ndarray) -> np.ndarray:
+        """The external seats' actions (EnvRunner.play_external), one per waiting game:
+        the greedy and style seats of all of them in one compiled call, the seats of each
+        snapshot in one forward pass over the games waiting on it, in their order."""
+        chosen = np.full(waiting.size, -1, dtype=np.int64)
+        games = self.runner.games
+        policies = self.seat_policies[waiting, games.states[waiting, s.CURRENT_PLAYER]]
+        if (policies < DALE_SEAT_POLICY).any():
+            decide_one_ply_seats(self.runner.tables, games, self.seat_policies,
+                                 DEFAULT_MONEY_WEIGHT, STYLE_WEIGHTS, waiting, chosen,
+                                 self._seat_mask, self._seat_actions)
+        snapshots = policies[policies >= 0]
+        first_seen = np.unique(snapshots, return_index=True)[1]
+        for policy_index in snapshots[np.sort(first_seen)]:  # as they first wait
+            rows = np.flatnonzero(policies == policy_index)
+            chosen[rows] = self._snapshot_actions(int(policy_index), waiting[rows])
+        return chosen
 
-    def _snapshot_actions(self, policy_index: int, members: list[int]) -> np.ndarray:
-        observations = np.zeros((len(members), OBSERVATION_SIZE), dtype=np.float32)
-        masks = np.zeros((len(members), a.NUM_ACTIONS), dtype=np.bool_)
-        actions_buffer = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
-        for row, index in enumerate(members):
-            seat = self.states[index, s.CURRENT_PLAYER]
-            encode_observation(self.states[index], TILES.table, seat, observations[row])
-            legal_action_mask(self.states[index], TILES.table, TILES.basic_kinds, masks[row],
-                              actions_buffer)
+    def _snapshot_actions(self, policy_index: int, members: np.ndarray) -> np.ndarray:
+        observations = np.zeros((members.size, OBSERVATION_SIZE), dtype=np.float32)
+        masks = np.zeros((members.size, a.NUM_ACTIONS), dtype=np.bool_)
+        encode_acting_seats(self.runner.tables, self.runner.games, members, observations,
+                            masks, self._seat_actions)
         actions, _ = self.pool[policy_index].predict(observations, action_masks=masks,
                                                      deterministic=False)
         return actions
-
-    def _greedy_actions(self, members: list[int]) -> list[int]:
-        mask = np.zeros(a.NUM_ACTIONS, dtype=np.bool_)
-        actions_buffer = np.zeros(a.NUM_ACTIONS, dtype=np.int32)
-        return [int(greedy_action(self.states[index], TILES.table, GOALS.table,
-                                  TILES.basic_kinds, DEFAULT_MONEY_WEIGHT, mask,
-                                  actions_buffer)) for index in members]
 
     # VecEnv API ------------------------------------------------------------------------------
 
@@ -206,7 +216,7 @@ class SelfPlayVecEnv(VecEnv):
         self._reset_seeds()
         for index in range(self.num_envs):
             self._new_game(index)
-        self.runner.play_external(range(self.num_envs), self._choose)
+        self.runner.play_external(np.arange(self.num_envs), self._choose)
         return self.observations.copy()
 
     def step_async(self, actions) -> None:
@@ -221,7 +231,7 @@ class SelfPlayVecEnv(VecEnv):
         the external seats up to each learner; finished games are dealt anew."""
         outcomes = self.runner.outcomes
         self.runner.step_all(self._step_actions)
-        self.runner.play_external(range(self.num_envs), self._choose)
+        self.runner.play_external(self._all_games, self._choose)
         dones = outcomes.results == STEP_TERMINATED
         rewards = outcomes.rewards.astype(np.float32)
         infos = [{} for _ in range(self.num_envs)]

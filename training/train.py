@@ -101,7 +101,8 @@ def make_environment(config: TrainingConfig):
                           edition=config.edition, reward=config.reward,
                           population_shaping=config.population_shaping,
                           pool_size=config.pool_size, dale_share=config.dale_share,
-                          greedy_share=config.greedy_share, seed=config.seed)
+                          greedy_share=config.greedy_share, seed=config.seed,
+                          style_share=config.style_share)
 
 
 def policy_options(config: TrainingConfig) -> dict:

@@ -21,9 +21,10 @@ from ..engine import action_space as a
 from ..engine import state_layout as s
 from ..engine.compiled_call import compiled_entry_point
 from ..engine.env_core import (STEP_TERMINATED, Games, Outcomes, Settings, Tables,
-                               apply_external_action, finish_game_step, reset_batch,
-                               reset_batch_serial, reset_game, step_batch,
-                               step_batch_serial, step_game, step_game_action_last)
+                               finish_game_step, reset_batch, reset_batch_serial,
+                               reset_game, step_batch, step_batch_serial, step_game,
+                               step_game_action_last)
+from ..engine.external_seats import apply_external_rows, finish_game_steps
 from ..errors import ConfigError, GameOverError, IllegalActionError, shown
 from ..engine.event_log import new_log
 from ..game import Game, GameConfig
@@ -217,36 +218,57 @@ class EnvRunner:
 
     # External seats ----------------------------------------------------------------------
 
-    def waiting_on_external(self, indices: Sequence[int]) -> list[int]:
-        """The games of `indices` whose current seat is an external one."""
-        states, learners = self.games.states, self.games.learners
-        return [index for index in indices if not states[index, s.GAME_OVER]
-                and states[index, s.CURRENT_PLAYER] != learners[index]]
+    def waiting_on_external(self, indices: Sequence[int]) -> np.ndarray:
+        """The games of `indices` (in their order) whose current seat is an external one."""
+        indices = np.asarray(indices, dtype=np.int64).reshape(-1)
+        states = self.games.states[indices]
+        return indices[(states[:, s.GAME_OVER] == 0)
+                       & (states[:, s.CURRENT_PLAYER] != self.games.learners[indices])]
 
     def play_external(self, indices: Sequence[int],
-                      choose: Callable[[list[int]], Sequence[int]]) -> None:
+                      choose: Callable[[np.ndarray], Sequence[int]]) -> None:
         """External seats of the games `indices` decide until each game waits on its
         learner or is over: `choose(waiting games)` gives one action per waiting game
-        (the seat to act is each state's current player); compiled opponents play in
-        between. Then each such game's step is finished: reward and result in `outcomes`."""
+        (the seat to act is each state's current player), all applied in one compiled
+        call in which compiled opponents play in between. Then each such game's step is
+        finished in one compiled call: reward and result in `outcomes`."""
         waiting = self.waiting_on_external(indices)
-        played = list(waiting)
-        while waiting:
-            for index, action in zip(waiting, choose(waiting)):
-                self._apply_external(index, action)
+        played = waiting
+        while waiting.size:
+            answers = choose(waiting)
+            if not isinstance(answers, np.ndarray):
+                answers = list(answers)
+            if len(answers) != waiting.size:
+                raise IllegalActionError(f"{waiting.size} external seats were to act, "
+                                         f"{len(answers)} actions came")
+            chosen = self._external_actions(answers)
+            arguments = (self.tables, self.games, waiting, chosen, self._actions, self._log)
+            illegal = self._entry_point(apply_external_rows, arguments)(*arguments)
+            if illegal >= 0:
+                self._refuse_external(int(waiting[illegal]), answers[illegal])
             waiting = self.waiting_on_external(waiting)
-        for index in played:
-            self.finish_step(index)
+        if played.size:
+            arguments = (self.tables, self.settings, self.games, self.outcomes, played,
+                         self._actions)
+            self._entry_point(finish_game_steps, arguments)(*arguments)
 
-    def _apply_external(self, index: int, action) -> None:
+    @staticmethod
+    def _external_actions(answers) -> np.ndarray:
+        """`choose`'s answers as a new int64 array (the types the compiled call was
+        resolved for), anything not an int64 action number as -1, refused as illegal."""
+        if isinstance(answers, np.ndarray) and answers.dtype == np.int64:
+            return np.array(answers, dtype=np.int64)
+        numbers = [int(action) if a.is_action_integer(action) else -1 for action in answers]
+        return np.array([number if -2**63 <= number < 2**63 else -1 for number in numbers],
+                        dtype=np.int64)
+
+    def _refuse_external(self, index: int, action) -> None:
         seat = int(self.games.states[index, s.CURRENT_PLAYER])
         number = int(action) if a.is_action_integer(action) else -1
-        if not -2**63 <= number < 2**63 or not apply_external_action(
-                self.tables, self.games, index, number, self._actions, self._log):
-            reason = illegal_reason(self.config, self.games.states[index], number)
-            where = f"environment {index}: " if self.num_games > 1 else ""
-            raise IllegalActionError(f"{where}opponent in seat {seat} chose an illegal "
-                                     f"action: {reason}")
+        reason = illegal_reason(self.config, self.games.states[index], number)
+        where = f"environment {index}: " if self.num_games > 1 else ""
+        raise IllegalActionError(f"{where}opponent in seat {seat} chose an illegal "
+                                 f"action: {reason}")
 
     def finish_step(self, index: int) -> tuple[float, int]:
         """Reward and outputs of game `index` once its learner decides again or it is over

@@ -147,9 +147,18 @@ def play_in_lockstep(tasks: Iterable[Callable[[], object]], width: int) -> list:
             results[index] = task()
 
     waiting: dict[_Game, tuple] = {}
+    outer = torch.is_grad_enabled()
+    grad_modes: dict[_Game, bool] = {}
 
     def advance(game: _Game, *answer) -> None:
-        request = game.switch(*answer)
+        # torch's grad mode is per thread, not per greenlet: a game paused inside its
+        # `no_grad` block must not leave it off for the others, nor for the caller.
+        torch.set_grad_enabled(grad_modes.get(game, outer))
+        try:
+            request = game.switch(*answer)
+        finally:
+            grad_modes[game] = torch.is_grad_enabled()
+            torch.set_grad_enabled(outer)
         if not game.dead:
             waiting[game] = request
 

@@ -351,7 +351,14 @@ def test_ctrl_c_in_a_subprocess_saves_the_game(in_tmp):
                 break
             output += chunk
         process.send_signal(signal.SIGINT)
-        time.sleep(0.5)
+        # The file name is typed only once the game has asked for it: on a loaded machine
+        # a fixed pause can end before the interrupted game prompts.
+        deadline = time.time() + 120
+        while b"Interrupted." not in output and time.time() < deadline:
+            chunk = os.read(process.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            output += chunk
         remaining, errors = process.communicate(b"ctrl-c.json\n", timeout=120)
     finally:
         process.kill()

@@ -75,6 +75,35 @@ def test_merged_passes_answer_each_game_as_alone(tiny_model):
             assert torch.equal(probabilities, alone.distribution.probs)
 
 
+def test_games_paused_inside_no_grad_leave_the_grad_mode_as_it_was(tiny_model):
+    """torch's grad mode belongs to the thread: games that pause inside their `no_grad`
+    blocks, in interleaved order, neither leave it off for the caller nor see another
+    game's mode (the leak once turned off gradients for every later test)."""
+    from agents.ppo_agent import load_model
+    policy = load_model(tiny_model).policy
+    observations = torch.zeros((1, OBSERVATION_SIZE))
+    masks = np.ones((1, NUM_ACTIONS), dtype=bool)
+    seen = []
+
+    def task(grad_inside: bool):
+        lockstep = LockstepPolicy(policy)
+        with torch.set_grad_enabled(grad_inside):
+            for _ in range(2):
+                lockstep.get_distribution(observations, masks)
+                seen.append((grad_inside, torch.is_grad_enabled()))
+        return torch.is_grad_enabled()
+
+    for outer in (True, False):
+        seen.clear()
+        with torch.set_grad_enabled(outer):
+            after = play_in_lockstep([lambda: task(False), lambda: task(True),
+                                      lambda: task(False)], 3)
+            assert torch.is_grad_enabled() is outer
+        assert after == [outer] * 3
+        assert len(seen) == 6 and all(inside == mode for inside, mode in seen)
+    assert torch.is_grad_enabled()
+
+
 def test_a_task_that_raises_stops_the_lockstep_with_its_error():
     def failing():
         raise RuntimeError("seat 3 exploded")

@@ -338,27 +338,27 @@ def test_a_subprocess_play_takes_invalid_bytes_and_saves_at_end_of_input(in_tmp)
     assert len(list(in_tmp.glob("suburbia-dale-seed0-*.json"))) == 1
 
 
+def _read_until(process, marker: bytes, output: bytes, seconds: float) -> bytes:
+    """The process's output so far, read until it shows `marker` (or ends, or time runs out)."""
+    deadline = time.time() + seconds
+    while marker not in output and time.time() < deadline:
+        chunk = os.read(process.stdout.fileno(), 4096)
+        if not chunk:
+            break
+        output += chunk
+    return output
+
+
 def test_ctrl_c_in_a_subprocess_saves_the_game(in_tmp):
     process = subprocess.Popen(_command("play", "--no-board"), stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=in_tmp,
                                env=ENVIRONMENT)
     try:
-        output = b""
-        deadline = time.time() + 300
-        while b"player 0> " not in output and time.time() < deadline:
-            chunk = os.read(process.stdout.fileno(), 4096)
-            if not chunk:
-                break
-            output += chunk
+        output = _read_until(process, b"player 0> ", b"", 300)
         process.send_signal(signal.SIGINT)
         # The file name is typed only once the game has asked for it: on a loaded machine
         # a fixed pause can end before the interrupted game prompts.
-        deadline = time.time() + 120
-        while b"Interrupted." not in output and time.time() < deadline:
-            chunk = os.read(process.stdout.fileno(), 4096)
-            if not chunk:
-                break
-            output += chunk
+        output = _read_until(process, b"Interrupted.", output, 120)
         remaining, errors = process.communicate(b"ctrl-c.json\n", timeout=120)
     finally:
         process.kill()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -342,6 +343,9 @@ def _read_until(process, marker: bytes, output: bytes, seconds: float) -> bytes:
     """The process's output so far, read until it shows `marker` (or ends, or time runs out)."""
     deadline = time.time() + seconds
     while marker not in output and time.time() < deadline:
+        ready, _, _ = select.select([process.stdout], [], [], max(0.0, deadline - time.time()))
+        if not ready:
+            break
         chunk = os.read(process.stdout.fileno(), 4096)
         if not chunk:
             break
@@ -349,10 +353,16 @@ def _read_until(process, marker: bytes, output: bytes, seconds: float) -> bytes:
     return output
 
 
+def _with_default_ctrl_c() -> None:
+    """A shell starts background jobs with SIGINT ignored, and Python then installs no
+    KeyboardInterrupt handler: the game under test gets the default a terminal gives."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_in_a_subprocess_saves_the_game(in_tmp):
     process = subprocess.Popen(_command("play", "--no-board"), stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=in_tmp,
-                               env=ENVIRONMENT)
+                               env=ENVIRONMENT, preexec_fn=_with_default_ctrl_c)
     try:
         output = _read_until(process, b"player 0> ", b"", 300)
         process.send_signal(signal.SIGINT)

@@ -406,17 +406,14 @@ class RecipeRun:
                 record["attempt"] = attempt + 1
                 self.save()
                 continue
-            if on_fail == "keep_better" and self.input_won_less(current, record, model_in):
-                record["status"] = "done"
-                record["model"] = self.relative(produced)
-                record["note"] = (f"{message}, but it beat its input on the same games: it "
-                                  f"goes on (on_fail keep_better)")
-                self.progress.message(f"[{label}] {record['note']}")
-                break
             if on_fail in ("keep_input", "keep_better"):
+                output_goes_on = on_fail == "keep_better" and self.input_won_less(
+                    current, record, model_in)
                 record["status"] = "done"
-                record["model"] = self.relative(model_in)
-                record["note"] = (f"{message}: its input model goes on instead "
+                record["model"] = self.relative(produced if output_goes_on else model_in)
+                record["note"] = (f"{message}, but it beat its input on the same games: it "
+                                  f"goes on (on_fail keep_better)" if output_goes_on else
+                                  f"{message}: its input model goes on instead "
                                   f"(on_fail {on_fail})")
                 self.progress.message(f"[{label}] {record['note']}")
                 break

@@ -18,9 +18,10 @@ else) scaled to [0, 1), so the same seed gives the same games.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from suburbia_env.engine import state_layout as s
+from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.engine.rng import next_word
 
 from .greedy import greedy_action
@@ -52,13 +53,13 @@ def tie_draw(rng_words):
 
 
 @njit(cache=True)
-def decide_one_ply_seats(tables, games, seat_policies, money_weight, style_weights, rows,
-                         chosen, mask, actions):
-    """For each game `rows[i]` whose acting seat is greedy or a style, that seat's action
-    into `chosen[i]`; the other rows of `chosen` are left as they are. Returns how many
-    seats decided."""
+def decide_one_ply_rows(tables, games, seat_policies, money_weight, style_weights, rows,
+                        first, step, chosen, mask, actions):
+    """For each game `rows[i]` (i = first, first + step, ...) whose acting seat is greedy
+    or a style, that seat's action into `chosen[i]`; the other rows of `chosen` are left
+    as they are. Returns how many seats decided."""
     decided = 0
-    for row in range(rows.shape[0]):
+    for row in range(first, rows.shape[0], step):
         index = rows[row]
         state = games.states[index]
         policy = seat_policies[index, state[s.CURRENT_PLAYER]]
@@ -74,3 +75,27 @@ def decide_one_ply_seats(tables, games, seat_policies, money_weight, style_weigh
             decided += 1
     return decided
 
+
+@njit(cache=True)
+def decide_one_ply_seats(tables, games, seat_policies, money_weight, style_weights, rows,
+                         chosen, mask, actions):
+    """`decide_one_ply_rows` over every row, on one thread."""
+    return decide_one_ply_rows(tables, games, seat_policies, money_weight, style_weights,
+                               rows, 0, 1, chosen, mask, actions)
+
+
+@njit(cache=True, parallel=True)
+def decide_one_ply_seats_parallel(tables, games, seat_policies, money_weight, style_weights,
+                                  rows, chosen, num_chunks):
+    """`decide_one_ply_seats` over the cores: chunk k takes rows k, k + num_chunks, ...
+    (interleaved, so a run of costly decisions is shared out). Each seat's choice depends
+    only on its own game (its state and generator), so the actions are those of one
+    thread."""
+    decided = np.zeros(num_chunks, dtype=np.int64)
+    for chunk in prange(num_chunks):
+        mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
+        decided[chunk] = decide_one_ply_rows(tables, games, seat_policies, money_weight,
+                                             style_weights, rows, chunk, num_chunks, chosen,
+                                             mask, actions)
+    return decided.sum()

@@ -96,7 +96,7 @@ MEANINGS = {
     "output_dir": "folder of the run's files (config, logs, checkpoints, models)",
     "num_envs": "games stepped together",
     "torch_threads": "threads of torch",
-    "env_threads": "threads stepping the games (dale mode)",
+    "env_threads": "threads stepping the games and deciding their greedy and style seats",
     "learning_rate": "MaskablePPO's learning rate",
     "n_steps": "steps per game per rollout",
     "batch_size": "minibatch size",

@@ -107,7 +107,8 @@ class SelfPlayGames(DaleGames):
                                   population_shaping=config.population_shaping,
                                   pool_size=config.pool_size, dale_share=config.dale_share,
                                   greedy_share=config.greedy_share, seed=config.seed,
-                                  style_share=config.style_share)
+                                  style_share=config.style_share,
+                                  num_threads=config.env_threads)
         self.template = None
         self.env.reset()
         self.observations = self.env.observations

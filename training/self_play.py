@@ -15,8 +15,8 @@ The games run on the environments' shared runner (suburbia_env/envs/env_runner.p
 learner's step and Dale's seats compiled; snapshot, greedy and style seats are its
 external seats, decided here a round at a time (every game waiting on such a seat makes
 one decision, then all are applied in one compiled call): the greedy and style seats of
-all games in one compiled call (agents/batched_seats.py, the players' own kernels), the
-seats of each snapshot in one forward pass. Misuse raises what every environment raises
+all games in one compiled call (agents/batched_seats.py, the players' own kernels; with
+`num_threads` > 1 spread over the cores, the same choices), the seats of each snapshot in one forward pass. Misuse raises what every environment raises
 (errors.py).
 """
 
@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import copy
 
+import numba
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from agents.batched_seats import (DALE_SEAT_POLICY, GREEDY_SEAT_POLICY, STYLE_NAMES,
-                                  STYLE_WEIGHTS, decide_one_ply_seats, style_seat_policy)
+                                  STYLE_WEIGHTS, decide_one_ply_seats,
+                                  decide_one_ply_seats_parallel, style_seat_policy)
 from agents.greedy import DEFAULT_MONEY_WEIGHT
 from suburbia_env.engine import action_space as a
 from suburbia_env.engine import state_layout as s
@@ -50,8 +52,9 @@ class SelfPlayVecEnv(VecEnv):
     def __init__(self, num_envs: int = 64, players: int | tuple[int, ...] = 2,
                  edition: str = "2nd", reward: str = "margin", population_shaping: float = 0.0,
                  pool_size: int = 5, dale_share: float = 0.2, greedy_share: float = 0.0,
-                 seed: int = 0, style_share: float = 0.0):
+                 seed: int = 0, style_share: float = 0.0, num_threads: int = 1):
         num_envs = check_count("num_envs", num_envs)
+        self.num_threads = check_count("num_threads", num_threads)
         counts = (players,) if isinstance(players, (int, np.integer)) else tuple(players)
         if not counts or any(isinstance(count, (bool, np.bool_)) or count not in (2, 3, 4)
                              for count in counts):
@@ -80,7 +83,8 @@ class SelfPlayVecEnv(VecEnv):
         self.pool: list = []
         self.generator = np.random.default_rng(seed)
         self.runner = EnvRunner(num_envs, config, np.zeros(4, dtype=np.int32),
-                                self.reward_scheme, self.population_shaping)
+                                self.reward_scheme, self.population_shaping,
+                                num_threads=self.num_threads)
         self.runner.games.rng_words[:] = seed_words(seed, num_envs)
         self.seat_policies = np.full((num_envs, 4), -1, dtype=np.int32)
         self._step_actions = np.zeros(num_envs, dtype=np.int64)
@@ -186,7 +190,17 @@ class SelfPlayVecEnv(VecEnv):
         chosen = np.full(waiting.size, -1, dtype=np.int64)
         games = self.runner.games
         policies = self.seat_policies[waiting, games.states[waiting, s.CURRENT_PLAYER]]
-        if (policies < DALE_SEAT_POLICY).any():
+        one_ply = int((policies < DALE_SEAT_POLICY).sum())
+        if one_ply > 1 and self.num_threads > 1:
+            previous = numba.get_num_threads()
+            numba.set_num_threads(min(self.num_threads, numba.config.NUMBA_NUM_THREADS))
+            try:
+                decide_one_ply_seats_parallel(self.runner.tables, games, self.seat_policies,
+                                              DEFAULT_MONEY_WEIGHT, STYLE_WEIGHTS, waiting,
+                                              chosen, min(self.num_threads, one_ply))
+            finally:
+                numba.set_num_threads(previous)
+        elif one_ply:
             decide_one_ply_seats(self.runner.tables, games, self.seat_policies,
                                  DEFAULT_MONEY_WEIGHT, STYLE_WEIGHTS, waiting, chosen,
                                  self._seat_mask, self._seat_actions)

@@ -85,6 +85,22 @@ def test_same_seed_same_games():
     assert first == second and len(first[0]) > 0
 
 
+def test_seats_decided_on_two_threads_play_the_same_games():
+    """The greedy and style seats spread over the cores choose what one thread chooses:
+    every state of every game is the same after many rounds of them."""
+    states = []
+    for threads in (1, 2):
+        env = SelfPlayVecEnv(num_envs=8, players=(2, 3, 4), greedy_share=0.6,
+                             style_share=0.4, dale_share=0.0, num_threads=threads)
+        played = _play(env, 120, seed=4)
+        states.append((played, env.states.copy()))
+    (first_played, first_states), (second_played, second_states) = states
+    assert len(first_played[0]) > 0 and first_played == second_played
+    np.testing.assert_array_equal(first_states, second_states)
+    with pytest.raises(ValueError, match="num_threads"):
+        SelfPlayVecEnv(num_envs=2, num_threads=0)
+
+
 def test_training_config_mixes_player_counts_and_opponents():
     from training.config import parse_config
     config = parse_config(["--mode", "self_play", "--players", "2", "3", "4",

@@ -2,15 +2,21 @@
 and plotted against wall time, beside the hand-made path it replaces.
 
     python benchmarks/time_to_strength.py --recipe dale --run-dir runs/tts-dale
+    python benchmarks/time_to_strength.py --recipe multiplayer --run-dir runs/tts-mp \
+        --clone runs/tts-mp-clone
     python benchmarks/time_to_strength.py --report runs/tts-dale --plot docs/images/x.png
 
-The first form runs `suburbia train --recipe NAME` from a fresh clone of this checkout's
+The first forms run `suburbia train --recipe NAME` from a fresh clone of this checkout's
 HEAD (so the numba kernels compile as on a new machine and nothing of this checkout's
-caches helps), then reports. The report reads the run folder only: one row per stage
-(wall time, run time at its end, its evaluations with 95% Wilson intervals), the first
-run time at which an evaluation on untuned seeds (the recipe's `evaluate` stages) reached
-the target, and a picture of win rate against wall time with the hand-made path of
-docs/model-history.md beside it. Figures are printed, never asserted.
+caches helps), then report. A temporary clone goes with the command; `--clone DIR` keeps
+it, so that a run longer than a session, killed with it, goes on when the same command is
+given again (the clone is reused as it is, at the commit it was made at). The report reads
+the run folder only: one row per stage (wall time, run time at its end, its evaluations
+with 95% Wilson intervals), for each of the recipe's targets the first run time at which
+an evaluation on untuned seeds (the recipe's `evaluate` stages) reached it, and a picture
+of win rate against wall time with the hand-made path of docs/model-history.md beside it.
+Run time is the wall time of the run's sessions, summed (training/run_state.py). Figures
+are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -32,42 +38,84 @@ from training.run_record import evaluations, read_events  # noqa: E402
 HAND_MADE_PATHS = {
     "dale": {
         "label": "hand-made baseline, stages 1-5 (docs/model-history.md)",
-        # (cumulative wall minutes, win rate against Dale, how it was measured)
+        # (cumulative wall minutes, win rate, how it was measured)
         "points": [(63.0, 0.864, "stage 1, seeds 0..999"),
                    (114.5, 0.905, "stage 2, tuning seeds, 200 games"),
                    (181.5, 0.920, "stage 3, tuning seeds, 200 games"),
                    (232.5, 0.963, "stage 4, tuning seeds, 400 games"),
                    (292.5, 0.961, "stage 5 (released), seeds 0..999")],
     },
+    "multiplayer": {
+        "label": "hand-made multiplayer, from the baseline's stage 3 (docs/model-history.md)",
+        # 2-player games against greedy; the start is the baseline's stages 1-3 (181.5 min)
+        "points": [(236.5, 0.588, "stage 1, tuning seeds, 1,000 games"),
+                   (290.5, 0.673, "stage 2 round 1"),
+                   (334.5, 0.706, "stage 2 round 2"),
+                   (377.0, 0.738, "stage 3 run 1"),
+                   (423.0, 0.808, "stage 3 run 2"),
+                   (433.0, 0.825, "stage 3 run 3 (released), tuning seeds")],
+    },
 }
 """The hand-made paths' wall times, summed from docs/model-history.md's stage times (the
 stages were run days apart, some on a shared machine, stages 1-2 under the rules before
 2026-11-25); points are the figures measured then."""
 
+TARGETS = {
+    "dale": {"minutes": 60, "win_rates": {"dale": 0.90}},
+    "multiplayer": {"minutes": 240, "win_rates": {"greedy 2p": 0.80, "greedy 4p": 0.55}},
+}
+"""Issue 32's targets: win rates against each opponent (key as in `opponent`) on untuned
+seeds, within so many minutes of wall time from nothing."""
 
-def run_recipe(recipe: str, run_dir: Path, seed: int | None, ray_address: str | None) -> int:
-    """The recipe from a fresh clone of HEAD, so that nothing is cached."""
+
+def opponent(row: dict) -> str:
+    """An evaluation row's opponent: "dale", or "greedy Np" for N players."""
+    return row["against"] if row["against"] == "dale" else f"{row['against']} {row['players']}p"
+
+
+def run_recipe(recipe: str, run_dir: Path, seed: int | None, ray_address: str | None,
+               kept_clone: Path | None = None) -> int:
+    """The recipe from a fresh clone of HEAD, so that nothing is cached (or from
+    `kept_clone`, made now or kept from an earlier session)."""
+    if kept_clone is not None:
+        if not (kept_clone / ".git").exists():
+            make_clone(kept_clone)
+        head = subprocess.run(["git", "-C", str(kept_clone), "rev-parse", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        return run_in(kept_clone.resolve(), head, recipe, run_dir, seed, ray_address)
     with tempfile.TemporaryDirectory(prefix="time-to-strength-") as folder:
         clone = Path(folder) / "clone"
-        subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-        subprocess.run(["git", "-C", str(clone), "checkout", "-q", head], check=True)
-        command = [sys.executable, "-m", "suburbia_env.apps.cli", "train", "--recipe",
-                   recipe, "--run-dir", str(run_dir.resolve())]
-        if seed is not None:
-            command += ["--seed", str(seed)]
-        if ray_address:
-            command += ["--ray-address", ray_address]
-        environment = {**os.environ, "PYTHONPATH": str(clone), "OMP_NUM_THREADS": "1",
-                       "MKL_NUM_THREADS": "1"}
-        environment.pop("NUMBA_CACHE_DIR", None)
-        print(f"$ {' '.join(command)}   (from a fresh clone of {head[:12]})", flush=True)
-        began = time.monotonic()
-        code = subprocess.run(command, cwd=clone, env=environment).returncode
-        print(f"the command ran {(time.monotonic() - began) / 60:.1f} min of wall time "
-              f"and exited with {code}", flush=True)
-        return code
+        head = make_clone(clone)
+        return run_in(clone, head, recipe, run_dir, seed, ray_address)
+
+
+def make_clone(clone: Path) -> str:
+    """A clone of this checkout at its HEAD; returns the commit."""
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", head], check=True)
+    return head
+
+
+def run_in(clone: Path, head: str, recipe: str, run_dir: Path, seed: int | None,
+           ray_address: str | None) -> int:
+    """`suburbia train --recipe` with the clone's code and its own numba cache."""
+    command = [sys.executable, "-m", "suburbia_env.apps.cli", "train", "--recipe",
+               recipe, "--run-dir", str(run_dir.resolve())]
+    if seed is not None:
+        command += ["--seed", str(seed)]
+    if ray_address:
+        command += ["--ray-address", ray_address]
+    environment = {**os.environ, "PYTHONPATH": str(clone), "OMP_NUM_THREADS": "1",
+                   "MKL_NUM_THREADS": "1"}
+    environment.pop("NUMBA_CACHE_DIR", None)
+    print(f"$ {' '.join(command)}   (from a clone of {head[:12]} in {clone})", flush=True)
+    began = time.monotonic()
+    code = subprocess.run(command, cwd=clone, env=environment).returncode
+    print(f"the command ran {(time.monotonic() - began) / 60:.1f} min of wall time "
+          f"and exited with {code}", flush=True)
+    return code
 
 
 def stage_rows(run_dir: Path) -> list[dict]:
@@ -88,7 +136,7 @@ def stage_rows(run_dir: Path) -> list[dict]:
     return sorted(rows, key=lambda row: (row["run_seconds"] is None, row["run_seconds"] or 0))
 
 
-def report(run_dir: Path, target: float, plot: Path | None) -> dict:
+def report(run_dir: Path, targets: dict[str, float], plot: Path | None) -> dict:
     state = json.loads((run_dir / "state.json").read_text())
     rows = evaluations(run_dir)
     print(f"run {run_dir}: recipe {state['recipe']}, seed {state['seed']}, status "
@@ -108,49 +156,55 @@ def report(run_dir: Path, target: float, plot: Path | None) -> dict:
               + (f"  [{stage['note']}]" if stage["note"] else ""))
     untuned = [row for row in rows if row["purpose"] == "evaluation"]
     reached = {}
-    for row in untuned:
-        key = row["against"] if row["against"] == "dale" else f"greedy {row['players']}p"
-        if row["win_rate"] >= target and key not in reached:
-            reached[key] = row
-    for key, row in reached.items():
-        print(f"reached {target:.2f} against {key} on untuned seeds at {row['run_seconds'] / 60:.1f}"
-              f" min of wall time: {row['win_rate']:.3f} [{row['win_rate_low']:.3f}, "
-              f"{row['win_rate_high']:.3f}] over {row['games']} games ({row['stage']})")
-    if not reached:
-        print(f"no evaluation on untuned seeds reached {target:.2f}")
+    for key, target in targets.items():
+        row = next((row for row in untuned if opponent(row) == key
+                    and row["win_rate"] >= target), None)
+        if row is None:
+            print(f"no evaluation on untuned seeds reached {target:.2f} against {key}")
+            continue
+        reached[key] = row
+        print(f"reached {target:.2f} against {key} on untuned seeds at "
+              f"{row['run_seconds'] / 60:.1f} min of wall time: {row['win_rate']:.3f} "
+              f"[{row['win_rate_low']:.3f}, {row['win_rate_high']:.3f}] over {row['games']} "
+              f"games ({row['stage']})")
     if plot:
-        draw(run_dir, state, rows, target, plot)
+        draw(run_dir, state, rows, targets, plot)
         print(f"picture: {plot}")
     return reached
 
 
-def draw(run_dir: Path, state: dict, rows: list[dict], target: float, path: Path) -> None:
+def draw(run_dir: Path, state: dict, rows: list[dict], targets: dict[str, float],
+         path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     figure, axis = plt.subplots(figsize=(9, 4.6))
-    for purpose, marker, label in (("periodic", ".", "PPO's periodic evaluations (200 games)"),
-                                   ("gate", "s", "gates (tuning seeds)"),
-                                   ("input", "s", None),
-                                   ("evaluation", "o", "evaluate stages (untuned seeds)")):
-        points = [row for row in rows if row["purpose"] == purpose]
-        if not points or label is None:
-            continue
-        axis.errorbar([row["run_seconds"] / 60 for row in points],
-                      [row["win_rate"] for row in points],
-                      yerr=[[row["win_rate"] - row["win_rate_low"] for row in points],
-                            [row["win_rate_high"] - row["win_rate"] for row in points]],
-                      marker=marker, linestyle="-" if purpose == "periodic" else "none",
-                      capsize=3, label=f"recipe `{state['recipe']}`: {label}")
+    keys = sorted({opponent(row) for row in rows})
+    for key in keys:
+        for purpose, marker, label in (("periodic", ".", "PPO's periodic evaluations"),
+                                       ("gate", "s", "gates (tuning seeds)"),
+                                       ("input", "s", None),
+                                       ("evaluation", "o", "evaluate stages (untuned seeds)")):
+            points = [row for row in rows if row["purpose"] == purpose and opponent(row) == key]
+            if not points or label is None:
+                continue
+            axis.errorbar([row["run_seconds"] / 60 for row in points],
+                          [row["win_rate"] for row in points],
+                          yerr=[[row["win_rate"] - row["win_rate_low"] for row in points],
+                                [row["win_rate_high"] - row["win_rate"] for row in points]],
+                          marker=marker, linestyle="-" if purpose == "periodic" else "none",
+                          capsize=3, label=f"recipe `{state['recipe']}` vs {key}: {label}")
     hand = HAND_MADE_PATHS.get(state["recipe"])
     if hand:
         axis.plot([point[0] for point in hand["points"]], [point[1] for point in hand["points"]],
                   marker="x", linestyle="--", color="grey", label=hand["label"])
-    axis.axhline(target, color="red", linewidth=0.8, linestyle=":")
-    axis.axvline(60, color="red", linewidth=0.8, linestyle=":")
+    for target in targets.values():
+        axis.axhline(target, color="red", linewidth=0.8, linestyle=":")
+    axis.axvline(TARGETS.get(state["recipe"], {}).get("minutes", 60), color="red",
+                 linewidth=0.8, linestyle=":")
     axis.set_xlabel("wall time from nothing (minutes)")
-    axis.set_ylabel("win rate against Dale [95% Wilson]")
-    axis.set_ylim(0.4, 1.0)
+    axis.set_ylabel("win rate [95% Wilson]")
+    axis.set_ylim(0.3 if len(keys) > 1 else 0.4, 1.0)
     axis.set_xlim(left=0)
     axis.grid(alpha=0.3)
     axis.legend(loc="lower right", fontsize=8)
@@ -170,21 +224,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ray-address", help="run the recipe's parallel stages on Ray")
     parser.add_argument("--report", type=Path, metavar="RUN_DIR",
                         help="only report on an existing run folder")
-    parser.add_argument("--target", type=float, default=0.90,
-                        help="the win rate to reach (default 0.90)")
+    parser.add_argument("--clone", type=Path, metavar="DIR",
+                        help="keep the fresh clone here and reuse it when the command is "
+                             "given again (a run that resumes in a later session)")
+    parser.add_argument("--target", type=float,
+                        help="the win rate to reach against the recipe's first opponent "
+                             "(default: the recipe's targets, TARGETS)")
     parser.add_argument("--plot", type=Path, help="write the picture here (PNG)")
     args = parser.parse_args(argv)
     if args.report:
         run_dir = args.report
     elif args.recipe and args.run_dir:
-        run_recipe(args.recipe, args.run_dir, args.seed, args.ray_address)
+        run_recipe(args.recipe, args.run_dir, args.seed, args.ray_address, args.clone)
         run_dir = args.run_dir
     else:
         parser.error("give --recipe NAME --run-dir DIR, or --report RUN_DIR")
     if not (run_dir / "state.json").exists():
         print(f"{run_dir} is not a recipe run folder (no state.json)", file=sys.stderr)
         return 2
-    report(run_dir, args.target, args.plot or run_dir / "time_to_strength.png")
+    recipe = json.loads((run_dir / "state.json").read_text())["recipe"]
+    targets = dict(TARGETS.get(recipe, TARGETS["dale"])["win_rates"])
+    if args.target is not None:
+        targets = {next(iter(targets)): args.target}
+    report(run_dir, targets, args.plot or run_dir / "time_to_strength.png")
     return 0
 
 

@@ -3,7 +3,7 @@ this checkout) in one run, interleaved.
 
     python benchmarks/self_play_throughput.py --old REV [--new REV] [--stage NAME]
         [--steps N] [--rounds R] [--learn-steps N --eval-games G --eval-seed S]
-        [--pool-update-every N] [--workdir DIR]
+        [--pool-update-every N] [--env-threads N] [--workdir DIR]
 
 Each commit is unpacked (`git archive`) into DIR/<commit> (kept between runs so numba's cache
 of each stays warm); `--new` defaults to this checkout as it is. Every run is
@@ -66,13 +66,16 @@ def checkout(revision: str | None, workdir: Path) -> tuple[str, Path]:
     return commit[:12], folder
 
 
-def stage_options(stage: str, steps: int, seed: int, pool_update_every: int) -> list[str]:
-    """`suburbia train` options of the recipe's ppo stage, from scratch, one torch thread."""
+def stage_options(stage: str, steps: int, seed: int, pool_update_every: int,
+                  env_threads: int) -> list[str]:
+    """`suburbia train` options of the recipe's ppo stage, from scratch, one torch thread,
+    the games on `env_threads` threads (a commit before 2026-11-27 plays self-play's
+    games on one whatever it is given)."""
     recipe = json.loads((HERE / "training/recipes/multiplayer.json").read_text())
     settings = next(item for item in recipe["stages"] if item["name"] == stage)["settings"]
     options = {**settings, "total_timesteps": steps, "torch_threads": 1, "seed": seed,
                "eval_every": 10**11, "eval_games": 2, "pool_update_every": pool_update_every,
-               "checkpoint_every": 10**11}
+               "checkpoint_every": 10**11, "env_threads": env_threads}
     argv = ["--learner", "fast", "--no-progress-bar"]
     for name, value in options.items():
         argv.append("--" + name.replace("_", "-"))
@@ -92,9 +95,9 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
-def train(folder: Path, argv: list[str], output: Path, clock: str) -> dict:
+def train(folder: Path, argv: list[str], output: Path, clock: str, env_threads: int) -> dict:
     environment = {**os.environ, "PYTHONPATH": str(folder), "OMP_NUM_THREADS": "1",
-                   "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+                   "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": str(env_threads)}
     command = [sys.executable, "-c", WORKER, clock, "train", *argv,
                "--output-dir", str(output)]
     started = time.perf_counter()
@@ -161,6 +164,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--learn-steps", type=int, default=0,
                         help="steps of the learning comparison (0: none)")
     parser.add_argument("--pool-update-every", type=int, default=65536)
+    parser.add_argument("--env-threads", type=int, default=1,
+                        help="threads playing the games (the recipe uses 2; measure it with "
+                             "--clock wall, since processor time adds the threads up)")
     parser.add_argument("--eval-games", type=int, default=500)
     parser.add_argument("--eval-seed", type=int, default=7_000_000)
     parser.add_argument("--workdir", type=Path,
@@ -179,9 +185,9 @@ def main(argv: list[str] | None = None) -> None:
               flush=True)
         for side in order:
             argv_run = stage_options(options.stage, options.steps, options.seed,
-                                     options.pool_update_every)
+                                     options.pool_update_every, options.env_threads)
             summary = train(commits[side][1], argv_run, runs / f"{side}-{round_index}",
-                            options.clock)
+                            options.clock, options.env_threads)
             speeds[side].append(summary["env_steps_per_second"])
             print(describe(side, summary), flush=True)
     if options.rounds:
@@ -195,9 +201,9 @@ def main(argv: list[str] | None = None) -> None:
         models = {}
         for side in ("old", "new"):
             argv_run = stage_options(options.stage, options.learn_steps, options.seed,
-                                     options.pool_update_every)
+                                     options.pool_update_every, options.env_threads)
             summary = train(commits[side][1], argv_run, runs / f"{side}-learn",
-                            options.clock)
+                            options.clock, options.env_threads)
             models[side] = runs / f"{side}-learn" / "model.safetensors"
             print(describe(f"{side} learn", summary), flush=True)
         digests = {side: weights_digest(model) for side, model in models.items()}

@@ -12,7 +12,8 @@ Design, for each player count k:
   many games per player count, taking whole tables in a seeded shuffled order.
 
 Results, from the same per-seat rows as a tournament (agents/tournament.py): OpenSkill
-Plackett-Luce ratings over every game ranked by final population; per player count and
+Plackett-Luce ratings over every game ranked by final population; per player count the
+static strengths and the lead (below); per player count and
 agent the win share (a shared win counts 1/winners, R8.3) with its 95% Wilson interval,
 mean population and mean margin; the win share of each turn position (1st player, 2nd,
 ...) with its interval, which measures the seat advantage; CSV, JSON and plots.
@@ -31,9 +32,12 @@ other agents, seed, edition or player counts is refused. At one player count a l
 more --games begins with the games of one of fewer, so the same command with a higher
 --games grows a league over sessions.
 
-Per player count the summary gives the lead of the agent rated highest (by mu) over the
-next one in combined sigma, (mu1 - mu2) / sqrt(sigma1^2 + sigma2^2): issue 32 asks the
-strongest agent to lead by more than 2 (docs/league.md reads it).
+Per player count the summary fits one strength per agent to all the games of that count
+at once (Plackett-Luce maximum likelihood, agents/league_rating.py) and gives the lead of
+the strongest agent over the next in standard errors of their difference, (s1 - s2) /
+sqrt(var1 + var2 - 2 cov12): issue 32 asks the strongest agent to lead by more than 2
+(docs/league.md reads it). OpenSkill's per-count lead in combined sigma is kept beside it
+for comparison; its sigma does not shrink with games, so it cannot settle the question.
 
 Files: results.csv (one row per seat and game), summary.json (the summary and the
 configuration with its provenance: date, commit, the SHA-256 of every model file),
@@ -55,6 +59,7 @@ from pathlib import Path
 import numpy as np
 
 from .league_dataset import write_dataset
+from .league_rating import rate_league
 from .registry import AGENT_SPECS, model_file_of
 from .statistics import wilson_interval
 from .tournament import play_tasks
@@ -243,7 +248,10 @@ def summarise_league(rows: list[dict], labels: list[str]) -> dict:
     for players in counts:
         here = [row for row in rows if row["seats"] == players]
         by_count[players]["ratings"] = openskill_ratings(here, labels)["ratings"]
-        by_count[players]["lead"] = rating_lead(by_count[players]["ratings"])
+        by_count[players]["openskill_lead"] = rating_lead(by_count[players]["ratings"])
+        rated = rate_league(here, labels)
+        by_count[players]["strengths"] = rated.get("fit")
+        by_count[players]["lead"] = rated.get("lead") or {"error": rated["error"]}
     return {"ratings": ratings, "lead": rating_lead(ratings["ratings"]),
             "player_counts": by_count, "forfeits": forfeits(rows),
             "stand_in_tables": stand_in_tables(rows)}
@@ -279,13 +287,15 @@ def format_league(summary: dict) -> str:
         together = (f", {_span(pairing)} games per pair of agents" if pairing else "")
         lines.append(f"{players} players, {block['games']} games{together} (fair share "
                      f"{1 / int(players):.3f}):")
-        here = block.get("ratings") or {}
-        for label in sorted(here, key=lambda label: -here[label]["mu"]):
-            if here[label]["rated_games"]:
-                lines.append(f"  rating at {players} players: {label.ljust(width)}  mu "
-                             f"{here[label]['mu']:6.2f}  sigma {here[label]['sigma']:5.2f}")
-        if here:
-            lines.append(f"  {_lead_text(block.get('lead'))}")
+        fit = block.get("strengths")
+        for label, strength, error in _strength_rows(fit):
+            lines.append(f"  strength at {players} players: {label.ljust(width)}  "
+                         f"{strength:+6.3f} ± {error:5.3f}")
+        if block.get("lead"):
+            lines.append(f"  {_strength_lead_text(block['lead'])}")
+        if block.get("openskill_lead"):
+            lines.append(f"  OpenSkill at {players} players alone, "
+                         f"{_lead_text(block['openskill_lead'])}")
         for label in ordered:
             entry = block["agents"].get(label)
             if entry:
@@ -313,6 +323,31 @@ def _lead_text(lead: dict | None) -> str:
     verdict = "more than" if lead["lead_in_sigma"] > 2 else "not more than"
     return (f"lead: {lead['leader']} over {lead['next']} by {lead['mu_gap']:.2f} mu = "
             f"{lead['lead_in_sigma']:.2f} combined sigma ({verdict} 2)")
+
+
+def _strength_rows(fit: dict | None) -> list[tuple[str, float, float]]:
+    """(agent, strength, standard error) of a fit, strongest first."""
+    if not fit:
+        return []
+    return sorted(zip(fit["labels"], fit["strengths"], fit["standard_errors"]),
+                  key=lambda entry: -entry[1])
+
+
+def _strength_lead_text(lead: dict) -> str:
+    if "error" in lead:
+        return f"lead: not measured ({lead['error']})"
+    verdict = "more than" if lead["z"] > 2 else "not more than"
+    strict = ("" if lead["smallest_z_over"] == lead["next"] else
+              f"; its smallest lead, over {lead['smallest_z_over']}, "
+              f"{lead['smallest_z']:.2f} standard errors")
+    below = lead.get("below")
+    if below:
+        strict += (f"; rated without {', '.join(below)}, which never finished ahead of the "
+                   f"rated group's agents (below all of them)")
+    return (f"lead: {lead['leader']} over {lead['next']} by {lead['difference']:.3f} ± "
+            f"{lead['standard_error']:.3f} strength = {lead['z']:.2f} standard errors of the "
+            f"difference ({verdict} 2; head to head {lead['head_to_head']:.3f}) over "
+            f"{lead['games']} games{strict}")
 
 
 def _span(pairing: dict) -> str:
@@ -369,15 +404,21 @@ def league_markdown(summary: dict, config: dict) -> str:
                              f"{_format(entry['mean_population'], '.1f')} | "
                              f"{_format(entry['mean_margin'], '+.1f')} | {entry['games']} | "
                              f"{entry['forfeits']} | {entry.get('stand_in_games', 0)} |")
-        here = block.get("ratings") or {}
-        if here:
-            lines += ["", f"OpenSkill ratings over the {players}-player games alone, and the "
-                      f"{_lead_text(block.get('lead'))}:", "",
-                      "| agent | mu | sigma | games |", "|---|---:|---:|---:|"]
-            for label in sorted(here, key=lambda label: -here[label]["mu"]):
-                if here[label]["rated_games"]:
-                    lines.append(f"| `{label}` | {here[label]['mu']:.2f} | "
-                                 f"{here[label]['sigma']:.2f} | {here[label]['rated_games']} |")
+        fit = block.get("strengths")
+        if fit:
+            games = dict(zip(fit["labels"], fit["games_per_agent"]))
+            lines += ["", f"Strengths at {players} players (Plackett-Luce maximum likelihood "
+                      f"over the {fit['games']} games, mean 0, ± standard error; "
+                      f"agents/league_rating.py):", "",
+                      "| agent | strength | standard error | games |", "|---|---:|---:|---:|"]
+            lines += [f"| `{label}` | {strength:+.3f} | {error:.3f} | {games[label]} |"
+                      for label, strength, error in _strength_rows(fit)]
+        if block.get("lead"):
+            lines += ["", f"At {players} players, the {_strength_lead_text(block['lead'])}."]
+        if block.get("openskill_lead"):
+            lines += ["", f"OpenSkill over the {players}-player games alone (for comparison; "
+                      f"its sigma does not shrink with games), the "
+                      f"{_lead_text(block['openskill_lead'])}."]
         positions = block["turn_positions"]
         lines += ["", "| turn position | " + " | ".join(str(p) for p in positions) + " |",
                   "|---|" + "---|" * len(positions),

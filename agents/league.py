@@ -340,6 +340,9 @@ def _strength_lead_text(lead: dict) -> str:
     strict = ("" if lead["smallest_z_over"] == lead["next"] else
               f"; its smallest lead, over {lead['smallest_z_over']}, "
               f"{lead['smallest_z']:.2f} standard errors")
+    deal = ("" if lead.get("deal_z") is None else
+            f"; {lead['deal_z']:.2f} with the games of each of the {lead['deals']} deals as "
+            f"one sample")
     below = lead.get("below")
     if below:
         strict += (f"; rated without {', '.join(below)}, which never finished ahead of the "
@@ -347,7 +350,7 @@ def _strength_lead_text(lead: dict) -> str:
     return (f"lead: {lead['leader']} over {lead['next']} by {lead['difference']:.3f} ± "
             f"{lead['standard_error']:.3f} strength = {lead['z']:.2f} standard errors of the "
             f"difference ({verdict} 2; head to head {lead['head_to_head']:.3f}) over "
-            f"{lead['games']} games{strict}")
+            f"{lead['games']} games{deal}{strict}")
 
 
 def _span(pairing: dict) -> str:

@@ -18,6 +18,13 @@ probability that each group takes its places in some order. The log-likelihood i
 strengths (a Gumbel utility model over a convex set of orders, Prekopa), so Newton's
 method with a backtracking line search finds its one maximum when it exists.
 
+The standard errors assume independent games. The league plays each deal once per
+seating, so the games of a deal share their tiles and goals; as a check, the fit also
+gives the sandwich covariance with each deal's games as one sample
+(`deal_covariance`: the information's inverse around the sum over deals of the outer
+products of their summed scores, times deals / (deals - 1); None from a single deal),
+and the lead's z with it.
+
 Only differences of strength are defined: the strengths are given with mean 0, and the
 covariance is that of the centred strengths. A difference of 1 is odds of e to 1 in a
 game of two (a share of 0.731 of the games won head to head).
@@ -96,7 +103,8 @@ def _orders_array(games: list[tuple[list[int], list]]):
 
 
 def _log_likelihood_parts(strengths, orders, owners, games, need_hessian=True):
-    """Log-likelihood, gradient and Hessian (in the agents' coordinates) of the games."""
+    """Log-likelihood, gradient and Hessian (in the agents' coordinates) of the games, and
+    the gradient of each game's log-likelihood (rows: games)."""
     agents = strengths.size
     valid = orders >= 0
     rows, width = orders.shape
@@ -130,7 +138,7 @@ def _log_likelihood_parts(strengths, orders, owners, games, need_hessian=True):
     np.add.at(game_gradient, owners, mix[:, None] * order_gradient)
     gradient = game_gradient.sum(axis=0)
     if not need_hessian:
-        return log_likelihood, gradient, None
+        return log_likelihood, gradient, None, game_gradient
     # position Hessian of one order: -(diag(sum_k p[k]) - sum_k p[k] p[k]^T)
     position_hessian = (np.einsum("mkj,mkl->mjl", chances, chances)
                         - np.einsum("mj,jl->mjl", chances.sum(axis=1), np.eye(width)))
@@ -138,7 +146,7 @@ def _log_likelihood_parts(strengths, orders, owners, games, need_hessian=True):
                         optimize=True)
     hessian += np.einsum("m,ma,mb->ab", mix, order_gradient, order_gradient)
     hessian -= game_gradient.T @ game_gradient
-    return log_likelihood, gradient, hessian
+    return log_likelihood, gradient, hessian, game_gradient
 
 
 def log_likelihood(rows: list[dict], labels: list[str], strengths) -> tuple:
@@ -147,7 +155,7 @@ def log_likelihood(rows: list[dict], labels: list[str], strengths) -> tuple:
     games = game_standings(rows, labels)
     orders, owners = _orders_array(games)
     return _log_likelihood_parts(np.asarray(strengths, dtype=np.float64), orders, owners,
-                                 games)
+                                 games)[:3]
 
 
 def _ahead_graph(games, count: int) -> np.ndarray:
@@ -207,6 +215,17 @@ def _check_connected(games, labels: list[str]) -> None:
                       "infinity): " + "; ".join(detail))
 
 
+def deal_numbers(rows: list[dict]) -> np.ndarray:
+    """Per game (by table number, in increasing order) its deal: the seed, which the
+    league's seatings of one table share (agents/league.py); the table when rows carry
+    no seed (every game its own deal)."""
+    deals = {}
+    for row in rows:
+        deals.setdefault(int(row["table"]), row.get("seed", f"table {row['table']}"))
+    keys = [str(deals[table]) for table in sorted(deals)]
+    return np.array(keys)
+
+
 def fit_strengths(rows: list[dict], labels: list[str]) -> dict:
     """Plackett-Luce maximum-likelihood strengths of the agents `labels` from the seat
     rows of finished games (agents/tournament.py rows: table, seat, agent, population,
@@ -232,7 +251,8 @@ def fit_strengths(rows: list[dict], labels: list[str]) -> dict:
     count = len(labels)
     free = slice(1, count)  # agent 0 held at 0 while fitting, then all centred
     strengths = np.zeros(count)
-    log_likelihood, gradient, hessian = _log_likelihood_parts(strengths, orders, owners, games)
+    log_likelihood, gradient, hessian, _ = _log_likelihood_parts(strengths, orders, owners,
+                                                                 games)
     iterations = 0
     for iterations in range(1, MAX_ITERATIONS + 1):
         information = -hessian[free, free]
@@ -241,13 +261,13 @@ def fit_strengths(rows: list[dict], labels: list[str]) -> dict:
         size = 1.0
         while True:
             trial = strengths + size * step
-            trial_log, _, _ = _log_likelihood_parts(trial, orders, owners, games, False)
+            trial_log = _log_likelihood_parts(trial, orders, owners, games, False)[0]
             if trial_log >= log_likelihood - 1e-12 or size < 1e-8:
                 break
             size /= 2
         strengths = trial
-        log_likelihood, gradient, hessian = _log_likelihood_parts(strengths, orders, owners,
-                                                                  games)
+        log_likelihood, gradient, hessian, game_gradient = _log_likelihood_parts(
+            strengths, orders, owners, games)
         if np.max(np.abs(size * step)) < TOLERANCE:
             break
     else:
@@ -259,31 +279,53 @@ def fit_strengths(rows: list[dict], labels: list[str]) -> dict:
         raise RatingError("the observed information is singular: the games do not "
                           "determine every strength") from None
     reduced = np.linalg.inv(information)
+    # Sandwich (cluster-robust) check: the scores of the games of one deal summed, as the
+    # league plays each deal once per seating and those games are not independent.
+    deals = deal_numbers(rows)
+    clusters = np.unique(deals, return_inverse=True)[1]
+    scores = np.zeros((clusters.max() + 1, count))
+    np.add.at(scores, clusters, game_gradient)
+    scores = scores[:, free]
+    robust = (reduced @ (len(scores) / (len(scores) - 1) * scores.T @ scores) @ reduced
+              if len(scores) > 1 else None)  # one deal: no spread between deals
     embed = np.zeros((count, count - 1))
     embed[1:, :] = np.eye(count - 1)
     centre = np.eye(count) - 1.0 / count
-    covariance = centre @ embed @ reduced @ embed.T @ centre.T
-    covariance = (covariance + covariance.T) / 2
+
+    def centred_covariance(matrix):
+        full = centre @ embed @ matrix @ embed.T @ centre.T
+        return (full + full.T) / 2
+    covariance = centred_covariance(reduced)
+    robust = None if robust is None else centred_covariance(robust).tolist()
     centred = strengths - strengths.mean()
     return {"labels": labels, "strengths": centred.tolist(),
             "standard_errors": np.sqrt(np.diag(covariance)).tolist(),
-            "covariance": covariance.tolist(), "games_per_agent": played.tolist(),
+            "covariance": covariance.tolist(), "deal_covariance": robust,
+            "deals": int(len(scores)), "games_per_agent": played.tolist(),
             "games": len(games), "log_likelihood": log_likelihood,
             "iterations": iterations}
 
 
+def _difference_error(matrix, a: int, b: int) -> float:
+    return math.sqrt(max(matrix[a][a] + matrix[b][b] - 2 * matrix[a][b], 0.0))
+
+
 def difference(fit: dict, first: str, second: str) -> dict:
     """The strength of `first` minus that of `second`, its standard error
-    sqrt(var1 + var2 - 2 cov12), the lead in standard errors (z) and the chance that
-    `first` beats `second` in a game of two."""
+    sqrt(var1 + var2 - 2 cov12), the lead in standard errors (z), the same with the
+    deal-clustered covariance (a check, module docstring) and the chance that `first`
+    beats `second` in a game of two."""
     index = {label: number for number, label in enumerate(fit["labels"])}
     a, b = index[first], index[second]
-    covariance = fit["covariance"]
     gap = fit["strengths"][a] - fit["strengths"][b]
-    variance = covariance[a][a] + covariance[b][b] - 2 * covariance[a][b]
-    error = math.sqrt(max(variance, 0.0))
+    error = _difference_error(fit["covariance"], a, b)
+    deal_error = (None if fit["deal_covariance"] is None
+                  else _difference_error(fit["deal_covariance"], a, b))
     return {"leader": first, "next": second, "difference": gap, "standard_error": error,
             "z": gap / error if error > 0 else math.inf,
+            "deal_standard_error": deal_error,
+            "deal_z": (None if deal_error is None
+                       else gap / deal_error if deal_error > 0 else math.inf),
             "head_to_head": 1.0 / (1.0 + math.exp(-gap))}
 
 
@@ -291,12 +333,13 @@ def strength_lead(fit: dict) -> dict:
     """The agent of the highest strength, its lead over the next (in standard errors of
     the difference: issue 32 asks for more than 2) and its smallest lead in standard
     errors over any other agent (the strict reading: ahead of every one)."""
-    ranked = sorted(fit["labels"], key=lambda label: -fit["strengths"][fit["labels"].index(label)])
+    strengths = dict(zip(fit["labels"], fit["strengths"]))
+    ranked = sorted(fit["labels"], key=lambda label: -strengths[label])
     lead = difference(fit, ranked[0], ranked[1])
     others = [difference(fit, ranked[0], label) for label in ranked[1:]]
     weakest = min(others, key=lambda entry: entry["z"])
     return {**lead, "smallest_z": weakest["z"], "smallest_z_over": weakest["next"],
-            "games": fit["games"]}
+            "games": fit["games"], "deals": fit["deals"]}
 
 
 def rate_league(rows: list[dict], labels: list[str]) -> dict:

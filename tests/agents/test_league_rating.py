@@ -52,7 +52,12 @@ def test_two_agents_three_wins_to_one_give_the_closed_form():
     assert lead["standard_error"] == pytest.approx(gap_error, abs=1e-9)
     assert lead["z"] == pytest.approx(math.log(3) / gap_error, abs=1e-8)
     assert lead["head_to_head"] == pytest.approx(0.75, abs=1e-9)
-    assert fit["games"] == 4 and fit["games_per_agent"] == [4, 4]
+    assert fit["games"] == 4 and fit["games_per_agent"] == [4, 4] and fit["deals"] == 4
+    # All four games on one deal: no spread between deals to measure.
+    one_deal = fit_strengths([dict(row, seed=9) for row in rows], ["a", "b"])
+    assert one_deal["deals"] == 1 and one_deal["deal_covariance"] is None
+    assert strength_lead(one_deal)["deal_z"] is None
+    assert strength_lead(one_deal)["z"] == pytest.approx(lead["z"], abs=1e-12)
 
 
 def test_a_tie_is_every_order_of_the_tied_seats():
@@ -185,3 +190,26 @@ def test_a_league_with_an_agent_below_everyone_rates_the_top_group():
     assert rated["lead"] == {**strength_lead(alone), "below": ["w"]}
     with pytest.raises(RatingError, match="never finished ahead of another agent: w"):
         fit_strengths(rows, ["p", "q", "r", "w"])
+
+
+def test_the_deal_covariance_counts_the_games_of_a_deal_as_one_sample():
+    truth = {"p": 0.5, "q": 0.0, "r": -0.5}
+    rows = [dict(row, seed=row["table"]) for row in simulated_games(truth, 2000, 3, 11)]
+    fit = fit_strengths(rows, list(truth))
+    # Independent games: the sandwich and the model agree (to sampling noise).
+    assert np.array(fit["standard_errors"]) == pytest.approx(
+        np.sqrt(np.diag(fit["deal_covariance"])), rel=0.1)
+    assert fit["deals"] == 2000
+    # Every game played twice on its deal with the same result: the model takes it for
+    # twice the evidence (errors / sqrt 2), the deal covariance for the same evidence.
+    twice = rows + [dict(row, table=row["table"] + 5000) for row in rows]
+    doubled = fit_strengths(twice, list(truth))
+    assert doubled["strengths"] == pytest.approx(fit["strengths"], abs=1e-9)
+    assert np.array(doubled["standard_errors"]) == pytest.approx(
+        np.array(fit["standard_errors"]) / math.sqrt(2), rel=1e-9)
+    assert np.allclose(doubled["deal_covariance"], fit["deal_covariance"], rtol=1e-8,
+                       atol=1e-12)
+    lead, doubled_lead = strength_lead(fit), strength_lead(doubled)
+    assert doubled_lead["z"] == pytest.approx(lead["z"] * math.sqrt(2), rel=1e-9)
+    assert doubled_lead["deal_z"] == pytest.approx(lead["deal_z"], rel=1e-8)
+    assert doubled_lead["deals"] == 2000 and doubled_lead["games"] == 4000

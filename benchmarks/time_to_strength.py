@@ -15,8 +15,10 @@ the run folder only: one row per stage (wall time, run time at its end, its eval
 with 95% Wilson intervals), for each of the recipe's targets the first run time at which
 an evaluation on untuned seeds (the recipe's `evaluate` stages) reached it, and a picture
 of win rate against wall time with the hand-made path of docs/model-history.md beside it.
-Run time is the wall time of the run's sessions, summed (training/run_state.py). Figures
-are printed, never asserted.
+Run time is the wall time of the run's sessions, summed (training/run_state.py); a run
+that started from the final model of another completed run (the multiplayer recipe from
+the dale recipe's) counts that run's time first, so times are from nothing. Figures are
+printed, never asserted.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from training.run_record import evaluations, read_events  # noqa: E402
+from training.run_state import sha256_of  # noqa: E402
 
 HAND_MADE_PATHS = {
     "dale": {
@@ -136,6 +139,26 @@ def stage_rows(run_dir: Path) -> list[dict]:
     return sorted(rows, key=lambda row: (row["run_seconds"] is None, row["run_seconds"] or 0))
 
 
+def prerequisite(state: dict) -> tuple[Path, dict] | None:
+    """The run whose final model this run started from, when its start is a model file
+    that a completed run folder released (its state.json names the file and its SHA-256):
+    that run's time counts towards this run's time from nothing."""
+    start = state.get("start", "none")
+    if start == "none" or start.startswith("recipe:"):
+        start = "runs/" + start[len("recipe:"):] + "/model.safetensors" \
+            if start.startswith("recipe:") else None
+    if start is None or not Path(start).is_file():
+        return None
+    folder = Path(start).resolve().parent
+    if not (folder / "state.json").is_file():
+        return None
+    before = json.loads((folder / "state.json").read_text())
+    final = before.get("final") or {}
+    if before.get("status") != "complete" or final.get("sha256") != sha256_of(Path(start)):
+        return None
+    return folder, before
+
+
 def report(run_dir: Path, targets: dict[str, float], plot: Path | None) -> dict:
     state = json.loads((run_dir / "state.json").read_text())
     rows = evaluations(run_dir)
@@ -143,6 +166,14 @@ def report(run_dir: Path, targets: dict[str, float], plot: Path | None) -> dict:
           f"{state.get('status')}, {state.get('run_seconds', 0) / 60:.1f} min of wall time, "
           f"commit {state['provenance']['git']['commit'][:12]}, machine "
           f"{state['provenance']['machine'].get('cores')} cores")
+    offset = 0.0
+    before = prerequisite(state)
+    if before:
+        offset = before[1]["run_seconds"]
+        print(f"it started from the final model of run {before[0]} (recipe "
+              f"{before[1]['recipe']}, {offset / 60:.1f} min of wall time from nothing, commit "
+              f"{before[1]['provenance']['git']['commit'][:12]}): run times below include it")
+        rows = [{**row, "run_seconds": row["run_seconds"] + offset} for row in rows]
     print(f"{'stage':<16} {'wall':>8} {'run time':>9}  evaluations [95% Wilson]")
     for stage in stage_rows(run_dir):
         mine = [row for row in rows if row["stage"] == stage["stage"]]
@@ -151,7 +182,7 @@ def report(run_dir: Path, targets: dict[str, float], plot: Path | None) -> dict:
                             f"{row['against']}" + (f" {row['players']}p" if row["against"]
                                                    != "dale" else "") + ")" for row in mine)
         wall = f"{stage['wall_seconds'] / 60:.1f}m" if stage["wall_seconds"] else "-"
-        at = f"{stage['run_seconds'] / 60:.1f}m" if stage["run_seconds"] else "-"
+        at = f"{(stage['run_seconds'] + offset) / 60:.1f}m" if stage["run_seconds"] else "-"
         print(f"{stage['stage']:<16} {wall:>8} {at:>9}  {figures}"
               + (f"  [{stage['note']}]" if stage["note"] else ""))
     untuned = [row for row in rows if row["purpose"] == "evaluation"]

@@ -133,9 +133,9 @@ HISTORY = (
                                              ("pettingzoo", "pettingzoo"))),
             aliases="suburbia_env._moved.OLD_TO_NEW"),
     Version("v1.6", "2026-11-27",
-            "Game records of games that allowed hints carry the optional field "
+            "Game records and states of games that allowed hints carry the optional field "
             "`hints_used` (issue 33, docs/review.md \"Hints\"); readers before v1.6 refuse "
-            "such a record, naming the field. Records of games without hints, states, ids "
+            "such a file, naming the field. Records and states of games without hints, ids "
             "and rules are unchanged.",
             "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
             dataset_format=2),

@@ -76,8 +76,12 @@ def _play_setup(args) -> tuple[Game, int, dict, dict, str]:
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
         raise CliError(f"--seed must be 0..2**64-1, not {shown(args.seed)}")
     saved = None
+    args.hints_used = 0
     if args.resume is not None:
-        saved = _load_game(args.resume)
+        saved, hints_used = _load_saved(args.resume)
+        if hints_used is not None:  # saved by a game with hints: they go on, counted
+            args.hints, args.hints_used = True, hints_used.get(args.seat if saved.config.mode
+                                                               == "standard" else 0, 0)
         if saved.is_over:
             raise CliError(f"{args.resume}: the saved game is already over")
         for option, value, wanted in (("--mode", args.mode, saved.config.mode),
@@ -149,7 +153,8 @@ def command_play(args, extra, stdin: TextIO, stdout: TextIO) -> int:
     session = TerminalGame(game, human, agents, stdin, stdout, not args.no_board, labels,
                            save_path=args.save_record or args.resume,
                            resume_hint=_resume_hint(args, game, human, labels),
-                           seed_source=seed_source, hints=args.hints)
+                           seed_source=seed_source, hints=args.hints,
+                           hints_used=args.hints_used)
     status = session.run()
     game = session.game  # an undo replaces the game
     if args.save_record and game.is_over:
@@ -335,12 +340,21 @@ def command_review(args, extra, stdin, stdout) -> int:
 
 def _load_game(path: Path) -> Game:
     """A game from a state file (suburbia-state) or a game record (replayed)."""
+    return _load_saved(path)[0]
+
+
+def _load_saved(path: Path) -> tuple[Game, dict[int, int] | None]:
+    """`_load_game`, and the hints each person asked for when the file says (a game that
+    allowed hints, its optional field `hints_used`)."""
+    from ..formats.records import read_hints_used
     from ..serialization import game_from_dict, replay_record
     data = _read_json(path, "game file")
     try:
         if isinstance(data, dict) and data.get("format") == "suburbia-record":
-            return replay_record(data)
-        return game_from_dict(data)
+            game = replay_record(data)
+        else:
+            game = game_from_dict(data)
+        return game, read_hints_used(data, game.config.players)
     except StateFormatError as error:
         raise CliError(f"{path}: {error}") from None
 

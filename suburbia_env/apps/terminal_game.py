@@ -121,10 +121,10 @@ class TerminalGame:
     def __init__(self, game: Game, human: int, opponents: dict, stdin: TextIO,
                  stdout: TextIO, show_board: bool = True, labels: dict[int, str] | None = None,
                  save_path: Path | None = None, resume_hint: str = "",
-                 seed_source: str = "given", hints: bool = False):
+                 seed_source: str = "given", hints: bool = False, hints_used: int = 0):
         self.game = game
         self.hints = hints
-        self.hints_used = 0
+        self.hints_used = hints_used  # a resumed game's count goes on
         self._hinter = None
         self.human = human
         self.opponents = opponents
@@ -140,6 +140,7 @@ class TerminalGame:
         self.setup_seed = game.seed  # still the setup's seed after a redraw
         self.loaded_without_history = seed_source == "file" and not self.undo_points
         self.saved_state: np.ndarray | None = None
+        self.saved_hints = hints_used
         self.recent: list[str] = []  # the others' moves since the person's last one
         self._shown_for = None
         from agents.table import Table
@@ -151,6 +152,10 @@ class TerminalGame:
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
+
+    def _hints_count(self) -> int | None:
+        """The hints asked for, written with a saved game that allows them (else None)."""
+        return self.hints_used if self.hints else None
 
     def _undo_points_of_history(self) -> list[Game]:
         """The positions before each of the person's decisions so far, replayed from the
@@ -197,22 +202,22 @@ class TerminalGame:
             self.say()
             self.say("Interrupted.")
             offer_to_save(self.game, self.human, self.stdin, self.stdout, self.default, True,
-                          self.resume_hint)
+                          self.resume_hint, self._hints_count())
             return 130
         if status == "quit":
-            if self.saved_state is not None and np.array_equal(self.saved_state,
-                                                               self.game.state):
+            if self.saved_state is not None and np.array_equal(
+                    self.saved_state, self.game.state) and self.saved_hints == self.hints_used:
                 self.say(f"The game is saved in {self.default}.")
                 self.say("Continue it with:")
                 self.say(f"  suburbia play --resume {shlex.quote(str(self.default))}"
                          f"{self.resume_hint}")
                 return 0
             offer_to_save(self.game, self.human, self.stdin, self.stdout, self.default, True,
-                          self.resume_hint)
+                          self.resume_hint, self._hints_count())
             return 0
         if status == "end of input":
             offer_to_save(self.game, self.human, self.stdin, self.stdout, self.default, False,
-                          self.resume_hint)
+                          self.resume_hint, self._hints_count())
             return 1
         self._game_over()
         return 0
@@ -499,7 +504,7 @@ class TerminalGame:
         problem = name_problem(target)
         if problem is None:
             try:
-                what = save_game(self.game, target, self.human)
+                what = save_game(self.game, target, self.human, self._hints_count())
             except (OSError, ValueError) as error:
                 problem = write_error(error)
         if problem is not None:
@@ -507,6 +512,7 @@ class TerminalGame:
             return
         self.default = target
         self.saved_state = self.game.state.copy()
+        self.saved_hints = self.hints_used
         for line in saved_lines("Saved in", target, what):
             self.say(line)
         self.say("Continue it later with:")
@@ -516,7 +522,7 @@ class TerminalGame:
 def play_session(game: Game, human: int, opponents: dict, stdin: TextIO, stdout: TextIO,
                  show_board: bool = True, labels: dict[int, str] | None = None,
                  save_path: Path | None = None, resume_hint: str = "",
-                 seed_source: str = "given", hints: bool = False) -> int:
+                 seed_source: str = "given", hints: bool = False, hints_used: int = 0) -> int:
     """Play `game` with a person at seat `human` (see `TerminalGame.run`)."""
     return TerminalGame(game, human, opponents, stdin, stdout, show_board, labels, save_path,
-                        resume_hint, seed_source, hints).run()
+                        resume_hint, seed_source, hints, hints_used).run()

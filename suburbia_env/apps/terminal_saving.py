@@ -14,6 +14,7 @@ import numpy as np
 from ..engine.rng import secret_words
 from ..errors import SuburbiaError, shown
 from ..formats.records import HINTS_FIELD
+from ..formats.state_writer import game_to_json
 from ..game import Game
 from .terminal_text import SCREEN_WIDTH, read_line
 
@@ -38,21 +39,23 @@ def save_game(game: Game, path: Path, viewer: int, hints_used: int | None = None
     stacks' order, One More Round, the others' goals) dealt anew from fresh secret words
     (R10.2), so the file tells nothing hidden; resuming it deals that anew again
     (`TerminalGame`), so that reading the file tells nothing of the tiles to come either.
-    `hints_used` (a game played with hints): the record says how many the person asked for."""
+    `hints_used` (a game played with hints): the record or state says how many the person
+    asked for (its optional field `hints_used`), and `--resume` counts on from there."""
+    counts = None if hints_used is None else {viewer: int(hints_used)}
     if game.is_over:
         record = game.record() if game.seed is not None else None
         try:
             same = record is not None and np.array_equal(Game.replay(record).state, game.state)
         except SuburbiaError:
             same = False
-        if same and hints_used is not None:
-            record[HINTS_FIELD] = {str(viewer): int(hints_used)}
-        text = (json.dumps(record, indent=1) + "\n") if same else game.to_json()
+        if same and counts is not None:
+            record[HINTS_FIELD] = {str(viewer): count for viewer, count in counts.items()}
+        text = (json.dumps(record, indent=1) + "\n") if same else game_to_json(game, counts)
         what = "game record" if same else "game state"
     else:
         position = game.copy()
         position.redraw_hidden(viewer, secret_words())
-        text, what = position.to_json(), SAVED_POSITION
+        text, what = game_to_json(position, counts), SAVED_POSITION
     path = Path(path).expanduser()
     if path.parent != Path("."):
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -80,12 +83,13 @@ def name_problem(target: Path) -> str | None:
 
 
 def offer_to_save(game: Game, viewer: int, stdin: TextIO, stdout: TextIO, default: Path,
-                  ask: bool, resume_hint: str = "") -> Path | None:
+                  ask: bool, resume_hint: str = "", hints_used: int | None = None
+                  ) -> Path | None:
     """Save an unfinished game as seat `viewer` knows it (`save_game`): ask for a file
     name (Enter: `default`, 'no': not saved) when `ask`, else (the input has ended) write
     `default`. A file that cannot be written gets its reason and a new question; the end
     of the input or Ctrl-C at the question saves to `default`, or, if that cannot be
-    written, to a new file in the current folder."""
+    written, to a new file in the current folder. `hints_used`: see `save_game`."""
 
     def say(text: str = "") -> None:
         print(text, file=stdout, flush=True)
@@ -110,7 +114,7 @@ def offer_to_save(game: Game, viewer: int, stdin: TextIO, stdout: TextIO, defaul
         problem = name_problem(target)
         if problem is None:
             try:
-                what = save_game(game, target, viewer)
+                what = save_game(game, target, viewer, hints_used)
             except (OSError, ValueError) as error:
                 problem = write_error(error)
         if problem is None:

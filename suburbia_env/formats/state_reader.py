@@ -22,6 +22,7 @@ from .reading import (_BEYOND, _INT32_MAX, _WORD_MAX, _bool, _check_rules_of_ver
                       _describe, _fail, _goal_index, _int, _list, _object, _parse_json,
                       _read_config, _read_header, _read_seed, quoted, _tile_kind,
                       refuse_sealed_save)
+from .records import HINTS_FIELD, read_hints_used
 from .state_writer import STATE_FORMAT, STATE_VERSION
 
 _STATE_FIELDS = ("format", "version", "config", "seed", "round", "final_round",
@@ -70,10 +71,13 @@ class _StateLoader:
     """
 
     def __init__(self, data):
-        data = _object(data, "", _STATE_FIELDS)
+        optional = (HINTS_FIELD,) if isinstance(data, dict) and HINTS_FIELD in data else ()
+        data = _object(data, "", _STATE_FIELDS + optional)
         version = _read_header(data, STATE_FORMAT, STATE_VERSION)
         self.data = data
         self.config = _read_config(data["config"], "config")
+        if optional:
+            read_hints_used(data, self.config.players)
         _check_rules_of_version(version, self.config)
         self.seed = _read_seed(data["seed"], "seed", required=False)
         self.mode = self.config.mode_id

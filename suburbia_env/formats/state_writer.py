@@ -57,9 +57,15 @@ def game_to_dict(game) -> dict:
     }
 
 
-def game_to_json(game) -> str:
-    """The state format as JSON text; `game_from_json` of it restores the game exactly."""
-    return _format_json(game_to_dict(game)) + "\n"
+def game_to_json(game, hints_used: dict[int, int] | None = None) -> str:
+    """The state format as JSON text; `game_from_json` of it restores the game exactly.
+    `hints_used` (a game that allowed hints, issue 33) adds the optional field saying how
+    many hints each person asked for, as a record's (records.HINTS_FIELD)."""
+    document = game_to_dict(game)
+    if hints_used is not None:
+        document["hints_used"] = {str(seat): int(count)
+                                  for seat, count in sorted(hints_used.items())}
+    return _format_json(document) + "\n"
 
 
 def _counts_by_name(counts: np.ndarray) -> dict[str, int]:

@@ -396,6 +396,26 @@ def command_serve(args, extra, stdin, stdout) -> int:
 
 # Parser -------------------------------------------------------------------------------------
 
+def _add_secret_seed(parser: argparse.ArgumentParser, what: str, shown_when: str) -> None:
+    """--seed of a command whose default is a secret seed (a person's game, the review's
+    redraws): 64 bits from the operating system's secure generator."""
+    parser.add_argument("--seed", type=int, default=None,
+                        help=f"{what}, 0..2**64-1 (default: 64 random bits from the "
+                             f"operating system's secure generator, {shown_when})")
+
+
+def _add_allow_pickle(parser: argparse.ArgumentParser, what: str) -> None:
+    """--allow-pickle: the one way to load a pickled model, which runs its code."""
+    parser.add_argument("--allow-pickle", action="store_true",
+                        help=f"{what}, which runs code stored in the file (trusted files "
+                             f"only)")
+
+
+def _add_record(parser: argparse.ArgumentParser, description: str) -> None:
+    """The game record a command reads (replay, review)."""
+    parser.add_argument("record", type=Path, help=description)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="suburbia", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -420,9 +440,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "(default: dale for '--opponents dale' alone, else standard)")
     play.add_argument("--seat", type=int, default=0,
                       help="your seat in a standard game, 0..players-1 (default 0)")
-    play.add_argument("--seed", type=int, default=None,
-                      help="seed of the setup, 0..2**64-1 (default: 64 random bits from the "
-                           "operating system's secure generator, shown when the game is over)")
+    _add_secret_seed(play, "seed of the setup", "shown when the game is over")
     play.add_argument("--edition", choices=("2nd", "1st"), default=None,
                       help="stack layout: 2nd (default) or 1st (R3.2, R3.3)")
     play.add_argument("--resume", type=Path, metavar="FILE",
@@ -440,9 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="allow the 'hint' command: the search's best moves for your "
                            "decision, from what you can see only (off by default; the final "
                            "screen and the record say how many you used)")
-    play.add_argument("--allow-pickle", action="store_true",
-                      help="let ppo agents load pickled stable-baselines3 .zip models, which "
-                           "runs code stored in the file (trusted files only)")
+    _add_allow_pickle(play, "let ppo agents load pickled stable-baselines3 .zip models")
     play.set_defaults(handler=command_play)
 
     from agents.tournament_cli import add_arguments
@@ -469,7 +485,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(handler=command_bench, passthrough=True)
 
     replay = commands.add_parser("replay", help="show a game record step by step")
-    replay.add_argument("record", type=Path, help="game record JSON (suburbia-record)")
+    _add_record(replay, "game record JSON (suburbia-record)")
     replay.add_argument("--boards", action="store_true", help="draw the game after every step")
     replay.set_defaults(handler=command_replay)
 
@@ -482,7 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "is evaluated from what its seat knew (R10.2). Files: decisions.json, "
                     "decisions.csv, win_probability.png (docs/review.md). Needs the train "
                     "extra.")
-    review.add_argument("record", type=Path, help="finished game record JSON (suburbia-record)")
+    _add_record(review, "finished game record JSON (suburbia-record)")
     review.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="folder of the files (default: RECORD-review beside the record)")
     review.add_argument("--model", type=Path, default=None, metavar="PATH",
@@ -496,12 +512,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "1..256 (default 16)")
     review.add_argument("--threads", type=int, default=1,
                         help="torch threads: 1..64 (default 1)")
-    review.add_argument("--seed", type=int, default=None,
-                        help="seed of the redraws, 0..2**64-1 (default: 64 random bits from "
-                             "the operating system's secure generator, written in the files)")
-    review.add_argument("--allow-pickle", action="store_true",
-                        help="let --model be a pickled stable-baselines3 .zip, which runs "
-                             "code stored in the file (trusted files only)")
+    _add_secret_seed(review, "seed of the redraws", "written in the files")
+    _add_allow_pickle(review, "let --model be a pickled stable-baselines3 .zip")
     review.set_defaults(handler=command_review)
 
     render = commands.add_parser("render", help="picture (PNG, SVG) and/or text of a saved game")

@@ -3,36 +3,14 @@ default, refused in games of several people, answered for the person's decision 
 legal moves and no hidden fact, counted in the view, the record and the final screen."""
 
 import json
-import warnings
 
 import pytest
 
 pytest.importorskip("fastapi")
 pytest.importorskip("torch")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
-from repository import REPO
 from suburbia_env import Game
-from suburbia_env.apps.web import Settings, create_app
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    secret = tmp_path_factory.mktemp("web") / "secret.key"
-    app = create_app(Settings(secret_file=secret, model_dirs=[REPO / "models"]))
-    with TestClient(app, base_url="http://127.0.0.1") as client:
-        yield client
-
-
-def new_game(client, seats, hints=None, seed=11, mode="standard"):
-    body = {"mode": mode, "players": len(seats), "seed": seed, "delay_ms": 0,
-            "seats": [{"kind": "person"} if kind == "person" else
-                      {"kind": "agent", "agent": kind} for kind in seats]}
-    if hints is not None:
-        body["hints"] = hints
-    return client.post("/api/games", json=body)
+from web_fixtures import client, new_game  # noqa: F401  (client: the app's fixture)
 
 
 def ask(client, game, token):

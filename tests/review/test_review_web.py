@@ -4,41 +4,12 @@ cannot be reviewed is refused with a message saying why."""
 
 import json
 import time
-import warnings
 
 import pytest
 
 pytest.importorskip("fastapi")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from fastapi.testclient import TestClient
 
-from agents.greedy import GreedyAgent
-from repository import REPO
-from suburbia_env import Game
-from suburbia_env.apps.web import Settings, create_app
-
-
-@pytest.fixture(scope="module")
-def client(tmp_path_factory):
-    secret = tmp_path_factory.mktemp("web") / "secret.key"
-    app = create_app(Settings(secret_file=secret, model_dirs=[REPO / "models"]))
-    with TestClient(app, base_url="http://127.0.0.1") as client:
-        yield client
-
-
-def greedy_record(seed: int, decisions: int | None = None) -> dict:
-    game = Game(players=2, seed=seed)
-    agent = GreedyAgent()
-    while not game.is_over and (decisions is None or len(game.history) < decisions):
-        game.apply(agent.act(game))
-    return game.record()
-
-
-def open_replay(client, record: dict) -> str:
-    response = client.post("/api/replays", json={"record": record})
-    assert response.status_code == 201, response.text
-    return response.json()["id"]
+from web_fixtures import client, greedy_record, open_replay  # noqa: F401  (client: fixture)
 
 
 @pytest.mark.slow

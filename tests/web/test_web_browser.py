@@ -8,13 +8,9 @@ Set SUBURBIA_SCREENSHOTS=DIR to keep the screenshots in DIR (docs/images for the
 """
 
 import json
-import os
 import random
 import shutil
 import statistics
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -23,134 +19,10 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from loopback_sockets import free_loopback_port
-from repository import REPO
 from suburbia_env import Game
+from web_fixtures import SCREENSHOTS, click_a_decision, my_turn, shot, start_game
 
 pytestmark = pytest.mark.slow  # a browser and a server: minutes
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--disable-default-apps"]
-SCREENSHOTS = os.environ.get("SUBURBIA_SCREENSHOTS")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """`suburbia serve` on a free loopback port; its URL once it answers."""
-    port = free_loopback_port()
-    folder = tmp_path_factory.mktemp("serve")
-    env = dict(os.environ, OMP_NUM_THREADS="1", XDG_CONFIG_HOME=str(folder))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "suburbia_env.apps.cli", "serve", "--port", str(port),
-         "--models", str(REPO / "models"), "--secret-file", str(folder / "secret.key"),
-         "--store", str(folder / "games.sqlite3")],
-        cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 300  # the engine's kernels may compile at start-up
-    while True:
-        try:
-            urllib.request.urlopen(url + "/api/options", timeout=2).read()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise AssertionError("suburbia serve did not start:\n" + process.stdout.read())
-            time.sleep(0.3)
-    yield url
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"Chromium is missing: the browser tests drive Debian's {CHROMIUM} (no "
-                    f"browser download); install it with `apt-get install chromium "
-                    f"fonts-dejavu-core` (as root, after `apt-get update`; .ci/run does this)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("playwright's Python client is missing: pip install -e '.[test]'")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1920, "height": 1080}, accept_downloads=True)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: errors.append(message.text)  # the page's CSP holds
-            if "Content Security Policy" in message.text else None)
-    yield page
-    context.close()
-    assert not errors, errors
-
-
-def shot(page, tmp_path, name):
-    path = tmp_path / f"{name}.png"
-    page.screenshot(path=str(path))
-    if SCREENSHOTS:
-        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(SCREENSHOTS) / f"{name}.png")
-    return path
-
-
-def start_game(page, server, mode="dale", players=1, agents=(), seed=None, delay="0"):
-    page.goto(server + "/")
-    page.wait_for_selector("#new-game")
-    page.check(f"input[name=mode][value={mode}]")
-    if mode == "standard":
-        page.select_option("#players", str(players))
-    for seat, agent in agents:
-        row = page.locator(f"#seats .seat-row[data-seat='{seat}']")
-        row.locator("select.kind").select_option("agent")
-        row.locator("input.agent").fill(agent)
-    if seed is not None:
-        page.fill("#seed", str(seed))
-    page.select_option("#delay", delay)
-    page.click("#start")
-    page.wait_for_function("() => window.suburbia.view !== null && window.suburbia.game !== null")
-
-
-def my_turn(page, timeout=60_000):
-    page.wait_for_function("() => window.suburbia.view && (window.suburbia.view.legal !== null"
-                           " || window.suburbia.view.over)", timeout=timeout)
-    return not page.evaluate("window.suburbia.view.over")
-
-
-def click_a_decision(page, rng, screenshot=None):
-    """One decision of the person, taken by clicking what the page lights up."""
-    version = page.evaluate("window.suburbia.version")
-    if page.locator(".goal-choice").count():
-        page.locator(".goal-choice").nth(rng.randrange(page.locator(".goal-choice").count())).click()
-    elif page.evaluate("['discard', 'remove'].includes(window.suburbia.view.decision)"):
-        slots = page.locator("#board g.slot.selectable")
-        slots.nth(rng.randrange(slots.count())).click()
-    else:
-        choices = page.locator("#board g.slot.selectable, #board g.basic.selectable")
-        if choices.count():
-            choices.nth(rng.randrange(choices.count())).click()
-        elif page.locator("#choose-invest").count():
-            page.click("#choose-invest")
-        else:
-            page.click("#decision button[data-action]")  # pass
-            page.wait_for_function(f"() => window.suburbia.version > {version}")
-            return
-        cells = page.locator("#board g.cell.legal")
-        cells.first.wait_for()
-        if screenshot:
-            screenshot()
-        cells.nth(rng.randrange(cells.count())).click()
-    page.wait_for_function(f"() => window.suburbia.version > {version}")
 
 
 def score_table(page, selector="#scores"):
@@ -482,41 +354,3 @@ def test_a_seed_of_64_bits_stays_exact_in_the_page(page, server, tmp_path):
     saved = tmp_path / "downloaded.json"
     download.value.save_as(saved)
     assert json.loads(saved.read_text()) == game.record()
-
-
-def test_a_finished_game_is_reviewed_and_a_mistake_shows_the_better_move(page, server,
-                                                                          tmp_path):
-    """Issue 33: the review's chart renders, one line a seat; a mistake clicked steps the
-    replay to the position it was made in and draws the better move on the board."""
-    from agents.greedy import GreedyAgent
-    page.set_default_timeout(240_000)  # a review takes seconds to a minute of CPU
-    game = Game(2, "standard", "2nd", 3)
-    agent = GreedyAgent()
-    while not game.is_over:
-        game.apply(agent.act(game))
-    path = tmp_path / "record.json"
-    path.write_text(json.dumps(game.record()))
-    page.goto(server + "/")
-    page.wait_for_selector("#new-game")
-    page.set_input_files("#open-file", str(path))
-    page.wait_for_selector("#r-review:not([hidden])")
-    page.click("#r-review-start")
-    page.wait_for_selector("#r-chart-box:not([hidden]) polyline.seat-line")
-    assert page.locator("#r-chart polyline.seat-line").count() == 2
-    points = page.get_attribute("#r-chart polyline.seat-line[data-seat='0']", "points")
-    assert len(points.split()) == len(game.history) + 1  # every decision, then the result
-    assert "may use everything" in page.inner_text("#r-review-status")
-    mistakes = page.locator("#r-mistakes button.mistake")
-    assert 1 <= mistakes.count() <= 6
-    placed = [index for index in range(mistakes.count())
-              if "@" in mistakes.nth(index).inner_text().split("better ")[1]]
-    button = mistakes.nth(placed[0] if placed else 0)
-    decision = int(button.get_attribute("data-decision"))
-    button.click()
-    page.wait_for_function(
-        f"() => document.getElementById('r-position').textContent.startsWith('Step {decision} of')")
-    better = page.inner_text("#r-better")
-    assert f"Before decision {decision}" in better and "better move" in better
-    if placed:
-        page.wait_for_selector("#replay-board g.cell.better-move")
-    shot(page, tmp_path, "web-review")

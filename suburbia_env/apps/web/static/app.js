@@ -380,6 +380,89 @@ function markBoard() {
     const el = board.querySelector(`g.cell[data-seat="${v.you}"][data-cell="${cell}"]`);
     if (el) el.classList.add("legal");
   }
+  drawHint();
+}
+
+function hintedMove(number) {
+  // Where the server's grouping of the legal actions (views.legal_choices) puts an action
+  // number: its verb, the market slot or basic tile it takes, the cell it goes to.
+  const legal = S.view.legal;
+  for (const verb of ["buy", "lake", "basic"]) {
+    for (const [source, cells] of Object.entries(legal[verb])) {
+      for (const [cell, n] of Object.entries(cells)) if (n === number) return {verb, source, cell};
+    }
+  }
+  for (const [cell, n] of Object.entries(legal.invest)) if (n === number) return {verb: "invest", cell};
+  for (const verb of ["discard", "remove"]) {
+    for (const [source, n] of Object.entries(legal[verb])) if (n === number) return {verb, source};
+  }
+  for (const [option, n] of Object.entries(legal.keep)) if (n === number) return {verb: "keep", option};
+  return legal.pass === number ? {verb: "pass"} : null;
+}
+
+function drawGhost(board, seat, cell, label, className) {
+  // A would-be tile over a borough cell: dashed, see-through, marked "hint" or "better",
+  // so that it is never taken for a tile of the borough; clicks go through it.
+  const target = board.querySelector(`g.cell[data-seat="${seat}"][data-cell="${cell}"]`);
+  if (!target) return null;
+  const svgNs = "http://www.w3.org/2000/svg";
+  const box = target.getBBox();
+  const ghost = document.createElementNS(svgNs, "g");
+  ghost.setAttribute("class", `ghost ${className}`);
+  ghost.dataset.seat = String(seat);
+  ghost.dataset.cell = String(cell);
+  const shape = target.querySelector("polygon");
+  if (shape) {
+    const outline = document.createElementNS(svgNs, "polygon");
+    outline.setAttribute("points", shape.getAttribute("points"));
+    ghost.appendChild(outline);
+  }
+  const [tag, ...words] = label;
+  [tag, ...words].forEach((line, index) => {
+    const text = document.createElementNS(svgNs, "text");
+    text.setAttribute("x", String(box.x + box.width / 2));
+    text.setAttribute("y", String(box.y + box.height / 2 - 6 * words.length + 13 * index));
+    text.setAttribute("text-anchor", "middle");
+    text.setAttribute("class", index === 0 ? "ghost-tag" : "ghost-name");
+    text.textContent = line;
+    ghost.appendChild(text);
+  });
+  target.parentNode.appendChild(ghost);  // drawn over every tile of the borough
+  return ghost;
+}
+
+function moveLabel(verb, kind, cellTile) {
+  if (verb === "lake") return "Lake";
+  if (verb === "invest") return `invest: ${cellTile}`;
+  return kind !== null && tileOf(kind) ? tileOf(kind).name : "";
+}
+
+function drawHint() {
+  // The hinted move on the board: the market card or basic tile it takes, and the tile as
+  // it would lie on its cell (a ghost); gone once the person has decided.
+  const board = $("board");
+  board.querySelectorAll(".ghost.hinted").forEach((el) => el.remove());
+  board.querySelectorAll(".hint-source, .hint-target").forEach((el) => el.classList.remove("hint-source", "hint-target"));
+  document.querySelectorAll("#decision .hint-choice").forEach((el) => el.classList.remove("hint-choice"));
+  const v = S.view;
+  if (!S.hint || S.hint.at !== v.log_total || v.over || !v.legal || !S.hint.answer.moves.length) return;
+  const number = S.hint.answer.moves[0].action;
+  const move = hintedMove(number);
+  if (!move) return;
+  let kind = null;
+  if (move.source !== undefined) {
+    const selector = move.verb === "basic" ? `g.basic[data-basic="${move.source}"]` : `g.slot[data-slot="${move.source}"]`;
+    const source = board.querySelector(selector);
+    if (source) { source.classList.add("hint-source"); kind = Number(source.dataset.kind); }
+  }
+  if (move.cell !== undefined) {
+    const target = board.querySelector(`g.cell[data-seat="${v.you}"][data-cell="${move.cell}"]`);
+    if (target) target.classList.add("hint-target");
+    const lying = target && target.dataset.kind !== undefined ? tileOf(target.dataset.kind) : null;
+    drawGhost(board, v.you, move.cell, ["hint", moveLabel(move.verb, kind, lying ? lying.name : "")], "hinted");
+  }
+  const button = document.querySelector(`#decision button[data-action="${number}"]`);
+  if (button) button.classList.add("hint-choice");
 }
 
 function select(selection) {
@@ -489,6 +572,7 @@ async function askHint() {
   try {
     const answer = await api("POST", `/api/games/${S.game}/hint`);
     S.hint = {at, answer};
+    drawHint();
     const rows = answer.moves.map((m, i) =>
       `<tr class="${i === 0 ? "best" : ""}"><td>${i === 0 ? "Best" : "or"}</td><td>${escapeHtml(m.words)}</td>` +
       `<td>${Math.round(m.win_probability * 100)}%</td><td>${m.margin >= 0 ? "+" : ""}${m.margin.toFixed(1)}</td></tr>`).join("");
@@ -701,17 +785,36 @@ async function showMistake(event) {
 }
 
 function markMoves() {
-  // The better move's cell (green) and the played move's (dashed red) on the deciding
-  // seat's borough, when the replay shows the position of a mistake clicked.
+  // The better move's cell (green, with the tile it would place drawn over it as a ghost)
+  // and the played move's (dashed red) on the deciding seat's borough, when the replay
+  // shows the position of a mistake clicked.
   const d = S.marked;
   if (!d || S.step !== d.decision) return;
+  const board = $("replay-board");
   for (const [move, name] of [[d.best_move, "better-move"], [d.move, "played-move"]]) {
     const at = /(?:@|^invest)\s*(-?\d+),(-?\d+)$/.exec(move);
     if (!at) continue;
-    const cell = $("replay-board").querySelector(
+    const cell = board.querySelector(
       `g.cell[data-seat="${d.seat}"][data-col="${at[1]}"][data-row="${at[2]}"]`);
-    if (cell) cell.classList.add(name);
+    if (!cell) continue;
+    cell.classList.add(name);
+    if (name === "better-move") drawGhost(board, d.seat, cell.dataset.cell, ["better", notationTile(board, move, cell)], "better");
   }
+}
+
+function notationTile(board, move, cell) {
+  // The tile a move in notation (buy/lake <slot>, basic <name>, invest) would place,
+  // read off the replay's drawing of the position.
+  const [verb, what] = move.split(/\s+/);
+  if (verb === "lake") return "Lake";
+  if (verb === "invest") return `invest: ${cell.dataset.kind !== undefined ? tileOf(cell.dataset.kind).name : ""}`;
+  let source = null;
+  if (verb === "buy") source = board.querySelector(`g.slot[data-slot="${what}"]`);
+  if (verb === "basic") {
+    source = [...board.querySelectorAll("g.basic")].find((el) => tileOf(el.dataset.kind).name.toLowerCase().includes(what));
+  }
+  if (source) source.classList.add("better-source");
+  return source ? tileOf(source.dataset.kind).name : "";
 }
 
 function stopAutoplay() {

@@ -74,6 +74,18 @@ def shot(page, tmp_path, name):
     return path
 
 
+def drawn_box(locator) -> dict:
+    """An SVG element's box on the screen as drawn, without its stroke (its getBBox through
+    its transforms): Chromium's client rectangle, playwright's bounding box, counts the
+    stroke, whose width the page's styles vary."""
+    return locator.evaluate("""(element) => {
+        const box = element.getBBox(), matrix = element.getScreenCTM();
+        const corner = (x, y) => new DOMPoint(x, y).matrixTransform(matrix);
+        const low = corner(box.x, box.y), high = corner(box.x + box.width, box.y + box.height);
+        return {x: low.x, y: low.y, width: high.x - low.x, height: high.y - low.y};
+    }""")
+
+
 def fill_new_game(page, server, mode="dale", players=1, agents=(), seed=None, delay="0",
                   persons=(), hints=False):
     """The new-game form filled in: `agents` [(seat, spec)], `persons` other seats a person

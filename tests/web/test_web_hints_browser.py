@@ -3,8 +3,9 @@ the Hint button shows only to the one person of a game made with hints against b
 (never in a game of several people, never to a watcher); a hint shows the search's best
 move in a table and draws it on the board (the card it takes outlined, the tile as a
 ghost on its cell, or the goal to keep marked), and the drawing goes once the person
-decides; the final screen says how many hints were used."""
+decides; the final screen and the record downloaded say how many hints were used."""
 
+import json
 import random
 
 import pytest
@@ -12,7 +13,9 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("torch")
 
-from web_fixtures import click_a_decision, fill_new_game, my_turn, shot, start_game
+from suburbia_env import Game
+from web_fixtures import (click_a_decision, drawn_box, fill_new_game, my_turn, shot,
+                          start_game)
 
 pytestmark = pytest.mark.slow
 
@@ -69,6 +72,13 @@ def test_the_hint_button_shows_only_when_allowed_and_shows_the_best_move(page, s
         assert decisions < 200
     assert page.is_hidden("#hint")
     assert page.inner_text("#hints-used") == "Hints used: Player 0: 1"
+    with page.expect_download() as download:  # the record the page offers says so too
+        page.click("#download-record")
+    saved = tmp_path / "record.json"
+    download.value.save_as(saved)
+    record = json.loads(saved.read_text())
+    assert record["hints_used"] == {"0": 1}
+    assert len(record["actions"]) == decisions and Game.replay(record).is_over
 
 
 def test_a_hint_is_drawn_on_the_board_and_cleared_by_the_move(page, server, tmp_path):
@@ -100,8 +110,15 @@ def test_a_hint_is_drawn_on_the_board_and_cleared_by_the_move(page, server, tmp_
     target = page.locator(f"#board g.cell.hint-target[data-seat='{view['you']}']"
                           f"[data-cell='{cell}']")
     assert target.count() == 1  # the place it would go, in the person's own borough
-    box, shape = ghost.bounding_box(), target.bounding_box()
-    assert abs(box["x"] - shape["x"]) < 3 and abs(box["y"] - shape["y"]) < 3
+    # drawn where the cell is: its outline on the cell's, its words centred on it (a long
+    # name may overflow the cell, so the whole drawing's box is not the cell's)
+    outline = drawn_box(ghost.locator("polygon"))
+    shape = drawn_box(target.locator("polygon").first)
+    assert all(abs(outline[side] - shape[side]) < 1.5
+               for side in ("x", "y", "width", "height")), (outline, shape)
+    for line in range(ghost.locator("text").count()):
+        text = ghost.locator("text").nth(line).bounding_box()
+        assert abs(text["x"] + text["width"] / 2 - shape["x"] - shape["width"] / 2) < 3
     if verb == "basic":
         card = page.locator(f"#board g.basic.hint-source[data-basic='{source}']")
         tile = page.evaluate("(kind) => window.suburbia.tiles[kind].name",

@@ -1,9 +1,11 @@
 """The review of a finished game in the page, in real headless Chromium (issue 33, items
 1 and 7): the win-probability chart renders, one line a seat, and a mistake clicked shows
 the board at the moment of the decision with the better move drawn on it (the tile it
-would place as a ghost on its cell, the card it takes outlined) and the move played."""
+would place as a ghost on its cell, the card it takes outlined) and the move played; a
+game finished in the page is reviewed from its replay."""
 
 import json
+import random
 
 import pytest
 
@@ -11,7 +13,8 @@ pytest.importorskip("fastapi")
 pytest.importorskip("torch")
 
 from suburbia_env import Game
-from web_fixtures import greedy_record, shot
+from web_fixtures import (click_a_decision, drawn_box, greedy_record, my_turn, shot,
+                          start_game)
 
 pytestmark = pytest.mark.slow  # a review takes seconds to a minute of CPU
 
@@ -64,10 +67,49 @@ def test_a_finished_game_is_reviewed_and_a_mistake_shows_the_better_move(page, s
     words = ghost.text_content()
     assert words.startswith("better") and tile in words
     assert page.locator(f"#replay-board g.slot.better-source[data-slot='{slot}']").count() == 1
-    box, shape = ghost.bounding_box(), cell.bounding_box()  # drawn where the cell is
-    assert abs(box["x"] - shape["x"]) < 3 and abs(box["y"] - shape["y"]) < 3
+    # drawn where the cell is: its outline on the cell's, its words centred on it (a long
+    # name may overflow the cell, so the whole drawing's box is not the cell's)
+    outline = drawn_box(ghost.locator("polygon"))
+    shape = drawn_box(cell.locator("polygon").first)
+    assert all(abs(outline[side] - shape[side]) < 1.5
+               for side in ("x", "y", "width", "height")), (outline, shape)
+    for line in range(ghost.locator("text").count()):
+        text = ghost.locator("text").nth(line).bounding_box()
+        assert abs(text["x"] + text["width"] / 2 - shape["x"] - shape["width"] / 2) < 3
     shot(page, tmp_path, "web-review")
     page.click("#r-next")  # another step: the drawing of the better move is gone
     page.wait_for_function(
         f"() => document.getElementById('r-position').textContent.startsWith('Step {decision + 1} of')")
     assert page.locator("#replay-board g.ghost").count() == 0
+
+
+def test_a_game_finished_in_the_page_is_reviewed_from_its_replay(page, server, tmp_path):
+    page.set_default_timeout(600_000)
+    start_game(page, server, seed=2718)  # against Dale: only the person decides (R9.2)
+    rng = random.Random(11)
+    decisions = 0
+    while my_turn(page):
+        click_a_decision(page, rng)
+        decisions += 1
+        assert decisions < 200
+    assert page.is_visible("#scores")
+    page.click("#to-replay")
+    page.wait_for_selector("#r-review:not([hidden])")
+    assert page.evaluate("() => window.suburbia.replay") is not None
+    page.click("#r-review-start")
+    page.wait_for_selector("#r-chart-box:not([hidden]) polyline.seat-line")
+    lines = page.locator("#r-chart polyline.seat-line")
+    assert lines.count() == 2  # the person and Dale
+    for seat in (0, 1):
+        points = lines.nth(seat).get_attribute("points").split()
+        assert len(points) == decisions + 1  # every decision, then the result
+        assert all(0 <= float(point.split(",")[1]) <= 130 for point in points)
+    review = page.evaluate("() => window.suburbia.review.review")
+    assert len(review["decisions"]) == decisions
+    assert {decision["seat"] for decision in review["decisions"]} == {0}
+    assert "may use everything" in page.inner_text("#r-review-status")
+    assert "Dale" in page.inner_text("#r-legend")
+    listed = page.locator("#r-mistakes button.mistake[data-decision]").count()
+    assert listed >= 1  # random clicks: some cost the person
+    assert listed == len(page.evaluate("() => window.suburbia.review.mistakes['0']"))
+    shot(page, tmp_path, "web-review-of-a-played-game")

@@ -155,9 +155,24 @@ def test_hints_are_offered_only_to_one_person_against_bots(page, server, browser
     assert page.is_hidden("#hint")
     assert page.evaluate("() => window.suburbia.view.hints") == {
         "on": False, "can_ask": False, "running": False, "used": {"0": 0, "1": 0}}
-    # a game with hints, watched without a seat: no Hint button for the watcher
+    # Solitary Architect with hints ticked: refused, no opponent to win against (R9.1)
+    fill_new_game(page, server, mode="solitary", hints=True)
+    page.click("#start")
+    page.wait_for_function("() => document.getElementById('message').className === 'error'")
+    assert "Solitary Architect" in page.inner_text("#message")
+    assert page.evaluate("() => window.suburbia.game") is None
+    # a game with hints: the Hint button only at the person's own decisions
     start_game(page, server, mode="standard", players=2, agents=[(1, "greedy")], hints=True)
     assert my_turn(page) and page.is_visible("#hint")
+    page.click("#bot-pause")
+    page.wait_for_function("() => window.suburbia.view.bots.paused")
+    click_a_decision(page, random.Random(9))
+    page.wait_for_function("() => window.suburbia.view.current === 1")
+    assert page.is_hidden("#hint")  # the bot's turn, paused: nothing to hint
+    assert page.evaluate("() => window.suburbia.view.hints.can_ask") is False
+    page.click("#bot-pause")  # resumed: the bot decides, the person's turn comes back
+    assert my_turn(page) and page.is_visible("#hint")
+    # ... and watched without a seat: no Hint button for the watcher
     watcher = browser.new_context().new_page()
     watcher.goto(f"{server}/#/game/{page.evaluate('() => window.suburbia.game')}")
     watcher.wait_for_function("() => window.suburbia.view !== null")

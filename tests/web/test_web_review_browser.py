@@ -57,6 +57,11 @@ def test_a_finished_game_is_reviewed_and_a_mistake_shows_the_better_move(page, s
     column, row = cell_text.split(",")
     position = Game.replay(record | {"actions": record["actions"][:decision]})
     tile = next(entry["tile"] for entry in position.market() if entry["slot"] == int(slot))
+    shown = page.evaluate("""() => Array.from(document.querySelectorAll(
+        '#replay-board g.slot[data-kind]'), (card) => [Number(card.dataset.slot),
+        window.suburbia.tiles[card.dataset.kind].name])""")
+    assert sorted(map(tuple, shown)) == sorted((entry["slot"], entry["tile"])
+                                               for entry in position.market())
     cell = page.locator(f"#replay-board g.cell.better-move[data-seat='{best['seat']}']"
                         f"[data-col='{column}'][data-row='{row}']")
     assert cell.count() == 1
@@ -112,4 +117,10 @@ def test_a_game_finished_in_the_page_is_reviewed_from_its_replay(page, server, t
     listed = page.locator("#r-mistakes button.mistake[data-decision]").count()
     assert listed >= 1  # random clicks: some cost the person
     assert listed == len(page.evaluate("() => window.suburbia.review.mistakes['0']"))
+    dot = page.locator("#r-chart circle.mistake-dot").last  # a mistake clicked on the chart
+    decision = int(dot.get_attribute("data-decision"))
+    dot.click()
+    page.wait_for_function(
+        f"() => document.getElementById('r-position').textContent.startsWith('Step {decision} of')")
+    assert page.inner_text("#r-better").startswith(f"Before decision {decision} ")
     shot(page, tmp_path, "web-review-of-a-played-game")

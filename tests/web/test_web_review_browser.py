@@ -2,7 +2,8 @@
 1 and 7): the win-probability chart renders, one line a seat, and a mistake clicked shows
 the board at the moment of the decision with the better move drawn on it (the tile it
 would place as a ghost on its cell, the card it takes outlined) and the move played; a
-game finished in the page is reviewed from its replay."""
+game finished in the page is reviewed from its replay, every decision's evaluation
+shown at its step."""
 
 import json
 import random
@@ -117,6 +118,30 @@ def test_a_game_finished_in_the_page_is_reviewed_from_its_replay(page, server, t
     listed = page.locator("#r-mistakes button.mistake[data-decision]").count()
     assert listed >= 1  # random clicks: some cost the person
     assert listed == len(page.evaluate("() => window.suburbia.review.mistakes['0']"))
+    # every decision's evaluation, at its step: the moves, their values, the policy's top
+    page.click("#r-first")
+    for step in range(3):
+        if step:
+            page.click("#r-next")
+        page.wait_for_function(f"() => document.getElementById('r-eval').dataset.decision"
+                               f" === '{step}' && window.suburbia.step === {step}")
+        shown, decision = page.locator("#r-eval"), review["decisions"][step]
+        rows = shown.locator("table.evaluation tr")
+        for index, (move, win, margin) in enumerate((
+                ("move", "win_probability_played", "margin_played"),
+                ("best_move", "win_probability_best", "margin_best")), start=1):
+            assert rows.nth(index).locator("td.move").inner_text() == decision[move]
+            percent = float(rows.nth(index).locator("td.win").inner_text().rstrip("%"))
+            assert abs(percent - 100 * decision[win]) <= 0.051
+            assert abs(float(rows.nth(index).locator("td.margin").inner_text())
+                       - decision[margin]) <= 0.051
+        cost = shown.locator("p.cost").inner_text()
+        assert ("best move was played" in cost) == decision["played_is_best"]
+        tops = shown.locator("p.policy-top").inner_text()
+        assert [top["move"] for top in decision["policy_top"]] and all(
+            f"{top['move']} (" in tops for top in decision["policy_top"])
+    page.click("#r-last")  # the result: no decision to evaluate
+    page.wait_for_function("() => document.getElementById('r-eval').hidden")
     dot = page.locator("#r-chart circle.mistake-dot").last  # a mistake clicked on the chart
     decision = int(dot.get_attribute("data-decision"))
     dot.click()

@@ -662,7 +662,8 @@ async function openReplay(id) {
   $("r-review-start").disabled = false;
   $("r-review-status").textContent = "";
   $("r-chart-box").hidden = true;
-  for (const part of ["r-legend", "r-mistakes", "r-better"]) $(part).innerHTML = "";
+  for (const part of ["r-legend", "r-mistakes", "r-better", "r-eval"]) $(part).innerHTML = "";
+  $("r-eval").hidden = true;
   await showStep(0);
 }
 
@@ -692,6 +693,7 @@ async function showStep(step) {
     if (view.scores) $("r-scores").innerHTML = scoresTable(view.scores);
     $("r-review").hidden = !view.has_record;  // the server says when a game is unfinished
     markMoves();
+    renderEvaluation();
     const ms = performance.now() - start;
     window.suburbiaTimings.push(ms);
     $("timing").textContent = `last step answered in ${Math.round(ms)} ms`;
@@ -769,6 +771,30 @@ function showReview(answer) {
     }
   }
   $("r-mistakes").innerHTML = items.join("") || "<li>Every move was the search's best.</li>";
+  renderEvaluation();
+}
+
+function renderEvaluation() {
+  // The review's evaluation of the decision taken at the step shown (every decision, not
+  // only the mistakes): the move played and the search's best with their win probability
+  // and margin, what the difference costs, and the policy's top moves.
+  const box = $("r-eval");
+  const d = S.review ? S.review.review.decisions[S.step] : undefined;
+  box.hidden = !d;
+  if (!d) { box.innerHTML = ""; return; }
+  box.dataset.decision = String(d.decision);
+  const percent = (p) => `${(100 * p).toFixed(1)}%`;
+  const signed = (x) => `${x >= 0 ? "+" : ""}${x.toFixed(1)}`;
+  const row = (what, move, win, margin, extra) =>
+    `<tr><th>${what}</th><td class="move">${escapeHtml(move)}</td><td class="win">${percent(win)}</td><td class="margin">${signed(margin)}</td><td>${extra}</td></tr>`;
+  const cost = d.played_is_best ? "the search's best move was played"
+    : `it cost ${percent(d.cost_win_probability)} of win probability and ${d.cost_margin.toFixed(1)} of margin`;
+  box.innerHTML = `<h3>Decision ${d.decision}: round ${d.round}, seat ${d.seat} (${d.legal_moves} legal moves)</h3>` +
+    `<table class="evaluation"><tr><th></th><th>move</th><th>win</th><th>margin</th><th>policy</th></tr>` +
+    row("played", d.move, d.win_probability_played, d.margin_played, `${percent(d.policy_probability)} (rank ${d.policy_rank})`) +
+    row("best", d.best_move, d.win_probability_best, d.margin_best, "") + `</table>` +
+    `<p class="cost">${escapeHtml(cost)}.</p>` +
+    `<p class="policy-top">The policy's top moves: ${d.policy_top.map((top) => `${escapeHtml(top.move)} (${percent(top.probability)})`).join(", ")}</p>`;
 }
 
 async function showMistake(event) {

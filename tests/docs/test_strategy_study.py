@@ -113,8 +113,13 @@ def test_wilson_and_bootstrap_intervals():
 
 
 @pytest.fixture(scope="module")
-def committed():
-    findings, tables = strategy_findings.compute()
+def computed():
+    return strategy_findings.compute()
+
+
+@pytest.fixture(scope="module")
+def committed(computed):
+    findings, tables = computed
     return strategy_findings.findings_document(findings, tables)
 
 
@@ -154,3 +159,53 @@ def test_a_folder_of_other_settings_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="games_per_chunk.*3"):
         strategy_data.main(["--out", str(tmp_path), "--games-per-chunk", "3"])
     assert sorted(path.name for path in tmp_path.iterdir()) == ["games-0000.jsonl.gz"]
+
+
+def test_the_takeaways_are_written_from_the_findings(computed, committed):
+    """The page's "What to take away" is what the script writes from the committed
+    findings, and every sign its wording relies on is borne out by them."""
+    findings, _ = computed
+    assert strategy_findings.check_takeaways(findings) == []
+    page = (REPO / "docs" / "strategy.md").read_text()
+    block = page.split(strategy_findings.TAKEAWAY_START, 1)[1].split(
+        strategy_findings.TAKEAWAY_END, 1)[0]
+    assert block.strip() == strategy_findings.takeaway_markdown(findings).strip()
+    assert 8 <= len(committed["takeaways"]) <= 16
+    assert page.index("## What to take away") < page.index("## Findings")
+    market = [item for key, item in findings.items.items()
+              if key.startswith("market_") and item["established"]]
+    best = max(market, key=lambda item: item["mean"])
+    assert strategy_findings.interval_text(best) in block
+    assert committed["takeaways"][-1].startswith("**Not established:**")
+
+
+def test_a_claim_the_data_no_longer_bears_out_is_reported():
+    findings = strategy_findings.Findings()
+    findings.add("lake_money_0", {"mean": -1.0, "low": -2.0, "high": -0.5, "n": 50,
+                                  "games": 20}, "A lake with $0-4 in hand: ...", True)
+    findings.add("red_line_5-8", {"mean": 1.0, "low": 0.5, "high": 1.5, "n": 50,
+                                  "games": 20}, "Crossing a red line in rounds 5-8: ...", True)
+    wrong = strategy_findings.check_takeaways(findings)
+    assert any(line.startswith("lake_money_0: expected +") for line in wrong)
+    assert any(line.startswith("red_line_5-8: expected 0") for line in wrong)
+    assert any(line == "invest_overall: missing" for line in wrong)
+    assert "lake_money_0 > lake_money_5: not borne out" in wrong
+
+
+def test_the_market_comparison_is_against_the_mean_of_the_other_tiles():
+    rows = pd.DataFrame({
+        "game": [0, 0, 0, 0, 1, 1], "decision": [3, 3, 3, 3, 5, 5],
+        "decision_kind": ["turn"] * 6,
+        "move_kind": ["buy", "buy", "buy", "lake", "buy", "basic"],
+        "tile": ["A", "B", "C", "", "A", "Suburbs"], "margin": [4.0, 1.0, -2.0, 9.0, 3.0, 0.0],
+    })
+    buys = strategy_findings.market_buys(rows).set_index("tile")
+    assert list(buys.index) == ["A", "B", "C"]  # game 1 has a single market tile: left out
+    assert buys.loc["A", "market_margin"] == 4.0 - (1.0 - 2.0) / 2
+    assert buys.loc["C", "market_margin"] == -2.0 - (4.0 + 1.0) / 2
+
+
+def test_a_rate_per_step_weights_each_decision_by_its_steps():
+    result = strategy_findings.bootstrap_ratio([2.0, 6.0, 3.0], [1.0, 3.0, 1.0], [0, 0, 1])
+    assert result["mean"] == 11.0 / 5.0 and result["n"] == 3 and result["games"] == 2
+    assert 2.0 <= result["low"] <= result["mean"] <= result["high"] <= 3.0

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import shlex
 import textwrap
+import threading
 from pathlib import Path
 from typing import TextIO
 
@@ -126,6 +127,7 @@ class TerminalGame:
         self.hints = hints
         self.hints_used = hints_used  # a resumed game's count goes on
         self._hinter = None
+        self._hinter_loading: threading.Thread | None = None
         self.human = human
         self.opponents = opponents
         self.stdin, self.stdout = stdin, stdout
@@ -184,6 +186,8 @@ class TerminalGame:
         for line in wrap(f"{self._table_words()}; {YOU} are "
                          f"{player_name(self.game.config.mode, self.human)}."):
             self.say(line)
+        if self.hints and not self.game.is_over:
+            self._load_hinter_in_background()
         if self.seed_source == "given":
             self.say(f"Seed {self.game.seed}.")
         elif self.seed_source == "random":
@@ -409,6 +413,29 @@ class TerminalGame:
             self._play(line.strip())
         return None
 
+    def _load_hinter_in_background(self) -> None:
+        """Start loading the hints' search and model while the person reads the board,
+        so that the first hint answers as fast as the later ones (issue 33: 2 s)."""
+        def load() -> None:
+            from agents.hints import Hinter
+            try:
+                self._hinter = Hinter(self.game.config.mode)
+            except Exception as error:  # raised again at the hint, as without the thread
+                self._hinter_error = error
+        self._hinter_error: Exception | None = None
+        self._hinter_loading = threading.Thread(target=load, name="hints-loader", daemon=True)
+        self._hinter_loading.start()
+
+    def _loaded_hinter(self):
+        """The hints' search, once its background loading is over; a loading error is
+        raised here, at the hint."""
+        if self._hinter is None and self._hinter_loading is None:
+            self._load_hinter_in_background()
+        self._hinter_loading.join()
+        if self._hinter is None:
+            raise self._hinter_error
+        return self._hinter
+
     def _hint(self) -> None:
         """The search's moves for the person's decision, from the person's knowledge only
         (agents/hints.py redraws what the seat cannot see, R10.2); counted."""
@@ -416,11 +443,9 @@ class TerminalGame:
             self.say("Hints are off in this game: start it with 'suburbia play --hints'.")
             return
         self.say("Thinking about your move...")
-        from agents.hints import Hinter, hint_lines
+        from agents.hints import hint_lines
         try:
-            if self._hinter is None:
-                self._hinter = Hinter(self.game.config.mode)
-            answer = self._hinter.hint(self.game, self.human)
+            answer = self._loaded_hinter().hint(self.game, self.human)
         except SuburbiaError as error:
             self.say(f"No hint: {error}")
             return

@@ -108,3 +108,21 @@ def test_a_hint_asked_after_resuming_counts_on(tmp_path):
     output = stdout.getvalue()
     assert output.count("  best: ") == 1 and "Hints used: 2." in output
     assert json.loads(record_path.read_text())["hints_used"] == {"0": 2}
+
+
+@pytest.mark.slow
+def test_the_search_loads_while_the_person_reads_the_board():
+    """With hints on, the hints' search and model load in the background from the game's
+    start, so the first hint does not wait for them (item 5: a hint within 2 s); a game
+    quit at once still ends normally."""
+    pytest.importorskip("torch")
+    from agents.hints import Hinter
+    from suburbia_env.apps.terminal_game import TerminalGame
+    stdout = io.StringIO()
+    terminal = TerminalGame(Game(1, "dale", seed=8), 0, {}, io.StringIO("quit\nno\n"),
+                            stdout, show_board=False, hints=True)
+    assert terminal.run() == 0
+    terminal._hinter_loading.join(timeout=300)
+    assert isinstance(terminal._hinter, Hinter)
+    assert "best:" not in stdout.getvalue()  # loaded, but no hint was asked or counted
+    assert terminal.hints_used == 0

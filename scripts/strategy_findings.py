@@ -283,12 +283,17 @@ def relative_buys(candidates: pd.DataFrame) -> pd.DataFrame:
 def tile_values(candidates: pd.DataFrame, minimum: int = MINIMUM_ROWS) -> pd.DataFrame:
     """Per market tile bought (buy candidates): relative_margin with its interval; the
     tiles with `minimum` rows or more."""
-    buys = relative_buys(candidates)
+    return per_tile(relative_buys(candidates), "relative_margin", minimum)
+
+
+def per_tile(buys: pd.DataFrame, column: str, minimum: int) -> pd.DataFrame:
+    """Per tile of `buys`: the mean of `column` with its interval (whole games
+    resampled), its type and mean round; tiles with `minimum` rows or more, best first."""
     rows = []
     for tile, part in buys.groupby("tile"):
         if len(part) < minimum:
             continue
-        result = bootstrap_mean(part["relative_margin"], part["game"])
+        result = bootstrap_mean(part[column], part["game"])
         rows.append({"tile": tile, "type": part["tile_type"].iloc[0],
                      "mean_round": float(part["round"].mean()), **result})
     table = pd.DataFrame(rows)
@@ -310,16 +315,7 @@ def market_buys(candidates: pd.DataFrame) -> pd.DataFrame:
 
 def market_values(candidates: pd.DataFrame, minimum: int = MINIMUM_ROWS) -> pd.DataFrame:
     """Per market tile: market_margin with its interval, tiles with `minimum` rows or more."""
-    buys = market_buys(candidates)
-    rows = []
-    for tile, part in buys.groupby("tile"):
-        if len(part) < minimum:
-            continue
-        result = bootstrap_mean(part["market_margin"], part["game"])
-        rows.append({"tile": tile, "type": part["tile_type"].iloc[0],
-                     "mean_round": float(part["round"].mean()), **result})
-    table = pd.DataFrame(rows)
-    return table.sort_values("mean", ascending=False).reset_index(drop=True) if rows else table
+    return per_tile(market_buys(candidates), "market_margin", minimum)
 
 
 def tile_findings(candidates: pd.DataFrame, findings: Findings) -> pd.DataFrame:

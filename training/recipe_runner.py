@@ -681,7 +681,7 @@ class RecipeRun:
         total = planned_timesteps(config)
         rollout = config.n_steps * config.num_envs
         every = -(-stage.checkpoint_every // rollout) * rollout
-        checkpoint = folder / "checkpoint.zip"
+        checkpoint = folder / record.get("checkpoint_file", "checkpoint.zip")
         if record.get("checkpoint_sha256") and \
                 sha256_of(checkpoint) == record["checkpoint_sha256"]:
             learner.resume(checkpoint)
@@ -700,13 +700,19 @@ class RecipeRun:
             learner.learn_until(target, on_steps=self.progress.update)
             temporary = folder / "checkpoint-partial.zip"
             learner.save_checkpoint(temporary)
+            # a new name each time: the state names the last whole checkpoint until it is
+            # saved naming this one, so a kill in between resumes from the last one
+            previous, checkpoint = checkpoint, folder / f"checkpoint-{learner.steps}.zip"
             replace_atomically(temporary, checkpoint)
-            record.update(checkpoint_sha256=sha256_of(checkpoint), steps=learner.steps)
+            record.update(checkpoint_file=checkpoint.name,
+                          checkpoint_sha256=sha256_of(checkpoint), steps=learner.steps)
             elapsed = time.monotonic() - began
             if elapsed > 0:
                 record["steps_per_second"] = round((learner.steps - session_steps) / elapsed, 1)
             self.tick()
             self.save()
+            if previous != checkpoint and previous.exists():
+                previous.unlink()
             self.log("checkpoint", stage=stage.name, steps=learner.steps,
                      env_steps=self.env_steps())
             if "steps_per_second" in record:

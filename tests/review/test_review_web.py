@@ -40,6 +40,31 @@ def test_a_finished_replay_is_reviewed_in_the_background(client):
     again = client.post(f"/api/replays/{replay}/review").json()
     assert again["status"] == "done" and again["review"] == review  # kept, not redone
     json.dumps(answer)
+    # its redraw seed makes it again exactly; another seed is another review
+    seed = answer["redraw_seed"]
+    assert review["search"]["redraw_seed"] == int(seed) and 0 <= int(seed) < 2**64
+    remade = _reviewed(client, replay, f"candidates=2&samples=2&seed={seed}")
+    assert remade["review"] == review and remade["redraw_seed"] == seed
+    other = client.post(f"/api/replays/{replay}/review?candidates=2&samples=2&seed=7")
+    assert other.status_code == 202
+    busy = client.post(f"/api/replays/{replay}/review?candidates=2&samples=2&seed=8")
+    assert busy.status_code == 409 and "under way" in busy.json()["error"]
+    seven = _reviewed(client, replay, "seed=7")
+    assert seven["redraw_seed"] == "7" and seven["review"]["search"]["redraw_seed"] == 7
+    assert [d["move"] for d in seven["review"]["decisions"]] == record["actions"]
+    assert [d["seat_win_probabilities"] for d in seven["review"]["decisions"]] != \
+        [d["seat_win_probabilities"] for d in review["decisions"]]
+
+
+def _reviewed(client, replay: str, query: str) -> dict:
+    """Ask for a review with these settings and wait for it."""
+    answer = client.post(f"/api/replays/{replay}/review?{query}").json()
+    deadline = time.monotonic() + 300
+    while answer["status"] in ("queued", "running") and time.monotonic() < deadline:
+        time.sleep(0.5)
+        answer = client.get(f"/api/replays/{replay}/review").json()
+    assert answer["status"] == "done", answer
+    return answer
 
 
 def test_what_cannot_be_reviewed_is_refused(client):
@@ -48,7 +73,8 @@ def test_what_cannot_be_reviewed_is_refused(client):
     assert response.status_code == 409
     assert "before the game is over" in response.json()["error"]
     finished = open_replay(client, greedy_record(seed=4))
-    for query in ("samples=0", "samples=33", "candidates=9", "candidates=x"):
+    for query in ("samples=0", "samples=33", "candidates=9", "candidates=x", "seed=-1",
+                  f"seed={2**64}", "seed=1.5"):
         response = client.post(f"/api/replays/{finished}/review?{query}")
         assert response.status_code == 422, query
         assert query.split("=")[0] in response.json()["error"]

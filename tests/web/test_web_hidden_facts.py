@@ -20,10 +20,12 @@ or almost never):
 - the order of the stacks (R4.2): any 4 consecutive tiles still to be drawn, One More
   Round included, named in that order (tile names read in the order they occur in the
   text, the SVG's tags removed), or any 5 consecutive of their kind numbers in that order
-  among the integers of the JSON (the SVG left out: its coordinates are numbers); 52
-  kinds, so a chance match is about 1 in 52**4 per place;
+  among the integers of the JSON (the SVG left out: its coordinates are numbers); in the
+  answers about another game, runs of 10 (stack A has only 15 kinds: 4 names of one
+  game's market matched 4 tiles of another's stack A about once in five runs);
 - One More Round's place (R4.3): besides the sequences above, no mention of it within 60
-  characters of the number of tiles before it;
+  characters of the number of tiles before it, in the answers about its game (a finished
+  game's replay says "round 18 · One More Round drawn");
 - the secret seed and an undo's redraw words, which fix all of the above: their decimal
   text (64 and 32 bits; never shown before the game is over when the seed was random).
 Goal names are only searched in the answers about their own game (another game's public
@@ -62,6 +64,10 @@ TILE_NAMES = re.compile("|".join(re.escape(name) for name in
 GOAL_NAMES = [re.compile(rf"\b{re.escape(name)}\b") for name in GOALS.names]
 INTEGERS = re.compile(r"(?<![\d.])-?\d+(?![\d.])")
 NAME_WINDOW, NUMBER_WINDOW = 4, 5
+OTHER_GAME_WINDOW = 10
+"""Another game's stacks are searched for in longer runs: stack A has 15 kinds, so 4 names
+of one game's market match 4 tiles of another game's stack A by chance, about once in five
+runs of this file at 4 (measured); 10 give the chance 15**-10 per place."""
 
 
 # The truth: the store's record replayed by the engine --------------------------------------
@@ -116,17 +122,21 @@ class Hidden:
         self.secrets = list(game.words) + ([game.seed_text] if seed_hidden and game.seed_text
                                            else [])
 
-    def stack_findings(self, text: str, numbers: list[int]) -> list[str]:
+    def stack_findings(self, text: str, numbers: list[int], own: bool = True) -> list[str]:
+        """`own`: the answer is about this game (another game's answer is searched for
+        longer runs of this game's stacks, OTHER_GAME_WINDOW)."""
         found = []
         names = [TILES.names.index(match) for match in TILE_NAMES.findall(text)]
-        for size, stream, what in ((NAME_WINDOW, names, "names"),
-                                   (NUMBER_WINDOW, numbers, "kind numbers")):
+        name_window, number_window = ((NAME_WINDOW, NUMBER_WINDOW) if own
+                                      else (OTHER_GAME_WINDOW, OTHER_GAME_WINDOW))
+        for size, stream, what in ((name_window, names, "names"),
+                                   (number_window, numbers, "kind numbers")):
             windows = {tuple(self.pile[i:i + size]) for i in range(len(self.pile) - size + 1)}
             for i in range(len(stream) - size + 1):
                 if tuple(stream[i:i + size]) in windows:
                     found.append(f"the stacks' order as {what}: {stream[i:i + size]}")
                     break
-        if self.one_more_round is not None:
+        if own and self.one_more_round is not None:  # a replay's title: "round 18 · One More Round"
             for match in re.finditer(re.escape(ONE_MORE_ROUND), text, re.IGNORECASE):
                 near = text[max(0, match.start() - 60):match.end() + 60]
                 if str(self.one_more_round) in INTEGERS.findall(near):
@@ -279,7 +289,7 @@ class Probe:
                 continue
             viewer = known["tokens"].get(token) if known_id == game_id else None
             hidden = Hidden(truth, viewer, known["seed_hidden"])
-            findings += hidden.stack_findings(text, numbers)
+            findings += hidden.stack_findings(text, numbers, own=known_id == game_id)
             if known_id == game_id:
                 findings += hidden.goal_findings(text, answer)
         assert not findings, (findings, data[:500])
@@ -566,3 +576,7 @@ def test_the_search_finds_a_leak_when_there_is_one(probed):
     for leak in leaks:
         with pytest.raises(AssertionError):
             probed.check(leak, "", game_id, token)
+    # in an answer about no game (or another one), a longer run of this game's stacks
+    elsewhere = json.dumps({"next": [TILES.names[k] for k in pile[:OTHER_GAME_WINDOW]]})
+    with pytest.raises(AssertionError, match="stacks' order as names"):
+        probed.check(elsewhere, "", None, None)

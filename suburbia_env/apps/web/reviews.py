@@ -21,6 +21,8 @@ from .errors import WebError
 
 KEPT = 32
 """Reviews kept; the oldest is forgotten when one more is asked for."""
+DEFAULT_CANDIDATES = 4
+DEFAULT_SAMPLES = 16
 MAX_CANDIDATES = 8
 MAX_SAMPLES = 32
 """Bounds of the settings a request may ask for: a review's time grows with both."""
@@ -31,10 +33,11 @@ class ReviewJob:
     printed so far, the review document (agents/review_files.review_document) or the error
     that stopped it."""
 
-    def __init__(self, record: dict, candidates: int, samples: int):
+    def __init__(self, record: dict, candidates: int, samples: int, seed: int | None):
         self.record = record
         self.candidates = candidates
         self.samples = samples
+        self.seed = seed
         self.status = "queued"
         self.progress: list[str] = []
         self.document: dict | None = None
@@ -47,8 +50,9 @@ class ReviewJob:
         self.status = "running"
         try:
             review = review_record(self.record, settings=SearchSettings(
-                candidates=self.candidates, samples=self.samples),
+                candidates=self.candidates, samples=self.samples), seed=self.seed,
                 progress=self.progress.append)
+            self.seed = review.redraw_seed
             self.document = review_document(review)
             self.mistakes = {str(seat): [decision.index for decision in review.mistakes(seat)]
                              for seat in range(review.seats)}
@@ -69,6 +73,7 @@ class ReviewJob:
                   "candidates": self.candidates, "samples": self.samples}
         if self.status == "done":
             answer["review"] = self.document
+            answer["redraw_seed"] = str(self.seed)  # 64 bits: more than a JS number holds
             answer["mistakes"] = self.mistakes
         if self.error is not None:
             answer["error"] = self.error
@@ -83,9 +88,12 @@ class ReviewJobs:
         self._lock = threading.Lock()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="review")
 
-    def start(self, replay_id: str, record: dict | None, over: bool, candidates: int,
-              samples: int) -> dict:
-        """Queue the review of a replay (or answer the one already asked for)."""
+    def start(self, replay_id: str, record: dict | None, over: bool,
+              candidates: int | None = None, samples: int | None = None,
+              seed: int | None = None) -> dict:
+        """Queue the review of a replay, or answer the one kept for it when the settings
+        given (None: any) are its own. `seed`: the redraws' seed, to make a review again
+        exactly; none given, the search draws 64 bits from the operating system."""
         if record is None:
             raise WebError(409, "this game has no seed-and-moves record (it began from a "
                                 "loaded state, or an undo dealt its hidden stacks anew): it "
@@ -95,8 +103,15 @@ class ReviewJobs:
                                 "finished game")
         with self._lock:
             job = self._jobs.get(replay_id)
-            if job is None or job.status == "failed":
-                job = ReviewJob(record, candidates, samples)
+            asked = {"candidates": candidates, "samples": samples, "seed": seed}
+            other = job is not None and any(value is not None and getattr(job, name) != value
+                                            for name, value in asked.items())
+            if other and job.status in ("queued", "running"):  # one at a time per replay
+                raise WebError(409, "this replay's review with other settings is under way: "
+                                    "ask again when it is done")
+            if job is None or job.status == "failed" or other:
+                job = ReviewJob(record, candidates or DEFAULT_CANDIDATES,
+                                samples or DEFAULT_SAMPLES, seed)
                 self._jobs[replay_id] = job
                 while len(self._jobs) > KEPT:
                     self._jobs.popitem(last=False)

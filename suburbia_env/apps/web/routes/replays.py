@@ -46,12 +46,16 @@ def router(context: AppContext) -> APIRouter:
 
     @router.post("/api/replays/{replay_id}/review", status_code=202)
     def start_review(replay_id: SessionId,
-                     candidates: Annotated[int, Query(ge=1, le=MAX_CANDIDATES)] = 4,
-                     samples: Annotated[int, Query(ge=1, le=MAX_SAMPLES)] = 16):
-        """Queue the search's review of a finished game (docs/review.md); poll GET."""
+                     candidates: Annotated[int | None, Query(ge=1, le=MAX_CANDIDATES)] = None,
+                     samples: Annotated[int | None, Query(ge=1, le=MAX_SAMPLES)] = None,
+                     seed: Annotated[int | None, Query(ge=0, lt=2**64)] = None):
+        """Queue the search's review of a finished game (docs/review.md); poll GET.
+        Settings not given: the review kept for this replay, else 4 candidates, 16
+        redraws and a random `seed` (the redraws' seed of an earlier review makes it again)."""
         replay: ReplaySession = store.get(replay_id, "replay")
         over = replay.game_at(replay.total).is_over
-        answer = context.reviews.start(replay.id, replay.record, over, candidates, samples)
+        answer = context.reviews.start(replay.id, replay.record, over, candidates, samples,
+                                       seed)
         return Response(orjson.dumps(answer), status_code=202, media_type="application/json")
 
     @router.get("/api/replays/{replay_id}/review")

@@ -709,9 +709,15 @@ const SEAT_COLOUR_NAMES = ["orange", "purple", "teal", "green"];
 
 async function startReview() {
   const replay = S.replay;
+  const seed = $("r-review-seed").value.trim();
+  if (seed && !/^\d{1,20}$/.test(seed)) {
+    say("The redraw seed is a whole number from 0 to 2^64 - 1 (or empty for a random one).", true);
+    return;
+  }
   $("r-review-start").disabled = true;
   try {
-    let answer = await api("POST", `/api/replays/${replay}/review`);
+    const query = seed ? `?seed=${seed}` : "";
+    let answer = await api("POST", `/api/replays/${replay}/review${query}`);
     while (answer.status === "queued" || answer.status === "running") {
       const last = answer.progress[answer.progress.length - 1];
       $("r-review-status").textContent = "Reviewing: " + (last || "waiting for the search");
@@ -757,7 +763,8 @@ function chartSvg(review) {
 function showReview(answer) {
   S.review = answer;
   const review = answer.review;
-  $("r-review-status").textContent = `Knowledge: ${review.knowledge}.`;
+  $("r-review-status").textContent =
+    `Knowledge: ${review.knowledge}. Redraw seed ${answer.redraw_seed} (give it to review the same way again).`;
   $("r-chart").innerHTML = chartSvg(review);
   $("r-chart-box").hidden = false;
   const seats = review.result.final_scores.length;

@@ -58,8 +58,9 @@ def _with_stage(index: int, **changes) -> dict:
 # Parsing ---------------------------------------------------------------------------------------
 
 def test_shipped_recipes_parse():
-    assert {"dale", "multiplayer", "quickstart"} <= set(recipe_names())
-    for name in ("dale", "multiplayer", "quickstart"):
+    shipped = ("dale", "multiplayer", "multiplayer-styles", "quickstart")
+    assert set(shipped) <= set(recipe_names())
+    for name in shipped:
         recipe = load_recipe(name)
         assert recipe.stages and recipe.sha256
     dale = load_recipe("dale")
@@ -69,6 +70,13 @@ def test_shipped_recipes_parse():
     assert dale.stage("fit-search-2").demonstrations == ("search-games", "search-games-2")
     assert dale.stage("after-round-1").gate.seed == dale.stage("final").gate.seed
     assert dale.stage("ppo-dale").gate.retry == {"settings": {"total_timesteps": 9000000}}
+    styles = load_recipe("multiplayer-styles")
+    assert styles.start == "recipe:multiplayer"
+    assert [stage.kind for stage in styles.stages] == ["ppo", "evaluate", "evaluate"]
+    # the finals are the multiplayer recipe's own, so the two runs compare game for game
+    multiplayer = load_recipe("multiplayer")
+    for name in ("final-2p", "final-4p"):
+        assert styles.stage(name).gate == multiplayer.stage(name).gate
 
 
 def test_the_quickstart_imitates_then_trains_with_the_fast_learner_then_evaluates():

@@ -4,6 +4,7 @@ decisions.json, decisions.csv, win_probability.png and the mistakes of each seat
 from __future__ import annotations
 
 import csv
+import io
 import json
 from pathlib import Path
 
@@ -103,6 +104,16 @@ def csv_row(decision: Decision) -> dict:
     return row
 
 
+def decisions_csv(review: Review) -> str:
+    """decisions.csv's text: CSV_FIELDS, then one row per decision."""
+    handle = io.StringIO(newline="")
+    writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
+    writer.writeheader()
+    for decision in review.decisions:
+        writer.writerow(csv_row(decision))
+    return handle.getvalue()
+
+
 def write_review(review: Review, folder: Path, record_name: str | None = None) -> list[Path]:
     """Write decisions.json, decisions.csv and win_probability.png into `folder` (made if
     missing); returns their paths."""
@@ -111,11 +122,7 @@ def write_review(review: Review, folder: Path, record_name: str | None = None) -
     json_path, csv_path = folder / "decisions.json", folder / "decisions.csv"
     json_path.write_text(json.dumps(review_document(review, record_name), indent=1) + "\n",
                          encoding="utf-8")
-    with open(csv_path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=CSV_FIELDS)
-        writer.writeheader()
-        for decision in review.decisions:
-            writer.writerow(csv_row(decision))
+    csv_path.write_text(decisions_csv(review), encoding="utf-8", newline="")
     picture = draw_win_probabilities(review, folder / "win_probability.png")
     return [json_path, csv_path, picture]
 

@@ -2,6 +2,8 @@
 replay is reviewed in the background and its progress and result read by polling; what
 cannot be reviewed is refused with a message saying why."""
 
+import csv
+import io
 import json
 import time
 
@@ -9,6 +11,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
+from agents.review_files import CSV_FIELDS
 from web_fixtures import client, greedy_record, open_replay  # noqa: F401  (client: fixture)
 
 
@@ -37,6 +40,16 @@ def test_a_finished_replay_is_reviewed_in_the_background(client):
         assert len(indexes) <= 3
         assert all(review["decisions"][i]["seat"] == int(seat)
                    and not review["decisions"][i]["played_is_best"] for i in indexes)
+    # its files, as `suburbia review` writes them
+    document = client.get(f"/api/replays/{replay}/review/decisions.json")
+    assert document.status_code == 200 and document.json() == review
+    assert 'filename="decisions.json"' in document.headers["content-disposition"]
+    table = client.get(f"/api/replays/{replay}/review/decisions.csv")
+    assert table.status_code == 200 and table.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(table.text)))
+    assert list(rows[0]) == list(CSV_FIELDS) and len(rows) == len(record["actions"])
+    assert [row["move"] for row in rows] == [d["move"] for d in review["decisions"]]
+    assert client.get(f"/api/replays/{replay}/review/notes.txt").status_code == 422
     again = client.post(f"/api/replays/{replay}/review").json()
     assert again["status"] == "done" and again["review"] == review  # kept, not redone
     json.dumps(answer)
@@ -79,4 +92,6 @@ def test_what_cannot_be_reviewed_is_refused(client):
         assert response.status_code == 422, query
         assert query.split("=")[0] in response.json()["error"]
     assert client.get(f"/api/replays/{finished}/review").json() == {"status": "none"}
+    missing = client.get(f"/api/replays/{finished}/review/decisions.csv")
+    assert missing.status_code == 409 and "no finished review" in missing.json()["error"]
     assert client.post("/api/replays/unknown-id-1234/review").status_code == 404

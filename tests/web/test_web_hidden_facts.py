@@ -41,6 +41,7 @@ import random
 import re
 import sqlite3
 import threading
+import time
 from urllib.parse import urlencode
 
 import pytest
@@ -529,6 +530,18 @@ def run_everything(probe: Probe, folder) -> None:
                query={"candidates": 1, "samples": 1}, expect=202)
     probe.call("GET", "/api/replays/{replay_id}/review", {"replay_id": replay["id"]},
                expect=200)
+    for _ in range(600):  # the review's files once it is done
+        _, answer = probe.call("GET", "/api/replays/{replay_id}/review",
+                               {"replay_id": replay["id"]}, expect=200)
+        if answer["status"] not in ("queued", "running"):
+            break
+        time.sleep(0.5)
+    assert answer["status"] == "done", answer
+    for name in ("decisions.json", "decisions.csv"):
+        probe.call("GET", "/api/replays/{replay_id}/review/{name}",
+                   {"replay_id": replay["id"], "name": name}, expect=200)
+    probe.call("GET", "/api/replays/{replay_id}/review/{name}",
+               {"replay_id": opened["id"], "name": "decisions.csv"}, expect=409)
     probe.call("POST", "/api/replays/{replay_id}/review", {"replay_id": "unknown-id-1234"},
                expect=404)
     probe.call("DELETE", "/api/replays/{replay_id}", {"replay_id": opened["id"]}, expect=403)

@@ -5,8 +5,11 @@ would place as a ghost on its cell, the card it takes outlined) and the move pla
 game finished in the page is reviewed from its replay, every decision's evaluation
 shown at its step."""
 
+import csv
+import io
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -44,6 +47,16 @@ def test_a_finished_game_is_reviewed_and_a_mistake_shows_the_better_move(page, s
     page.click("#r-review-start")
     page.wait_for_selector("#r-chart-box:not([hidden]) polyline.seat-line")
     assert f"Redraw seed {REVIEW_SEED} " in page.inner_text("#r-review-status")
+    for name in ("csv", "json"):  # the review's files, as `suburbia review` writes them
+        with page.expect_download() as download:
+            page.click(f"#r-review-{name}")
+        assert download.value.suggested_filename == f"decisions.{name}"
+        text = Path(download.value.path()).read_text()
+        if name == "csv":
+            rows = list(csv.DictReader(io.StringIO(text)))
+            assert [row["move"] for row in rows] == record["actions"]
+        else:
+            assert json.loads(text)["search"]["redraw_seed"] == REVIEW_SEED
     assert page.locator("#r-chart polyline.seat-line").count() == 2
     points = page.get_attribute("#r-chart polyline.seat-line[data-seat='0']", "points")
     assert len(points.split()) == len(game.history) + 1  # every decision, then the result

@@ -11,6 +11,7 @@ Only finished games are reviewed; a review of a finished game may show every hid
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -41,12 +42,13 @@ class ReviewJob:
         self.status = "queued"
         self.progress: list[str] = []
         self.document: dict | None = None
+        self.csv: str | None = None
         self.mistakes: dict[str, list[int]] = {}
         self.error: str | None = None
 
     def run(self) -> None:
         from agents.review import SearchSettings, review_record
-        from agents.review_files import review_document
+        from agents.review_files import decisions_csv, review_document
         self.status = "running"
         try:
             review = review_record(self.record, settings=SearchSettings(
@@ -54,6 +56,7 @@ class ReviewJob:
                 progress=self.progress.append)
             self.seed = review.redraw_seed
             self.document = review_document(review)
+            self.csv = decisions_csv(review)
             self.mistakes = {str(seat): [decision.index for decision in review.mistakes(seat)]
                              for seat in range(review.seats)}
             self.status = "done"
@@ -122,6 +125,18 @@ class ReviewJobs:
         with self._lock:
             job = self._jobs.get(replay_id)
         return job.answer() if job is not None else {"status": "none"}
+
+    def files(self, replay_id: str) -> dict[str, tuple[bytes, str]]:
+        """The finished review's files as `suburbia review` writes them (docs/review.md):
+        decisions.json and decisions.csv, each (content, media type)."""
+        with self._lock:
+            job = self._jobs.get(replay_id)
+        if job is None or job.status != "done":
+            raise WebError(409, "this replay has no finished review: ask for one first "
+                                "(POST /api/replays/{id}/review) and wait until it is done")
+        return {"decisions.json": (json.dumps(job.document, indent=1).encode() + b"\n",
+                                   "application/json"),
+                "decisions.csv": (job.csv.encode(), "text/csv; charset=utf-8")}
 
     def close(self) -> None:
         self._worker.shutdown(wait=False, cancel_futures=True)

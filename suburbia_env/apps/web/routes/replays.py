@@ -3,7 +3,7 @@ delete it, have it reviewed by the search (reviews.py)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import orjson
 from fastapi import APIRouter, Query, Request
@@ -62,6 +62,14 @@ def router(context: AppContext) -> APIRouter:
     def review_progress(replay_id: SessionId):
         replay: ReplaySession = store.get(replay_id, "replay")
         return json_answer(context.reviews.answer(replay.id))
+
+    @router.get("/api/replays/{replay_id}/review/{name}")
+    def review_file(replay_id: SessionId, name: Literal["decisions.json", "decisions.csv"]):
+        """The finished review as `suburbia review` writes it: decisions.json or .csv."""
+        replay: ReplaySession = store.get(replay_id, "replay")
+        content, media_type = context.reviews.files(replay.id)[name]
+        return Response(content, media_type=media_type,
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     @router.delete("/api/replays/{replay_id}")
     def delete_replay(replay_id: SessionId, token: Token = None):

@@ -57,7 +57,7 @@ async function api(method, url, body, from = "action") {
 }
 
 function download(name, text) {
-  const blob = new Blob([text], {type: "application/json"});
+  const blob = new Blob([text], {type: name.endsWith(".csv") ? "text/csv" : "application/json"});
   const link = document.createElement("a");
   link.href = URL.createObjectURL(blob);
   link.download = name;
@@ -662,6 +662,7 @@ async function openReplay(id) {
   $("r-review-start").disabled = false;
   $("r-review-status").textContent = "";
   $("r-chart-box").hidden = true;
+  $("r-review-files").hidden = true;
   for (const part of ["r-legend", "r-mistakes", "r-better", "r-eval"]) $(part).innerHTML = "";
   $("r-eval").hidden = true;
   await showStep(0);
@@ -765,6 +766,7 @@ function showReview(answer) {
   const review = answer.review;
   $("r-review-status").textContent =
     `Knowledge: ${review.knowledge}. Redraw seed ${answer.redraw_seed} (give it to review the same way again).`;
+  $("r-review-files").hidden = false;
   $("r-chart").innerHTML = chartSvg(review);
   $("r-chart-box").hidden = false;
   const seats = review.result.final_scores.length;
@@ -905,6 +907,13 @@ async function init() {
   $("r-last").addEventListener("click", () => showStep(Number($("r-slider").max)));
   $("r-play").addEventListener("click", toggleAutoplay);
   $("r-review-start").addEventListener("click", startReview);
+  for (const name of ["json", "csv"]) {
+    $(`r-review-${name}`).addEventListener("click", async () => {
+      const file = `decisions.${name}`;
+      try { download(file, await apiText("GET", `/api/replays/${S.replay}/review/${file}`)); }
+      catch (error) { say(error.message, true); }
+    });
+  }
   $("r-mistakes").addEventListener("click", showMistake);
   $("r-chart").addEventListener("click", showMistake);
   $("r-slider").addEventListener("change", (e) => showStep(Number(e.target.value)));

@@ -28,6 +28,8 @@ or almost never):
   game's replay says "round 18 · One More Round drawn");
 - the secret seed and an undo's redraw words, which fix all of the above: their decimal
   text (64 and 32 bits; never shown before the game is over when the seed was random).
+A leak of fewer tiles than a run escapes this search; the game views are also checked
+for a leak of any size by non-interference (test_web_views_hidden.py).
 Goal names are only searched in the answers about their own game (another game's public
 goal may bear the same name); the stacks, seeds and words in every answer.
 """

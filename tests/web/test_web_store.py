@@ -201,3 +201,44 @@ def test_a_killed_server_resumes_every_game_at_its_last_move(tmp_path):
         assert wait_until(client, watched["id"], None, lambda v: v["over"])["scores"]
     finally:
         server.stop()
+
+
+def test_a_finished_review_outlives_a_killed_server_and_goes_with_its_replay(tmp_path):
+    """A replay's review is kept in the store beside it: the server killed (SIGKILL) after
+    the review finished answers it again, files included, without reviewing again; deleting
+    the replay deletes its review."""
+    import sqlite3
+
+    from web_fixtures import greedy_record
+    store = tmp_path / "games.sqlite3"
+    server = Server(tmp_path, store).start()
+    try:
+        client = Client(server.port)
+        opened = client.ok("POST", "/api/replays", {"record": greedy_record(seed=5)})
+        replay = opened["id"]
+        started = client.call("POST", f"/api/replays/{replay}/review?candidates=1&samples=2"
+                                      f"&seed=77")
+        assert started[0] == 202
+        deadline = time.monotonic() + 600
+        answer = client.ok("GET", f"/api/replays/{replay}/review")
+        while answer["status"] in ("queued", "running"):
+            assert time.monotonic() < deadline, answer
+            time.sleep(0.5)
+            answer = client.ok("GET", f"/api/replays/{replay}/review")
+        assert answer["status"] == "done" and answer["redraw_seed"] == "77"
+        table = client.call("GET", f"/api/replays/{replay}/review/decisions.csv")
+        server.kill()
+        server.start()
+        client = Client(server.port)
+        again = client.ok("GET", f"/api/replays/{replay}/review")
+        assert again == answer  # the same review, progress lines included: not made again
+        assert client.call("GET", f"/api/replays/{replay}/review/decisions.csv") == table
+        kept = client.call("POST", f"/api/replays/{replay}/review")  # again: the kept one
+        assert kept == (202, answer)
+        with sqlite3.connect(store) as connection:
+            assert connection.execute("SELECT COUNT(*) FROM reviews").fetchone()[0] == 1
+        client.ok("DELETE", f"/api/replays/{replay}", token=opened["token"])
+        with sqlite3.connect(store) as connection:
+            assert connection.execute("SELECT COUNT(*) FROM reviews").fetchone()[0] == 0
+    finally:
+        server.stop()

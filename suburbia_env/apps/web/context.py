@@ -73,7 +73,7 @@ class AppContext:
         self.folders = ModelFolders([Path(d) for d in settings.model_dirs])
         self.database = Database(settings.store if settings.store is not None else MEMORY)
         self.store = Store(settings.limits, self.database, self.agent_factory)
-        self.reviews = ReviewJobs()
+        self.reviews = ReviewJobs(self.database)
         self.hints = HintWorker()
 
     def agent_factory(self, spec: str, seed: int, seat: int, mode: str):

@@ -5,7 +5,7 @@ limits), when it was made and last played (a decision, an undo, a bots' setting 
 creation; reading does not count), its version and its record as JSON: how it was set up
 (the seed as text, so that every 64-bit seed is kept exactly, or the loaded state), the
 seats and their secret tokens, every decision with the seat that took it, every undo's
-redraw words, the bots' pace. A game is rebuilt from that record by replaying it
+redraw words, the bots' pace; a replay's finished review beside it (`reviews`). A game is rebuilt from that record by replaying it
 (`GameSession`), never from a pickled object, so a server killed at any moment resumes
 each game at its last written decision.
 
@@ -43,7 +43,14 @@ CREATE INDEX IF NOT EXISTS sessions_client ON sessions (client);
 CREATE INDEX IF NOT EXISTS sessions_network ON sessions (network);
 CREATE INDEX IF NOT EXISTS sessions_active ON sessions (active);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS reviews (
+    id TEXT PRIMARY KEY,
+    made REAL NOT NULL,
+    data TEXT NOT NULL
+);
 """
+# `reviews`: a replay's finished review (reviews.py), deleted with its replay; a store
+# written before the table existed gains it when opened (schema 1 all the same).
 
 
 class StoreError(Exception):
@@ -145,7 +152,26 @@ class Database:
         return None if row is None else (row[0], row[1], row[2], json.loads(row[3]))
 
     def delete(self, session_id: str) -> bool:
-        return self._write("DELETE FROM sessions WHERE id = ?", (session_id,)) == 1
+        with self._lock:
+            self._connection.execute("DELETE FROM reviews WHERE id = ?", (session_id,))
+            return self._connection.execute("DELETE FROM sessions WHERE id = ?",
+                                            (session_id,)).rowcount == 1
+
+    def save_review(self, replay_id: str, data: dict) -> bool:
+        """Keep a replay's finished review (its settings, document and CSV); False when
+        the replay is gone meanwhile (nothing is kept)."""
+        text = json.dumps(data, separators=(",", ":"))
+        with self._lock:
+            if self._connection.execute("SELECT 1 FROM sessions WHERE id = ?",
+                                        (replay_id,)).fetchone() is None:
+                return False
+            self._connection.execute("INSERT OR REPLACE INTO reviews VALUES (?, ?, ?)",
+                                     (replay_id, time.time(), text))
+        return True
+
+    def load_review(self, replay_id: str) -> dict | None:
+        row = self._one("SELECT data FROM reviews WHERE id = ?", (replay_id,))
+        return None if row is None else json.loads(row[0])
 
     def expired(self, idle_seconds: float) -> list[str]:
         """Delete the sessions not played for `idle_seconds`; their ids."""
@@ -154,6 +180,8 @@ class Database:
             rows = self._connection.execute("SELECT id FROM sessions WHERE active < ?",
                                             (limit,)).fetchall()
             self._connection.execute("DELETE FROM sessions WHERE active < ?", (limit,))
+            self._connection.execute("DELETE FROM reviews WHERE id NOT IN "
+                                     "(SELECT id FROM sessions)")
         return [row[0] for row in rows]
 
     def counts(self, client: str) -> tuple[int, int, int]:

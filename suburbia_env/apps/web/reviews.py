@@ -3,8 +3,8 @@ evaluates a replay's decisions in one worker thread, one review at a time, and t
 asks how far it is.
 
 A review takes seconds to a minute of CPU (agents/review.py), so a request never waits
-for it: it is queued, and its progress and result are read by polling. Reviews are kept
-in memory (the last KEPT), not in the store: a restarted server reviews again on request.
+for it: it is queued, and its progress and result are read by polling. A finished review is
+kept in the store beside its replay (a restarted server answers it) and deleted with it.
 Only finished games are reviewed; a review of a finished game may show every hidden fact
 (the final scores and private goals already shown at the end of a replay).
 """
@@ -34,8 +34,10 @@ class ReviewJob:
     printed so far, the review document (agents/review_files.review_document) or the error
     that stopped it."""
 
-    def __init__(self, record: dict, candidates: int, samples: int, seed: int | None):
+    def __init__(self, record: dict | None, candidates: int, samples: int, seed: int | None,
+                 on_done=None):
         self.record = record
+        self.on_done = on_done  # called with the job once done: the store keeps it
         self.candidates = candidates
         self.samples = samples
         self.seed = seed
@@ -60,6 +62,8 @@ class ReviewJob:
             self.mistakes = {str(seat): [decision.index for decision in review.mistakes(seat)]
                              for seat in range(review.seats)}
             self.status = "done"
+            if self.on_done is not None:
+                self.on_done(self)
         except ModuleNotFoundError as error:
             self.error = (f"the server cannot review games: the module {error.name!r} is "
                           f"missing (pip install -e \".[train]\")")
@@ -70,6 +74,20 @@ class ReviewJob:
         except Exception as error:  # a bug: said, never left "running" forever
             self.error = f"internal error ({type(error).__name__}) while reviewing"
             self.status = "failed"
+
+    def kept(self) -> dict:
+        """What the store keeps of a finished review (database.py `reviews`)."""
+        return {"candidates": self.candidates, "samples": self.samples,
+                "seed": str(self.seed), "progress": self.progress, "document": self.document,
+                "csv": self.csv, "mistakes": self.mistakes}
+
+    @classmethod
+    def from_kept(cls, data: dict) -> "ReviewJob":
+        job = cls(None, int(data["candidates"]), int(data["samples"]), int(data["seed"]))
+        job.status = "done"
+        job.progress = list(data["progress"])
+        job.document, job.csv, job.mistakes = data["document"], data["csv"], data["mistakes"]
+        return job
 
     def answer(self) -> dict:
         answer = {"status": self.status, "progress": list(self.progress),
@@ -84,9 +102,12 @@ class ReviewJob:
 
 
 class ReviewJobs:
-    """The server's reviews, by replay id, run one at a time by one worker thread."""
+    """The server's reviews, by replay id, run one at a time by one worker thread; each
+    finished one is kept in the store beside its replay (`database`), the last KEPT in
+    memory too."""
 
-    def __init__(self):
+    def __init__(self, database=None):
+        self._database = database
         self._jobs: OrderedDict[str, ReviewJob] = OrderedDict()
         self._lock = threading.Lock()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="review")
@@ -105,7 +126,7 @@ class ReviewJobs:
             raise WebError(409, "the record ends before the game is over: a review is of a "
                                 "finished game")
         with self._lock:
-            job = self._jobs.get(replay_id)
+            job = self._job(replay_id)
             asked = {"candidates": candidates, "samples": samples, "seed": seed}
             other = job is not None and any(value is not None and getattr(job, name) != value
                                             for name, value in asked.items())
@@ -114,23 +135,42 @@ class ReviewJobs:
                                     "ask again when it is done")
             if job is None or job.status == "failed" or other:
                 job = ReviewJob(record, candidates or DEFAULT_CANDIDATES,
-                                samples or DEFAULT_SAMPLES, seed)
-                self._jobs[replay_id] = job
-                while len(self._jobs) > KEPT:
-                    self._jobs.popitem(last=False)
+                                samples or DEFAULT_SAMPLES, seed,
+                                on_done=lambda done: self._keep(replay_id, done))
+                self._remember(replay_id, job)
                 self._worker.submit(job.run)
             return job.answer()
 
+    def _job(self, replay_id: str) -> ReviewJob | None:
+        """The replay's review in memory, else the one its store keeps (under the lock)."""
+        job = self._jobs.get(replay_id)
+        if job is None and self._database is not None:
+            kept = self._database.load_review(replay_id)
+            if kept is not None:
+                job = ReviewJob.from_kept(kept)
+                self._remember(replay_id, job)
+        return job
+
+    def _remember(self, replay_id: str, job: ReviewJob) -> None:
+        self._jobs[replay_id] = job
+        self._jobs.move_to_end(replay_id)
+        while len(self._jobs) > KEPT:
+            self._jobs.popitem(last=False)
+
+    def _keep(self, replay_id: str, job: ReviewJob) -> None:
+        if self._database is not None:
+            self._database.save_review(replay_id, job.kept())
+
     def answer(self, replay_id: str) -> dict:
         with self._lock:
-            job = self._jobs.get(replay_id)
+            job = self._job(replay_id)
         return job.answer() if job is not None else {"status": "none"}
 
     def files(self, replay_id: str) -> dict[str, tuple[bytes, str]]:
         """The finished review's files as `suburbia review` writes them (docs/review.md):
         decisions.json and decisions.csv, each (content, media type)."""
         with self._lock:
-            job = self._jobs.get(replay_id)
+            job = self._job(replay_id)
         if job is None or job.status != "done":
             raise WebError(409, "this replay has no finished review: ask for one first "
                                 "(POST /api/replays/{id}/review) and wait until it is done")

@@ -23,8 +23,9 @@ from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
 from suburbia_env.engine.legal_actions import legal_action_mask
 from suburbia_env.engine.red_lines import red_line_level_change
 from suburbia_env.engine.resolution import copy_state, waiting_lake_payments
-from suburbia_env.engine.scoring import goal_lead
-from suburbia_env.engine.tile_table import goal_criterion, private_goal_bonus, public_goal_bonus
+from suburbia_env.engine.scoring import goal_lead, goal_value
+from suburbia_env.engine.tile_table import (goal_criterion, goal_direction, private_goal_bonus,
+                                           public_goal_bonus)
 from suburbia_env.engine.turn import (full_turn_trial, income_step_outcome, own_turn_trial,
                                       population_step_outcome)
 
@@ -95,7 +96,13 @@ def _goal_spread(criterion):
 def goal_chance(state, tiles, goals, goal, player, future_turns):
     """The chance the player ends alone in front on a goal, from its lead now: a logistic
     centred half a unit in front (a tie scores nothing, R8.2), wider with more turns left."""
-    lead = goal_lead(state, tiles, goals, goal, player)
+    return chance_of_lead(goals, goal, goal_lead(state, tiles, goals, goal, player),
+                          future_turns)
+
+
+@njit(cache=True)
+def chance_of_lead(goals, goal, lead, future_turns):
+    """`goal_chance` of a known lead."""
     spread = _goal_spread(goal_criterion(goals, goal)) * (
         0.5 + GOAL_SPREAD_PER_TURN * future_turns)
     return 1.0 / (1.0 + math.exp(-(lead - 0.5) / spread))
@@ -121,6 +128,75 @@ def expected_goal_bonus(state, tiles, goals, player, future_turns):
 
 
 @njit(cache=True)
+def scored_goals(state, player):
+    """The goals `expected_goal_bonus` scores, in its order: the public goals (slots
+    0..MAX_PLAYERS-1, -1 where none) and the player's private goal (the last slot)."""
+    scored = np.full(c.MAX_PLAYERS + 1, -1, dtype=np.int64)
+    for index in range(c.MAX_PLAYERS):
+        scored[index] = s.public_goal(state, index)
+    scored[c.MAX_PLAYERS] = s.private_goal(state, player)
+    return scored
+
+
+@njit(cache=True)
+def others_best_values(state, tiles, goals, player, scored):
+    """For each scored goal, the best value of the other players in the goal's direction:
+    what `goal_lead` compares the player's own value with."""
+    best = np.zeros(scored.shape[0], dtype=np.int64)
+    for slot in range(scored.shape[0]):
+        goal = scored[slot]
+        if goal < 0:
+            continue
+        found = False
+        for other in range(state[s.NUM_PLAYERS]):
+            if other == player:
+                continue
+            value = goal_value(state, tiles, goals, goal, other)
+            if not found or (value > best[slot] if goal_direction(goals, goal) == c.GOAL_MOST
+                             else value < best[slot]):
+                best[slot] = value
+                found = True
+    return best
+
+
+@njit(cache=True)
+def others_unchanged(state, before, player):
+    """Whether every other player's block is as in `before` (a goal's value is read from
+    its player's block alone: scoring.goal_value)."""
+    for other in range(state[s.NUM_PLAYERS]):
+        if other == player:
+            continue
+        start = s.PLAYERS + other * s.PLAYER_STRIDE
+        for index in range(start, start + s.PLAYER_STRIDE):
+            if state[index] != before[index]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def expected_goal_bonus_known_others(state, tiles, goals, player, future_turns, scored,
+                                     others_best):
+    """`expected_goal_bonus` when the other players' values are `others_best` (the
+    fast form of the styles' trials, whose own turn leaves the others' blocks as they
+    were: `trial_values`); the same sum in the same order."""
+    if state[s.NUM_PLAYERS] < 2:
+        return 0.0
+    total = 0.0
+    for slot in range(scored.shape[0]):
+        goal = scored[slot]
+        if goal < 0:
+            continue
+        own = goal_value(state, tiles, goals, goal, player)
+        lead = own - others_best[slot]
+        if goal_direction(goals, goal) == c.GOAL_FEWEST:
+            lead = -lead
+        bonus = (private_goal_bonus(goals, goal) if slot == c.MAX_PLAYERS
+                 else public_goal_bonus(goals, goal))
+        total += bonus * chance_of_lead(goals, goal, lead, future_turns)
+    return total
+
+
+@njit(cache=True)
 def markers_placed(state, player):
     """Investment markers on the player's tiles (R7.3)."""
     placed = 0
@@ -133,11 +209,19 @@ def markers_placed(state, player):
 @njit(cache=True)
 def style_value(state, tiles, goals, player, future_turns, weights):
     """The score of a trial's outcome for the player (module docstring)."""
+    bonus = 0.0
+    if weights[GOAL_BONUSES] != 0.0:
+        bonus = expected_goal_bonus(state, tiles, goals, player, future_turns)
+    return style_value_with_bonus(state, player, future_turns, weights, bonus)
+
+
+@njit(cache=True)
+def style_value_with_bonus(state, player, future_turns, weights, goal_bonus):
+    """`style_value` with the expected goal bonus already known."""
     value = position_value(state, player, future_turns, weights[MONEY])
     phase = min(1.0, future_turns / 20.0)
     if weights[GOAL_BONUSES] != 0.0:
-        value += weights[GOAL_BONUSES] * expected_goal_bonus(state, tiles, goals, player,
-                                                             future_turns)
+        value += weights[GOAL_BONUSES] * goal_bonus
     if weights[LAKE_PAYMENTS] != 0.0:
         value += (weights[LAKE_PAYMENTS] * phase * LAKE_PAYMENT_POPULATION
                   * waiting_lake_payments(state, player))
@@ -154,6 +238,40 @@ def trial_values(state, tiles, goals, basic_kinds, weights, full_turn, mask, act
     score (`style_value` with `weights`) of each one's trial, in a new array of `count`
     entries; one legal action is not tried (its score is 0). The trial is
     `turn.full_turn_trial` when `full_turn` (FULL_TURN), else `turn.own_turn_trial`."""
+    count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
+    values = np.zeros(count)
+    if count == 1:
+        return values
+    player = state[s.CURRENT_PLAYER]
+    future_turns = turns_left(state)
+    scratch = np.empty_like(state)
+    log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
+    known = weights[GOAL_BONUSES] != 0.0 and state[s.NUM_PLAYERS] >= 2
+    scored = scored_goals(state, player)
+    others_best = others_best_values(state, tiles, goals, player, scored) if known \
+        else np.zeros(scored.shape[0], dtype=np.int64)
+    for index in range(count):
+        copy_state(scratch, state)
+        if full_turn:
+            full_turn_trial(scratch, tiles, goals, basic_kinds, actions[index], log)
+        else:
+            own_turn_trial(scratch, tiles, goals, basic_kinds, actions[index], log)
+        if (known and s.private_goal(scratch, player) == scored[c.MAX_PLAYERS]
+                and others_unchanged(scratch, state, player)):  # not a goal kept now
+            bonus = expected_goal_bonus_known_others(scratch, tiles, goals, player,
+                                                     future_turns, scored, others_best)
+            values[index] = style_value_with_bonus(scratch, player, future_turns, weights,
+                                                   bonus)
+        else:
+            values[index] = style_value(scratch, tiles, goals, player, future_turns, weights)
+    return values
+
+
+@njit(cache=True)
+def trial_values_reference(state, tiles, goals, basic_kinds, weights, full_turn, mask,
+                           actions):
+    """`trial_values` without its fast form: every trial scored by `style_value` alone
+    (tests/agents/test_one_ply.py: the two agree exactly)."""
     count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
     values = np.zeros(count)
     if count == 1:

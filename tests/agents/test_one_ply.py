@@ -44,7 +44,7 @@ def test_the_fast_trial_scores_are_the_reference_ones(players, mode, seed):
     actions = np.zeros(NUM_ACTIONS, dtype=np.int64)
     reference_mask, reference_actions = mask.copy(), actions.copy()
     compared = 0
-    for state in positions(players, mode, seed, every=3):
+    for state in positions(players, mode, seed, every=4):
         before = state.copy()
         for weights, full_turn in all_weights():
             fast = trial_values(state, TILES.table, GOALS.table, TILES.basic_kinds, weights,

@@ -164,12 +164,8 @@ def others_unchanged(state, before, player):
     """Whether every other player's block is as in `before` (a goal's value is read from
     its player's block alone: scoring.goal_value)."""
     for other in range(state[s.NUM_PLAYERS]):
-        if other == player:
-            continue
-        start = s.PLAYERS + other * s.PLAYER_STRIDE
-        for index in range(start, start + s.PLAYER_STRIDE):
-            if state[index] != before[index]:
-                return False
+        if other != player and not s.same_player_block(state, before, other):
+            return False
     return True
 
 

@@ -193,6 +193,16 @@ def player_base(player):
 
 
 @_accessor
+def same_player_block(state, other_state, player):
+    """Whether a player's whole block is the same in two states."""
+    start = PLAYERS + player * PLAYER_STRIDE
+    for index in range(start, start + PLAYER_STRIDE):
+        if state[index] != other_state[index]:
+            return False
+    return True
+
+
+@_accessor
 def attribute_offset(attribute):
     """Offset in the player block of what an effect moves (constants.ATTR_*)."""
     if attribute == ATTR_INCOME:

@@ -229,6 +229,16 @@ def style_value_with_bonus(state, player, future_turns, weights, goal_bonus):
 
 
 @njit(cache=True)
+def play_trial(scratch, state, tiles, goals, basic_kinds, full_turn, action, log):
+    """`scratch` becomes `state` with `action` played by the trial kernel `full_turn` names."""
+    copy_state(scratch, state)
+    if full_turn:
+        full_turn_trial(scratch, tiles, goals, basic_kinds, action, log)
+    else:
+        own_turn_trial(scratch, tiles, goals, basic_kinds, action, log)
+
+
+@njit(cache=True)
 def trial_values(state, tiles, goals, basic_kinds, weights, full_turn, mask, actions):
     """Fill `mask` and `actions` with the legal actions (the first `count`) and return the
     score (`style_value` with `weights`) of each one's trial, in a new array of `count`
@@ -247,11 +257,7 @@ def trial_values(state, tiles, goals, basic_kinds, weights, full_turn, mask, act
     others_best = others_best_values(state, tiles, goals, player, scored) if known \
         else np.zeros(scored.shape[0], dtype=np.int64)
     for index in range(count):
-        copy_state(scratch, state)
-        if full_turn:
-            full_turn_trial(scratch, tiles, goals, basic_kinds, actions[index], log)
-        else:
-            own_turn_trial(scratch, tiles, goals, basic_kinds, actions[index], log)
+        play_trial(scratch, state, tiles, goals, basic_kinds, full_turn, actions[index], log)
         if (known and s.private_goal(scratch, player) == scored[c.MAX_PLAYERS]
                 and others_unchanged(scratch, state, player)):  # not a goal kept now
             bonus = expected_goal_bonus_known_others(scratch, tiles, goals, player,
@@ -277,10 +283,6 @@ def trial_values_reference(state, tiles, goals, basic_kinds, weights, full_turn,
     scratch = np.empty_like(state)
     log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
     for index in range(count):
-        copy_state(scratch, state)
-        if full_turn:
-            full_turn_trial(scratch, tiles, goals, basic_kinds, actions[index], log)
-        else:
-            own_turn_trial(scratch, tiles, goals, basic_kinds, actions[index], log)
+        play_trial(scratch, state, tiles, goals, basic_kinds, full_turn, actions[index], log)
         values[index] = style_value(scratch, tiles, goals, player, future_turns, weights)
     return values

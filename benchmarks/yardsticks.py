@@ -60,14 +60,18 @@ from agents.tournament_tasks import make_tasks  # noqa: E402
 SEED_STRIDE = 100_000
 """Seeds between the first games of two tables."""
 Z = 1.959964
-MODELS = ("models/multiplayer.safetensors", "models/baseline.safetensors")
+MODELS = ("models/multiplayer-styles.safetensors", "models/multiplayer.safetensors",
+          "models/baseline.safetensors")
 AGENTS = ("policy", "search")
 POLICY_TARGETS = {"2p-greedy": 0.85, **{f"2p-{style}": 0.85 for style in STYLES},
                   "4p-greedy": 0.60}
 """Issue 32's targets for the multi-player policy, by table."""
-TARGET_MODEL = "models/multiplayer.safetensors"
+TARGET_MODELS = ("models/multiplayer-styles.safetensors", "models/multiplayer.safetensors")
+"""The multi-player models issue 32's policy targets are read against."""
 DOC_BEGIN = "<!-- yardsticks: begin -->"
 DOC_END = "<!-- yardsticks: end -->"
+COMPARE_BEGIN = "<!-- yardsticks compare: begin -->"
+COMPARE_END = "<!-- yardsticks compare: end -->"
 
 
 def tables() -> dict[str, tuple[int, list[str]]]:
@@ -413,8 +417,8 @@ def summarise(rows: list[Row], played: dict[str, dict[int, float]]) -> list[dict
 def verdict(entry: dict) -> str:
     """The targets of issue 32 this row bears on, met or not."""
     if entry["agent"] == "policy":
-        target = POLICY_TARGETS.get(entry["table"]) if entry["model"].endswith(
-            Path(TARGET_MODEL).name) else None
+        target = POLICY_TARGETS.get(entry["table"]) if Path(entry["model"]).name in {
+            Path(model).name for model in TARGET_MODELS} else None
         if target is None:
             return ""
         if entry["low"] >= target:
@@ -486,16 +490,47 @@ def format_markdown(summary: list[dict], rows: list[Row] | None = None) -> str:
     return "\n".join(lines)
 
 
-def update_document(path: Path, markdown: str) -> None:
-    """Replace the table between the DOC_BEGIN and DOC_END lines of `path`."""
+def compare_models(rows: list[Row], played: dict[str, dict[int, float]], first: str,
+                   second: str) -> list[dict]:
+    """Model `first` minus model `second`, table by table and agent by agent, over the
+    deals both played (the same seeds and seatings, module docstring): the paired mean
+    difference of the model's win with its 95% interval, as `paired_difference`."""
+    by_place = {(Path(row.model).name, row.table, row.agent): row for row in rows}
+    comparison = []
+    for row in rows:
+        if Path(row.model).name != Path(first).name:
+            continue
+        other = by_place.get((Path(second).name, row.table, row.agent))
+        if other is None:
+            continue
+        difference = paired_difference(played.get(row.key, {}), played.get(other.key, {}))
+        if difference is not None:
+            comparison.append({"table": row.table, "agent": row.agent,
+                               "difference": difference})
+    return comparison
+
+
+def format_comparison(comparison: list[dict], first: str, second: str) -> str:
+    """The comparison as Markdown, one line per table and agent."""
+    lines = [f"| table | agent | {Path(first).stem} - {Path(second).stem}, same games "
+             "[95%] |", "|---|---|---|"]
+    for entry in comparison:
+        lines.append(f"| {entry['table']} | {entry['agent']} | "
+                     f"{_paired(entry)} |")
+    return "\n".join(lines)
+
+
+def update_document(path: Path, markdown: str, begin: str = DOC_BEGIN,
+                    end: str = DOC_END) -> None:
+    """Replace the table between the `begin` and `end` lines of `path`."""
     text = Path(path).read_text()
-    if text.count(DOC_BEGIN) != 1 or text.count(DOC_END) != 1 \
-            or text.index(DOC_BEGIN) > text.index(DOC_END):
-        raise ResultsError(f"{path} needs one line {DOC_BEGIN!r} and after it one line "
-                           f"{DOC_END!r}")
-    before, rest = text.split(DOC_BEGIN, 1)
-    Path(path).write_text(f"{before}{DOC_BEGIN}\n{markdown.strip()}\n{DOC_END}"
-                          f"{rest.split(DOC_END, 1)[1]}")
+    if text.count(begin) != 1 or text.count(end) != 1 \
+            or text.index(begin) > text.index(end):
+        raise ResultsError(f"{path} needs one line {begin!r} and after it one line "
+                           f"{end!r}")
+    before, rest = text.split(begin, 1)
+    Path(path).write_text(f"{before}{begin}\n{markdown.strip()}\n{end}"
+                          f"{rest.split(end, 1)[1]}")
 
 
 def parse(argv=None) -> argparse.Namespace:
@@ -528,6 +563,10 @@ def parse(argv=None) -> argparse.Namespace:
                         help="also write the summary of the rows as JSON here")
     parser.add_argument("--update-doc", type=Path, default=None, metavar="FILE",
                         help="put the Markdown table between FILE's yardsticks markers")
+    parser.add_argument("--compare", nargs=2, default=None, metavar=("A", "B"),
+                        help="also print model A minus model B on the same games, table "
+                             "by table (with --update-doc, between FILE's yardsticks "
+                             "compare markers)")
     arguments = parser.parse_args(argv)
     arguments.tables = arguments.tables or list(tables())
     if arguments.games < 1 or arguments.chunk < 1 or arguments.search_chunk < 1 \
@@ -536,6 +575,10 @@ def parse(argv=None) -> argparse.Namespace:
     for model in arguments.models:
         if not Path(model).is_file():
             parser.error(f"no model file {model}")
+    names = {Path(model).name for model in arguments.models}
+    for model in arguments.compare or []:
+        if Path(model).name not in names:
+            parser.error(f"--compare {model}: not one of --models")
     return arguments
 
 
@@ -557,6 +600,12 @@ def main(argv=None, out=sys.stdout) -> list[dict]:
         arguments.json.write_text(json.dumps(summary, indent=1) + "\n")
     if arguments.update_doc is not None:
         update_document(arguments.update_doc, format_markdown(summary, rows))
+    if arguments.compare:
+        comparison = compare_models(rows, played, *arguments.compare)
+        markdown = format_comparison(comparison, *arguments.compare)
+        print(markdown, file=out)
+        if arguments.update_doc is not None:
+            update_document(arguments.update_doc, markdown, COMPARE_BEGIN, COMPARE_END)
     if stopped:
         print(f"stopped by a signal; the same command goes on from {arguments.results}",
               file=out)

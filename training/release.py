@@ -64,6 +64,9 @@ def release(run_dir: Path, name: str, models: Path = MODELS) -> dict:
         shutil.copyfile(model.with_suffix(suffix), models / f"{name}{suffix}")
     card = re.sub(r"`/\S*/(training/recipes/[^/`]+\.json)`", r"`\1`",
                   (run_dir / "MODEL_CARD.md").read_text().replace(str(run_dir), f"runs/{name}"))
+    start = _start_provenance(state.get("start", "none"))
+    if "start_run" in start:
+        card = card.replace(state["start"], start["start"])
     write_atomically(models / "cards" / f"{name}.md", card)
     provenance = state.get("provenance", {})
     entry = {
@@ -71,6 +74,7 @@ def release(run_dir: Path, name: str, models: Path = MODELS) -> dict:
                   for suffix in (".safetensors", ".json")},
         "recipe": state["recipe"], "recipe_sha256": state.get("recipe_sha256"),
         "seed": state["seed"], "start": state.get("start", "none"),
+        **start,
         "command": f"suburbia train --recipe {state['recipe']} --seed {state['seed']} "
                    f"--run-dir runs/{name}",
         "commit": provenance.get("git", {}).get("commit"),
@@ -88,6 +92,30 @@ def release(run_dir: Path, name: str, models: Path = MODELS) -> dict:
     return entry
 
 
+def _start_provenance(start: str) -> dict:
+    """What a run started from, when that was a model file: its SHA-256 and, if the file
+    is a complete recipe run's final model, that run's recipe, seed and commit, so that a
+    chain of recipes (dale, multiplayer, multiplayer-styles) can be rerun and checked."""
+    path = Path(start)
+    if start in ("none", "") or start.startswith("recipe:") or not path.is_file():
+        return {}
+    provenance = {"start_sha256": sha256_of(path)}
+    try:
+        run = json.loads((path.parent / "state.json").read_text())
+    except (OSError, ValueError):
+        return provenance
+    if run.get("status") == "complete" and \
+            run.get("final", {}).get("sha256") == provenance["start_sha256"]:
+        provenance["start"] = f"runs/{run.get('recipe')}/model.safetensors"
+        provenance["start_run"] = {
+            "recipe": run.get("recipe"), "seed": run.get("seed"),
+            "recipe_sha256": run.get("recipe_sha256"),
+            "commit": run.get("provenance", {}).get("git", {}).get("commit"),
+            "command": f"suburbia train --recipe {run.get('recipe')} --seed {run.get('seed')}"
+                       f" --run-dir runs/{run.get('recipe')}"}
+    return provenance
+
+
 def _final_evaluations(run_dir: Path, state: dict) -> list[dict]:
     """The `evaluate` stages' rows of the released model itself (an earlier evaluate stage,
     e.g. after a first round, measured another model)."""
@@ -103,8 +131,11 @@ def readme_table(manifest: dict) -> str:
         entry = manifest["models"][name]
         files = "<br>".join(f"`{file}` `{digest}`"
                             for file, digest in sorted(entry["files"].items()))
-        made = (f"`{entry['command']}` ({entry['wall_seconds'] / 60:.0f} min of wall time; "
-                f"[model card]({entry['card']}))" if entry.get("recipe") else entry["made_by"])
+        after = (f" after `{entry['start_run']['command']}`" if entry.get("start_run")
+                 else "")
+        made = (f"`{entry['command']}`{after} ({entry['wall_seconds'] / 60:.0f} min of wall "
+                f"time; [model card]({entry['card']}))" if entry.get("recipe")
+                else entry["made_by"])
         figures = "; ".join(
             f"{row['win_rate']:.3f} [{row['win_rate_low']:.3f}, {row['win_rate_high']:.3f}] "
             f"against {row['against']}"

@@ -129,3 +129,34 @@ def test_a_search_row_is_paired_with_its_policy_on_the_same_games(tmp_path):
     assert "on 2 (" in lines[1]
     markdown = yardsticks.format_markdown(summary)
     assert "| multiplayer | 2p-greedy | `greedy` | 3: " in markdown
+
+
+@pytest.mark.slow
+def test_two_models_are_compared_on_the_same_deals(tmp_path):
+    """`--compare A B`: model A minus model B, the wins of each on the same seeded games,
+    written between the document's compare markers; a model not measured is refused."""
+    second = str(REPO / "models" / "multiplayer-styles.safetensors")
+    out = io.StringIO()
+    arguments = ["--tables", "2p-greedy", "--workers", "1", "--seed", "321", "--results",
+                 str(tmp_path / "r.jsonl"), "--agents", "policy", "--games", "4"]
+    yardsticks.main(["--models", MODEL, second, *arguments], out=out)
+    rows, _ = yardsticks.accumulate(yardsticks.read_chunks(tmp_path / "r.jsonl"))
+    by_model = {json.loads(key)[6]: games for key, games in rows.items()}
+    first_wins, second_wins = (by_model[yardsticks.file_digest(path)]
+                               for path in (second, MODEL))
+    expected = sum(first_wins[g] - second_wins[g] for g in range(4)) / 4
+    document = tmp_path / "doc.md"
+    document.write_text(f"a\n{yardsticks.DOC_BEGIN}\n{yardsticks.DOC_END}\n"
+                        f"{yardsticks.COMPARE_BEGIN}\nold\n{yardsticks.COMPARE_END}\nb\n")
+    out = io.StringIO()
+    yardsticks.main(["--models", MODEL, second, *arguments, "--report", "--compare", second,
+                     MODEL, "--update-doc", str(document)], out=out)
+    line = next(line for line in out.getvalue().splitlines()
+                if line.startswith("| 2p-greedy | policy |"))
+    assert line.startswith(f"| 2p-greedy | policy | {expected:+.3f} [")
+    assert "on 4 (" in line
+    text = document.read_text()
+    assert line in text and "old" not in text and text.endswith("b\n")
+    assert "multiplayer-styles - multiplayer, same games" in text
+    with pytest.raises(SystemExit):
+        yardsticks.parse(["--models", MODEL, "--compare", second, MODEL])

@@ -78,6 +78,30 @@ def test_a_complete_run_is_released_and_an_unfinished_one_refused(tmp_path):
     assert f"`small.safetensors` `{state['final']['sha256']}`" in readme
     assert f"{final['win_rate']:.3f}" in readme
 
+    # A run started from another run's model names that run, its recipe and its command.
+    follow = {"name": "follow", "seed": 1, "torch_threads": 1,
+              "network": SMALL["network"],
+              "stages": [{"name": "games", "kind": "record", "demonstrator": "greedy",
+                          "games": 4, "chunk_games": 2},
+                         {"name": "fit", "kind": "fit", "demonstrations": ["games"],
+                          "epochs": 1},
+                         {"name": "final", "kind": "evaluate", "against": "greedy",
+                          "players": 2, "games": 4, "seed": 0}]}
+    follow_dir = tmp_path / "follow"
+    assert _train(follow, follow_dir, "--start",
+                  str(run_dir / "model.safetensors")).returncode == 0
+    followed = release.release(follow_dir, "follow", models)
+    assert followed["start_sha256"] == state["final"]["sha256"]
+    assert followed["start"] == "runs/small/model.safetensors"
+    assert followed["start_run"]["recipe"] == "small" and followed["start_run"]["seed"] == 5
+    assert followed["start_run"]["command"] == \
+        "suburbia train --recipe small --seed 5 --run-dir runs/small"
+    follow_card = (models / "cards" / "follow.md").read_text()
+    assert str(tmp_path) not in follow_card and "runs/small/model.safetensors" in follow_card
+    assert "after `suburbia train --recipe small --seed 5 --run-dir runs/small`" in \
+        (models / "README.md").read_text()
+    assert release.check(models) == []
+
     # A changed byte, a file nobody listed and a stale table are each named.
     data = bytearray((models / "small.safetensors").read_bytes())
     data[-1] ^= 1

@@ -30,8 +30,9 @@ spec                           agent
 ``ppo-search:PATH,K,S,W,O``    O playing the other seats inside the search: inferred
                                (default: greedy's share of each seat's redraws
                                follows the moves seen in the game, value_search.py),
-                               model, greedy, dale, random or mixed (the model in
-                               half the redraws, greedy in the others)
+                               model, greedy, dale, random, mixed (the model in
+                               half the redraws, greedy in the others) or
+                               inferred-styles (inferred, the four styles known too)
 ``ppo:pickle:PATH.zip`` ...    any ppo spec with ``pickle:`` before the path: a pickled
                                stable-baselines3 zip is allowed, which runs code stored
                                in the file (trusted files only; a warning is shown)

@@ -116,6 +116,14 @@ class StyleAgent(Agent):
                                 self.weights, self._generator.random(), self._mask,
                                 self._actions))
 
+    def best_actions(self, game: Game) -> np.ndarray:
+        """The legal actions that score best, tied: `act` plays one of them, picked by its
+        tie draw (what a search that models this style may expect of it)."""
+        values = trial_values(game.state, TILES.table, GOALS.table, TILES.basic_kinds,
+                              self.weights, OWN_TURN, self._mask, self._actions)
+        actions = self._actions[:values.shape[0]]
+        return actions[values >= values.max() - TIE_TOLERANCE].copy()
+
 
 class SwitchingAgent(Agent):
     """Plays as `agents[0]` until the round `switch_rounds[0]` (counted from 1, as the game

@@ -57,6 +57,17 @@ move, and the position as this seat sees it, what it cannot see redrawn (R10.2);
 goal choice is never used, it is hidden (R3.6). The tournament runner, the recording of
 demonstrations and the web page show the moves; where nothing does (the terminal game,
 the OpenSpiel and Gym wrappers' opponents, a bare `act`), it stays "mixed".
+
+Known styles ("inferred-styles", not the default). The four heuristic styles of
+agents/styles.py (goals, lakes, reputation, hoarder) are explanations too, each taken to play one of its best actions 3 times in 4
+(a style breaks ties by a draw, so each of k tied actions gets 3/4k), asked on the same
+redraw as greedy and the model. A seat that one of them explains better than
+greedy and the model do (and that is not unexplained) is played by that style in every
+redraw, with tie draws from a generator of its own; before any evidence no style is ahead,
+so the search starts as "mixed" as "inferred" does. Which style a seat plays is told from
+evidence that fades by STYLE_FORGETTING (the styles agree on many moves). The styles are
+this project's yardsticks, so this knowledge could only help against them; measured, it
+did not help enough to be the default (docs/yardsticks.md, "Modelling the styles").
 """
 
 from __future__ import annotations
@@ -85,6 +96,7 @@ from .dale_agent import DaleAgent
 from .greedy import GreedyAgent
 from .ppo_agent import PPOAgent
 from .random_agent import RandomAgent
+from .styles import STYLES, StyleAgent
 
 EVALUATIONS = ("critic", "rollout")
 MODEL_OPPONENT = "model"
@@ -93,8 +105,11 @@ MIXED_OPPONENT = "mixed"
 INFERRED_OPPONENT = "inferred"
 """The greedy player in a share of the redraws that each seat's moves set (module
 docstring)."""
+INFERRED_STYLES_OPPONENT = "inferred-styles"
+""""inferred" with the heuristic styles as explanations too (module docstring, "Known
+styles")."""
 ROLLOUT_OPPONENTS = (INFERRED_OPPONENT, MODEL_OPPONENT, "greedy", "dale", "random",
-                     MIXED_OPPONENT)
+                     MIXED_OPPONENT, INFERRED_STYLES_OPPONENT)
 """Who may play the other seats inside the trials, the default first (a spec's O)."""
 GUESS_ERROR = 0.25
 """How often a greedy or model player is taken to make a move other than its own choice."""
@@ -108,8 +123,18 @@ LOOSE_HIT = 0.5
 such a seat is not explained by it (module docstring)."""
 GREEDY, MODEL, LIKE_GREEDY, LIKE_MODEL, UNIFORM = range(5)
 """Columns of `ValueSearchAgent.log_evidence`: the explanations of a seat's moves; the
-first two explain it, the others leave it unexplained."""
+first two explain it, the next three leave it unexplained."""
 EXPLAINING = 2
+STYLE_NAMES = tuple(STYLES)
+FIRST_STYLE = UNIFORM + 1
+"""Columns FIRST_STYLE, FIRST_STYLE + 1, ... of `log_evidence`: each heuristic style of
+agents/styles.py (in the order of STYLE_NAMES) playing its own choice 3 times in 4, which
+explain a seat as greedy and the model do (module docstring, "Known styles")."""
+UNEXPLAINING = [LIKE_GREEDY, LIKE_MODEL, UNIFORM]
+STYLE_FORGETTING = 0.95
+"""Weight of earlier evidence in telling the styles apart (`style_log_evidence`): they
+agree on many moves, so which style a seat plays shows over some twenty of its moves,
+not five (module docstring, "Known styles")."""
 
 
 def _rollout_agent(name: str, seed: int | None) -> Agent:
@@ -197,8 +222,11 @@ class ValueSearchAgent(Agent):
                                   f"{', '.join(ROLLOUT_OPPONENTS)} or an Agent")
         self.policy_agent = PPOAgent(path, allow_pickle=allow_pickle)
         self.opponent = opponent
-        self.splits_redraws = opponent in (MIXED_OPPONENT, INFERRED_OPPONENT)
-        self.inferred = opponent == INFERRED_OPPONENT
+        self._opponent_spec = opponent if isinstance(opponent, str) else None
+        self.splits_redraws = opponent in (MIXED_OPPONENT, INFERRED_OPPONENT,
+                                           INFERRED_STYLES_OPPONENT)
+        self.inferred = opponent in (INFERRED_OPPONENT, INFERRED_STYLES_OPPONENT)
+        self.models_styles = opponent == INFERRED_STYLES_OPPONENT
         if isinstance(opponent, str) and opponent != MODEL_OPPONENT:
             self.opponent = _rollout_agent("greedy" if self.splits_redraws else opponent, seed)
         self.path = self.policy_agent.path
@@ -212,7 +240,11 @@ class ValueSearchAgent(Agent):
         self._gamma = float(self.policy_agent.model.gamma)
         self._generator = np.random.default_rng(seed)
         self._observing_generator = np.random.default_rng(_observing_seed(seed))
-        self.log_evidence = np.zeros((c.MAX_PLAYERS, UNIFORM + 1))
+        self.log_evidence = np.zeros((c.MAX_PLAYERS, FIRST_STYLE + len(STYLE_NAMES)))
+        self.style_agents = [StyleAgent(name, seed=_style_seed(seed, index))
+                             for index, name in enumerate(STYLE_NAMES)]
+        self.style_log_evidence = np.zeros((c.MAX_PLAYERS, len(STYLE_NAMES)))
+        self._seat_styles = np.full(c.MAX_PLAYERS, -1, dtype=np.int64)
         self.greedy_log_odds = np.zeros(c.MAX_PLAYERS)
         self.unexplained_log_odds = np.zeros(c.MAX_PLAYERS)
         self.fallbacks = 0
@@ -233,9 +265,12 @@ class ValueSearchAgent(Agent):
             self._generator = np.random.default_rng(seed)
             self._observing_generator = np.random.default_rng(_observing_seed(seed))
         self.log_evidence[:] = 0.0
+        self.style_log_evidence[:] = 0.0
         self.greedy_log_odds[:] = 0.0
         self.unexplained_log_odds[:] = 0.0
         self.fallbacks = 0
+        for index, agent in enumerate(self.style_agents):
+            agent.reset(_style_seed(seed, index))
         if isinstance(self.opponent, Agent):
             self.opponent.reset(seed)
 
@@ -261,18 +296,35 @@ class ValueSearchAgent(Agent):
         model_choice = int(np.argmax(self.policy_agent.action_probabilities(
             self._model_input(self._observation, mask), mask)))
 
-        def likelihood(choice: int, hit: float) -> float:
-            return hit if action == choice else (1.0 - hit) / (legal - 1)
+        style_choices = ([agent.best_actions(view) for agent in self.style_agents]
+                         if self.models_styles else [])
 
+        def likelihood(choice, hit: float) -> float:
+            """The chance of `action` if the seat plays `choice` (its best actions, tied)
+            with chance `hit`, any other legal action evenly with the rest."""
+            choices = np.atleast_1d(choice)
+            if choices.size >= legal:
+                return 1.0 / legal
+            if action in choices:
+                return hit / choices.size
+            return (1.0 - hit) / (legal - choices.size)
+
+        style_terms = np.log([likelihood(choice, 1.0 - GUESS_ERROR)
+                              for choice in style_choices] or np.zeros(0))
         evidence = self.log_evidence[mover]
         evidence *= FORGETTING
-        evidence += np.log([likelihood(greedy_choice, 1.0 - GUESS_ERROR),
-                            likelihood(model_choice, 1.0 - GUESS_ERROR),
-                            likelihood(greedy_choice, LOOSE_HIT),
-                            likelihood(model_choice, LOOSE_HIT), 1.0 / legal])
+        evidence[:FIRST_STYLE] += np.log([likelihood(greedy_choice, 1.0 - GUESS_ERROR),
+                                          likelihood(model_choice, 1.0 - GUESS_ERROR),
+                                          likelihood(greedy_choice, LOOSE_HIT),
+                                          likelihood(model_choice, LOOSE_HIT), 1.0 / legal])
         self.greedy_log_odds[mover] = evidence[GREEDY] - evidence[MODEL]
-        self.unexplained_log_odds[mover] = (evidence[EXPLAINING:].max()
-                                            - evidence[:EXPLAINING].max())
+        explaining = evidence[:EXPLAINING].max()
+        if self.models_styles:
+            evidence[FIRST_STYLE:] += style_terms
+            self.style_log_evidence[mover] *= STYLE_FORGETTING
+            self.style_log_evidence[mover] += style_terms
+            explaining = max(explaining, evidence[FIRST_STYLE:].max())
+        self.unexplained_log_odds[mover] = evidence[UNEXPLAINING].max() - explaining
 
     def unexplained_seats(self) -> np.ndarray:
         """bool[MAX_PLAYERS]: the seats neither greedy nor the model explains ("inferred",
@@ -280,6 +332,20 @@ class ValueSearchAgent(Agent):
         if not self.inferred:
             return np.zeros(c.MAX_PLAYERS, dtype=bool)
         return self.unexplained_log_odds > 0.0
+
+    def seat_styles(self) -> np.ndarray:
+        """int[MAX_PLAYERS]: per seat, the index in STYLE_NAMES of the style that explains
+        its moves better than greedy and the model do, or -1 ("inferred-styles", module
+        docstring, "Known styles"); such a seat is played by that style in every redraw."""
+        styles = np.full(c.MAX_PLAYERS, -1, dtype=np.int64)
+        if not self.models_styles:
+            return styles
+        best = self.style_log_evidence.argmax(axis=1)
+        ahead = ((self.log_evidence[np.arange(c.MAX_PLAYERS), FIRST_STYLE + best]
+                  > self.log_evidence[:, :EXPLAINING].max(axis=1))
+                 & ~self.unexplained_seats())
+        styles[ahead] = best[ahead]
+        return styles
 
     def opponent_shares(self) -> np.ndarray:
         """Per seat, the share of the redraws the opponent agent (greedy for "mixed" and
@@ -334,6 +400,8 @@ class ValueSearchAgent(Agent):
         self._by_opponent[:rows] = np.repeat(self._opponent_redraws(), candidates.size, axis=0)
         self._by_safe_model = self.unexplained_seats()
         self._by_safe_model[player] = False
+        self._seat_styles = self.seat_styles()
+        self._seat_styles[player] = -1
         self._write_trial_outputs(rows)
         if self.evaluation == "critic":
             self._play_trials(rows, player, until_player=True)
@@ -371,8 +439,13 @@ class ValueSearchAgent(Agent):
         actions = np.zeros(rows, dtype=np.int32)
         seats = np.maximum(self._seats[:rows], 0)
         by_safe = moving & (self._seats[:rows] >= 0) & self._by_safe_model[seats]
+        styles = np.where(moving & (self._seats[:rows] >= 0), self._seat_styles[seats], -1)
+        for row in np.flatnonzero(styles >= 0):
+            view = Game.view(self._config, self._trial_states[row])
+            actions[row] = view.action_number(self.style_agents[styles[row]].act(view))
+            by_model[row] = False
         if isinstance(self.opponent, Agent):
-            others = (moving & ~by_safe & (self._seats[:rows] != player)
+            others = (moving & ~by_safe & (styles < 0) & (self._seats[:rows] != player)
                       & self._by_opponent[np.arange(rows), seats])
             for row in np.flatnonzero(others):
                 view = Game.view(self._config, self._trial_states[row])
@@ -432,7 +505,7 @@ class ValueSearchAgent(Agent):
     def opponent_name(self) -> str:
         """Who plays the other seats inside the trials, as a spec's O names it."""
         if self.splits_redraws:
-            return INFERRED_OPPONENT if self.inferred else MIXED_OPPONENT
+            return self._opponent_spec if self.inferred else MIXED_OPPONENT
         return getattr(self.opponent, "name", self.opponent)
 
 
@@ -449,3 +522,9 @@ def _clearly_better(differences: np.ndarray) -> bool:
 def _observing_seed(seed: int | None) -> list[int] | None:
     """The seed of the generator `observe` redraws with, apart from the search's own."""
     return None if seed is None else [int(seed), 1]
+
+
+def _style_seed(seed: int | None, index: int) -> list[int] | None:
+    """The seed of the style agent that models style `index` (its tie draws), apart from
+    the search's own generators."""
+    return None if seed is None else [int(seed), 2 + index]

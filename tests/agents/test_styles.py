@@ -270,3 +270,25 @@ def test_a_tournament_seats_the_switching_player():
     assert len(result.rows) == 4 and sum(row["win"] for row in result.rows) == 2.0
     assert {row["agent"] for row in result.rows} == {"switching:greedy,lakes,round=4",
                                                      "greedy"}
+
+
+def test_a_style_plays_one_of_its_best_actions_and_each_can_be_drawn():
+    """`best_actions` is the set `act` draws from (what the search's opponent model
+    expects of a style): on 2-player positions every choice lies in it, and where several
+    actions tie, different tie draws reach more than one of them."""
+    from agents.styles import StyleAgent
+    policy = GreedyAgent()
+    tied = 0
+    for style in STYLES:
+        game = Game(2, "standard", "2nd", 41)
+        for _ in range(30):
+            if game.is_over:
+                break
+            best = StyleAgent(style).best_actions(game)
+            chosen = {StyleAgent(style, seed=seed).act(game) for seed in range(12)}
+            assert chosen <= set(best.tolist())
+            if best.size > 2:
+                tied += 1
+                assert len(chosen) > 1
+            game.apply(policy.act(game))
+    assert tied >= 3

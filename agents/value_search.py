@@ -115,9 +115,11 @@ GUESS_ERROR = 0.25
 """How often a greedy or model player is taken to make a move other than its own choice."""
 FORGETTING = 0.8
 """Weight of a seat's earlier evidence at each new move of that seat (module docstring)."""
-SAFETY_Z = 1.0
+SAFETY_Z = 2.0
 """With an unexplained seat, how many standard errors of the paired difference over the
-redraws a candidate must beat the policy's first choice by (module docstring)."""
+redraws a candidate must beat the policy's first choice by (module docstring). 1.0 left
+the search weaker than its policy against the `goals` style; 2.0 was stronger on tuning
+games (docs/yardsticks.md, "The fallback's threshold")."""
 LOOSE_HIT = 0.5
 """How often a seat that is only like greedy (or the model) is taken to make its choice:
 such a seat is not explained by it (module docstring)."""

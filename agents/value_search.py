@@ -59,9 +59,9 @@ demonstrations and the web page show the moves; where nothing does (the terminal
 the OpenSpiel and Gym wrappers' opponents, a bare `act`), it stays "mixed".
 
 Known styles ("inferred-styles", not the default). The four heuristic styles of
-agents/styles.py (goals, lakes, reputation, hoarder) are explanations too, each taken to play one of its best actions 3 times in 4
-(a style breaks ties by a draw, so each of k tied actions gets 3/4k), asked on the same
-redraw as greedy and the model. A seat that one of them explains better than
+agents/styles.py (goals, lakes, reputation, hoarder) are explanations too, each taken to
+play one of its best actions 3 times in 4 (a style breaks ties by a draw, so each of k
+tied actions gets 3/4k), asked on the same redraw as greedy and the model. A seat that one of them explains better than
 greedy and the model do (and that is not unexplained) is played by that style in every
 redraw, with tie draws from a generator of its own; before any evidence no style is ahead,
 so the search starts as "mixed" as "inferred" does. Which style a seat plays is told from
@@ -130,8 +130,8 @@ EXPLAINING = 2
 STYLE_NAMES = tuple(STYLES)
 FIRST_STYLE = UNIFORM + 1
 """Columns FIRST_STYLE, FIRST_STYLE + 1, ... of `log_evidence`: each heuristic style of
-agents/styles.py (in the order of STYLE_NAMES) playing its own choice 3 times in 4, which
-explain a seat as greedy and the model do (module docstring, "Known styles")."""
+agents/styles.py (in the order of STYLE_NAMES) playing one of its tied best actions 3
+times in 4, which explain a seat as greedy and the model do (module docstring, "Known styles")."""
 UNEXPLAINING = [LIKE_GREEDY, LIKE_MODEL, UNIFORM]
 STYLE_FORGETTING = 0.95
 """Weight of earlier evidence in telling the styles apart (`style_log_evidence`): they
@@ -298,9 +298,6 @@ class ValueSearchAgent(Agent):
         model_choice = int(np.argmax(self.policy_agent.action_probabilities(
             self._model_input(self._observation, mask), mask)))
 
-        style_choices = ([agent.best_actions(view) for agent in self.style_agents]
-                         if self.models_styles else [])
-
         def likelihood(choice, hit: float) -> float:
             """The chance of `action` if the seat plays `choice` (its best actions, tied)
             with chance `hit`, any other legal action evenly with the rest."""
@@ -311,8 +308,6 @@ class ValueSearchAgent(Agent):
                 return hit / choices.size
             return (1.0 - hit) / (legal - choices.size)
 
-        style_terms = np.log([likelihood(choice, 1.0 - GUESS_ERROR)
-                              for choice in style_choices] or np.zeros(0))
         evidence = self.log_evidence[mover]
         evidence *= FORGETTING
         evidence[:FIRST_STYLE] += np.log([likelihood(greedy_choice, 1.0 - GUESS_ERROR),
@@ -322,6 +317,8 @@ class ValueSearchAgent(Agent):
         self.greedy_log_odds[mover] = evidence[GREEDY] - evidence[MODEL]
         explaining = evidence[:EXPLAINING].max()
         if self.models_styles:
+            style_terms = np.log([likelihood(agent.best_actions(view), 1.0 - GUESS_ERROR)
+                                  for agent in self.style_agents])
             evidence[FIRST_STYLE:] += style_terms
             self.style_log_evidence[mover] *= STYLE_FORGETTING
             self.style_log_evidence[mover] += style_terms

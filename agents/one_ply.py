@@ -270,6 +270,32 @@ def trial_values(state, tiles, goals, basic_kinds, weights, full_turn, mask, act
 
 
 @njit(cache=True)
+def trial_goal_bonuses(state, tiles, goals, basic_kinds, mask, actions):
+    """Fill `mask` and `actions` with the legal actions (the first `count`) and return the
+    acting player's `expected_goal_bonus` after each one's own-turn trial (R8.2), what
+    `trial_values` adds for a goal weight of 1; one legal action is not tried (0)."""
+    count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
+    bonuses = np.zeros(count)
+    if count == 1 or state[s.NUM_PLAYERS] < 2:
+        return bonuses
+    player = state[s.CURRENT_PLAYER]
+    future_turns = turns_left(state)
+    scratch = np.empty_like(state)
+    log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
+    scored = scored_goals(state, player)
+    others_best = others_best_values(state, tiles, goals, player, scored)
+    for index in range(count):
+        play_trial(scratch, state, tiles, goals, basic_kinds, OWN_TURN, actions[index], log)
+        if (s.private_goal(scratch, player) == scored[c.MAX_PLAYERS]
+                and others_unchanged(scratch, state, player)):
+            bonuses[index] = expected_goal_bonus_known_others(
+                scratch, tiles, goals, player, future_turns, scored, others_best)
+        else:
+            bonuses[index] = expected_goal_bonus(scratch, tiles, goals, player, future_turns)
+    return bonuses
+
+
+@njit(cache=True)
 def trial_values_reference(state, tiles, goals, basic_kinds, weights, full_turn, mask,
                            actions):
     """`trial_values` without its fast form: every trial scored by `style_value` alone

@@ -128,14 +128,19 @@ class PPOAgent(Agent):
         return self.act_on_observation(self._observation, game.legal_action_mask())
 
     def act_on_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        probabilities = self.policy_probabilities(observation, mask)
+        if self.deterministic:  # the mode of the masked distribution, as model.predict
+            return int(np.argmax(probabilities))
+        return int(self._generator.choice(NUM_ACTIONS, p=probabilities))
+
+    def policy_probabilities(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The masked policy's probabilities over the flat action space for an observation
+        and its legal-action mask (both checked, ArgumentError naming the problem)."""
         mask = checked_policy_input(observation, mask)
         model_input = observation
         if self._dict_observations:
             model_input = {"observation": observation, "action_mask": mask.astype(np.int8)}
-        probabilities = self.action_probabilities(model_input, mask)
-        if self.deterministic:  # the mode of the masked distribution, as model.predict
-            return int(np.argmax(probabilities))
-        return int(self._generator.choice(NUM_ACTIONS, p=probabilities))
+        return self.action_probabilities(model_input, mask)
 
     def action_probabilities(self, model_input, mask: np.ndarray) -> np.ndarray:
         """The masked policy's probabilities over the flat action space (float64, sum 1).

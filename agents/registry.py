@@ -20,6 +20,9 @@ spec                           agent
                                PATH is NAME.safetensors (with NAME.json beside it,
                                agents/model_format.py)
 ``ppo-sample:PATH``            PPOAgent sampling from its policy (seeded)
+``ppo-goals:PATH[,W]``         GoalPriorAgent: the policy's log-probabilities plus W
+                               (default 1) x the expected goal bonus after each
+                               action (agents/goal_prior.py); deterministic
 ``ppo-rollout:PATH``           ValueSearchAgent: the model's 4 likeliest actions, each
                                played out to the end on 4 redraws of the hidden
                                information, the other seats by the model or greedy
@@ -85,10 +88,10 @@ SEARCH_DEFAULTS = {
 
 AGENT_SPECS = ("random", "dale", "greedy", "greedy:WEIGHTS", *STYLES, "STYLE:WEIGHTS",
                "switching:A,B,round=R",
-               "ppo:PATH", "ppo-sample:PATH",
+               "ppo:PATH", "ppo-sample:PATH", "ppo-goals:PATH[,W]",
                "ppo-search:PATH[,K,S,W,O]", "ppo-rollout:PATH[,K,S,W,O]", "rllib:PATH",
                "FILE.py:NAME", "MODULE:NAME")
-PPO_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
+PPO_KINDS = ("ppo", "ppo-sample", "ppo-goals", "ppo-search", "ppo-rollout")
 BUILT_IN_KINDS = ("random", "dale", "greedy", "rllib", "switching") + tuple(STYLES) \
     + PPO_KINDS
 PICKLE_PREFIX = "pickle:"
@@ -191,6 +194,35 @@ def _ppo(spec: str, path_text: str, deterministic: bool, seed: int | None,
     path = _model_path(spec, path_text)
     from .ppo_agent import PPOAgent
     agent = PPOAgent(path, deterministic=deterministic, seed=seed, allow_pickle=allow_pickle)
+    agent.name = spec
+    return agent
+
+
+def goal_prior_settings(spec: str, arguments: str) -> tuple[str, float]:
+    """(model path text, goal weight) of a ``ppo-goals`` spec's arguments 'PATH[,W]',
+    checked (AgentSpecError naming the problem); nothing is loaded."""
+    from .goal_prior import GOAL_WEIGHT
+    path_text, *values = [part.strip() for part in arguments.split(",")]
+    if not path_text:
+        raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
+                             f"'ppo-goals:models/multiplayer-styles.safetensors'")
+    if len(values) > 1:
+        raise AgentSpecError(f"agent spec {shown(spec)}: ppo-goals takes PATH and at most one "
+                             f"setting, the goal weight W: 'ppo-goals:PATH,W'")
+    try:
+        weight = float(values[0]) if values else GOAL_WEIGHT
+    except ValueError:
+        weight = math.nan
+    if not math.isfinite(weight) or weight < 0:
+        raise AgentSpecError(f"agent spec {shown(spec)}: the goal weight W must be a finite "
+                             f"number of at least 0, not {shown(values[0])}")
+    return path_text, weight
+
+
+def _ppo_goals(spec: str, arguments: str, allow_pickle: bool) -> Agent:
+    from .goal_prior import GoalPriorAgent
+    path_text, weight = goal_prior_settings(spec, arguments)
+    agent = GoalPriorAgent(_model_path(spec, path_text), weight, allow_pickle=allow_pickle)
     agent.name = spec
     return agent
 
@@ -506,6 +538,8 @@ def make_agent(spec, seed: int | None = None, allow_pickle: bool = False,
     if kind in ("ppo-search", "ppo-rollout") and separator:
         evaluation = "critic" if kind == "ppo-search" else "rollout"
         return _ppo_search(text, kind, arguments, seed, evaluation, allow_pickle)
+    if kind == "ppo-goals" and separator:
+        return _ppo_goals(text, arguments, allow_pickle)
     if kind in ("ppo", "ppo-sample") and separator:
         return _ppo(text, arguments.strip(), kind == "ppo", seed, allow_pickle)
     if kind == "rllib" and separator:

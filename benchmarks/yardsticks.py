@@ -7,7 +7,8 @@ and players whose style changes mid-game, at 2, 3 and 4 players and at mixed tab
     python benchmarks/yardsticks.py --report --update-doc docs/yardsticks.md
 
 A row is (model, agent, table): the agent ``policy`` is ``ppo:MODEL``, ``search`` is
-``ppo-rollout:MODEL`` plus --search-settings, the other seats are the table's seeded
+``ppo-rollout:MODEL`` plus --search-settings, ``goal-prior`` is ``ppo-goals:MODEL`` (the
+policy nudged towards the goals, agents/goal_prior.py), the other seats are the table's seeded
 agents (agents/tournament.py's standard mode: game i has seed TABLE_SEED + i, the seats
 rotate with i). Table k of `tables()` takes its seeds from SEED + k x 100,000, the same for
 every model and agent, so each search row is paired game by game with its policy row and
@@ -62,7 +63,8 @@ SEED_STRIDE = 100_000
 Z = 1.959964
 MODELS = ("models/multiplayer-styles.safetensors", "models/multiplayer.safetensors",
           "models/baseline.safetensors")
-AGENTS = ("policy", "search")
+AGENTS = ("policy", "search", "goal-prior")
+"""``goal-prior`` is ``ppo-goals:MODEL``, the policy with its goal prior (agents/goal_prior.py)."""
 POLICY_TARGETS = {"2p-greedy": 0.85, **{f"2p-{style}": 0.85 for style in STYLES},
                   "4p-greedy": 0.60}
 """Issue 32's targets for the multi-player policy, by table."""
@@ -101,6 +103,8 @@ def table_seed(name: str, seed: int) -> int:
 def agent_spec(agent: str, model: str, search_settings: str = "") -> str:
     if agent not in AGENTS:
         raise ValueError(f"agent must be one of {', '.join(AGENTS)}, not {agent!r}")
+    if agent == "goal-prior":
+        return f"ppo-goals:{model}"
     return f"ppo:{model}" if agent == "policy" else f"ppo-rollout:{model}{search_settings}"
 
 
@@ -391,8 +395,8 @@ def report_conflicts(conflicts: list[tuple]) -> None:
 
 
 def summarise(rows: list[Row], played: dict[str, dict[int, float]]) -> list[dict]:
-    """One entry per row with games: win rate, Wilson interval and, for a search row, the
-    paired difference with the policy row of its model and table."""
+    """One entry per row with games: win rate, Wilson interval and, for a search or
+    goal-prior row, the paired difference with the policy row of its model and table."""
     summary = []
     for row in rows:
         wins = played.get(row.key, {})
@@ -406,7 +410,7 @@ def summarise(rows: list[Row], played: dict[str, dict[int, float]]) -> list[dict
                  "contiguous": sorted(wins) == list(range(len(wins))),
                  "win_rate": total / len(wins), "low": low, "high": high,
                  "fair_share": 1 / row.players, "difference": None}
-        if row.agent == "search":
+        if row.agent != "policy":
             policy = row_key(row.table, "policy", row.digest, "", row.base_seed)
             entry["difference"] = paired_difference(wins, played.get(policy, {}))
         entry["verdict"] = verdict(entry)
@@ -416,23 +420,33 @@ def summarise(rows: list[Row], played: dict[str, dict[int, float]]) -> list[dict
 
 def verdict(entry: dict) -> str:
     """The targets of issue 32 this row bears on, met or not."""
-    if entry["agent"] == "policy":
+    if entry["agent"] in ("policy", "goal-prior"):
         target = POLICY_TARGETS.get(entry["table"]) if Path(entry["model"]).name in {
             Path(model).name for model in TARGET_MODELS} else None
         if target is None:
-            return ""
-        if entry["low"] >= target:
-            return f">= {target:.2f}: met (interval)"
-        if entry["win_rate"] >= target:
-            return f">= {target:.2f}: point met, interval not"
-        return f">= {target:.2f}: not met"
-    difference = entry["difference"]
+            return "" if entry["agent"] == "policy" else _versus_policy(entry)
+        if entry["agent"] == "goal-prior":
+            return f"{_versus_policy(entry)}; {_target(entry, target)}"
+        return _target(entry, target)
+    return _versus_policy(entry)
+
+
+def _target(entry: dict, target: float) -> str:
+    if entry["low"] >= target:
+        return f">= {target:.2f}: met (interval)"
+    if entry["win_rate"] >= target:
+        return f">= {target:.2f}: point met, interval not"
+    return f">= {target:.2f}: not met"
+
+
+def _versus_policy(entry: dict) -> str:
+    difference, name = entry["difference"], entry["agent"].replace("-", " ")
     if difference is None:
         return "no policy games to pair with"
     if difference[2] < 0:
-        return "search weaker (interval below 0)"
+        return f"{name} weaker (interval below 0)"
     if difference[1] > 0:
-        return "search stronger (interval above 0)"
+        return f"{name} stronger (interval above 0)"
     return "no difference shown"
 
 
@@ -453,12 +467,12 @@ def format_table(summary: list[dict]) -> str:
     lines = []
     for model in dict.fromkeys(entry["model"] for entry in summary):
         lines.append(f"model {model}")
-        header = (f"  {'table':<34} {'agent':<7} {'games':>6} {'win rate [95% Wilson]':<22} "
-                  f"{'fair':>5}  {'search - policy, same games [95%]':<44} verdict")
+        header = (f"  {'table':<34} {'agent':<10} {'games':>6} {'win rate [95% Wilson]':<22} "
+                  f"{'fair':>5}  {'agent - policy, same games [95%]':<44} verdict")
         lines += [header, "  " + "-" * (len(header) - 2)]
         for entry in summary:
             if entry["model"] == model:
-                lines.append(f"  {entry['table']:<34} {entry['agent']:<7} {entry['games']:>6} "
+                lines.append(f"  {entry['table']:<34} {entry['agent']:<10} {entry['games']:>6} "
                              f"{_rate(entry):<22} {entry['fair_share']:>5.2f}  "
                              f"{_paired(entry):<44} {entry['verdict']}")
     return "\n".join(lines)
@@ -487,6 +501,17 @@ def format_markdown(summary: list[dict], rows: list[Row] | None = None) -> str:
                                          (search or {}).get("verdict")) if v)
         lines.append(f"| {Path(model).stem} | {table}{fair} | {seats} | {cells[0]} | "
                      f"{cells[1]} | {_paired(search) if search else ''} | {verdicts} |")
+    priors = [entry for entry in summary if entry["agent"] == "goal-prior"]
+    if priors:
+        lines += ["", "The policy with its goal prior (`ppo-goals:MODEL`, agents/goal_prior.py):",
+                  "", "| model | table | goal prior: games, win rate [95% Wilson] | "
+                  "goal prior - policy, same games [95%] | verdict |", "|---|---|---|---|---|"]
+        for entry in priors:
+            players = entry["players"]
+            fair = f" (fair {1 / players:.2f})" if players > 2 else ""
+            lines.append(f"| {Path(entry['model']).stem} | {entry['table']}{fair} | "
+                         f"{entry['games']:,}: {_rate(entry)} | {_paired(entry)} | "
+                         f"{entry['verdict']} |")
     return "\n".join(lines)
 
 

@@ -132,6 +132,24 @@ def test_a_search_row_is_paired_with_its_policy_on_the_same_games(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_goal_prior_row_is_paired_with_its_policy_and_read_against_the_targets(tmp_path):
+    summary, text = _run(tmp_path, "--agents", "policy", "goal-prior", "--games", "4")
+    policy, prior = summary
+    assert (prior["agent"], prior["games"], prior["spec"]) == (
+        "goal-prior", 4, f"ppo-goals:{policy['model']}")
+    rows, _ = yardsticks.accumulate(yardsticks.read_chunks(tmp_path / "r.jsonl"))
+    by_agent = {json.loads(key)[4]: games for key, games in rows.items()}
+    paired = sum(by_agent["goal-prior"][g] - by_agent["policy"][g] for g in range(4)) / 4
+    assert prior["difference"][0] == pytest.approx(paired)
+    assert ">= 0.85" in prior["verdict"] and ">= 0.85" in policy["verdict"]
+    assert prior["verdict"].split("; ")[0] in {"goal prior weaker (interval below 0)",
+                                               "goal prior stronger (interval above 0)",
+                                               "no difference shown"}
+    markdown = yardsticks.format_markdown(summary)
+    assert "| multiplayer | 2p-greedy | 4: " in markdown.split("goal prior (")[1]
+
+
+@pytest.mark.slow
 def test_two_models_are_compared_on_the_same_deals(tmp_path):
     """`--compare A B`: model A minus model B, the wins of each on the same seeded games,
     written between the document's compare markers; a model not measured is refused."""

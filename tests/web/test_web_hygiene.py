@@ -251,7 +251,7 @@ def test_a_path_outside_the_folders_and_a_missing_one_get_one_answer(client):
              ("models/escape.safetensors", "models/nothing.safetensors"),  # a link out
              ("models/alone.safetensors", "models/nothing.safetensors"),  # no description
              ("outside/secret.safetensors", "elsewhere/secret.safetensors")]
-    for kind in ("ppo", "ppo-sample", "ppo-search", "ppo-rollout"):
+    for kind in ("ppo", "ppo-sample", "ppo-goals", "ppo-search", "ppo-rollout"):
         for present, absent in pairs:
             answers = [refusal(client, f"{kind}:{path}").replace(path, "PATH")
                        for path in (present, absent)]
@@ -290,6 +290,9 @@ def test_a_path_outside_the_folders_and_a_missing_one_get_one_answer(client):
     ("ppo-rollout:models/good.safetensors,4,4,0,greedy,9", "up to four"),
     ("ppo:models/good.safetensors,4,4", "takes the model file alone"),
     ("ppo-sample:models/good.safetensors,1", "takes the model file alone"),
+    ("ppo-goals:models/good.safetensors,-1", "at least 0"),
+    ("ppo-goals:models/good.safetensors,nan", "finite"),
+    ("ppo-goals:models/good.safetensors,1,2", "at most one"),
     ("ppo:models/baseline.zip", "never loads pickled models"),
     ("ppo:pickle:models/good.safetensors", "never loads pickled models"),
     ("ppo-rollout:models/some.zip,2,2", "only .safetensors"),
@@ -307,6 +310,7 @@ def test_specs_that_fail_or_could_never_move_are_refused_when_the_seat_is_made(
 
 def test_model_search_agents_and_an_rllib_checkpoint_of_the_folder_are_seated(client):
     for spec in ("ppo-search:models/good.safetensors,8,4",
+                 "ppo-goals:models/good.safetensors", "ppo-goals:models/good.safetensors,0.5",
                  "ppo-rollout:models/good.safetensors,2,2,0.5,greedy",
                  "ppo:models/../models/good.safetensors", "rllib:models/rllib-run"):
         assert client.post("/api/games", json=seat(spec)).status_code == 201, spec

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ...errors import SuburbiaError, shown
 
-MODEL_KINDS = ("ppo", "ppo-sample", "ppo-search", "ppo-rollout")
+MODEL_KINDS = ("ppo", "ppo-sample", "ppo-goals", "ppo-search", "ppo-rollout")
 SEARCH_KINDS = ("ppo-search", "ppo-rollout")
 CHECKPOINT_KIND = "rllib"
 MODEL_SUFFIX = ".safetensors"
@@ -185,7 +185,7 @@ def _needs(spec: str, modules: tuple[str, ...], extra: str) -> None:
 def check_agent_spec(spec: str, mode: str, folders: ModelFolders) -> str:
     """The spec a seat keeps (the kind in lower case, settings trimmed), once it is known
     to name an agent that can play `mode` here; SpecRefused saying why otherwise."""
-    from agents.registry import AgentSpecError, make_agent, search_settings
+    from agents.registry import AgentSpecError, goal_prior_settings, make_agent, search_settings
     text = spec.strip()
     kind, separator, arguments = text.partition(":")
     kind = kind.lower()
@@ -209,6 +209,11 @@ def check_agent_spec(spec: str, mode: str, folders: ModelFolders) -> str:
                 raise SpecRefused(f"agent {shown(text)}: K x S = {trials} trials per "
                                   f"decision; this server allows at most "
                                   f"{MAX_WEB_SEARCH_TRIALS}")
+        elif kind == "ppo-goals":
+            try:
+                goal_prior_settings(text, arguments)
+            except AgentSpecError as error:
+                raise SpecRefused(str(error)) from None
         elif settings:
             raise SpecRefused(f"agent {shown(text)}: {kind} takes the model file alone; the "
                               f"settings K,S,W,O are for {' and '.join(SEARCH_KINDS)}")

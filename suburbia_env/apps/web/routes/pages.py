@@ -29,7 +29,8 @@ def router(context: AppContext) -> APIRouter:
         found = folders.offered_models()
         checkpoints = folders.offered_checkpoints()
         specs = ["greedy", *STYLES, "dale", "random"] + [f"ppo:{m}" for m in found] + \
-            [f"ppo-sample:{m}" for m in found] + [f"ppo-rollout:{m}" for m in found] + \
+            [f"ppo-sample:{m}" for m in found] + [f"ppo-goals:{m}" for m in found] + \
+            [f"ppo-rollout:{m}" for m in found] + \
             [f"ppo-search:{m}" for m in found] + [f"rllib:{c}" for c in checkpoints]
         return {"modes": {"dale": {"players": [1]}, "solitary": {"players": [1]},
                           "standard": {"players": [2, 3, 4]}},

@@ -126,3 +126,39 @@ def test_hidden_facts_do_not_change_its_choice():
 def test_bad_goal_prior_specs_say_what_is_wrong(spec, message):
     with pytest.raises(AgentSpecError, match=message):
         make_agent(spec)
+
+
+def _breakdown():
+    import importlib.util
+    from repository import REPO
+    spec = importlib.util.spec_from_file_location(
+        "score_breakdown", REPO / "benchmarks" / "score_breakdown.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_score_breakdown_adds_up_and_pairs_the_agents_on_the_same_deals():
+    """benchmarks/score_breakdown.py: the parts of every score add up to the final
+    population (R8.2), each agent meets the same deals and seats, and the weight-0 goal
+    prior, which plays as the policy, differs from it in no game."""
+    import io
+    breakdown = _breakdown()
+    out = io.StringIO()
+    policy, same, prior = breakdown.main(
+        ["--agents", f"ppo:{MODEL}", f"ppo-goals:{MODEL},0", f"ppo-goals:{MODEL}",
+         "--opponent", "goals", "--games", "4", "--seed", "7600000"], out=out)
+    for records in (policy, same, prior):
+        assert [record["seat"] for record in records] == [0, 1, 0, 1]
+        for record in records:
+            for side in ("agent", "opponent"):
+                parts = record[side]
+                assert (parts["population_before_goals"] + parts["public_goals"]
+                        + parts["private_goal_bonus"] + parts["money_converted"]
+                        == parts["population"])
+            assert record["win"] in (0.0, 0.5, 1.0)
+    assert same == policy
+    text = out.getvalue()
+    assert text.count("win share") == 3 and "+0.000 [+0.000, +0.000] (0 up, 0 down)" in text
+    entry = breakdown.summary(prior)
+    assert entry["win_rate"] == sum(record["win"] for record in prior) / 4

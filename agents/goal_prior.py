@@ -37,6 +37,18 @@ SMALLEST_PROBABILITY = 1e-12
 """Floor of a legal action's probability before its logarithm is taken."""
 
 
+def goal_prior_scores(state: np.ndarray, probabilities: np.ndarray, weight: float,
+                      mask: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(legal actions, their scores): each one's log-probability under `probabilities`
+    plus `weight` x the expected goal bonus after its own-turn trial (`mask` and
+    `actions` are scratch arrays of NUM_ACTIONS)."""
+    bonuses = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
+                                 actions)
+    legal = actions[:bonuses.shape[0]].copy()
+    logs = np.log(np.maximum(probabilities[legal], SMALLEST_PROBABILITY))
+    return legal, logs + weight * bonuses
+
+
 class GoalPriorAgent(Agent):
     """`ppo-goals:PATH[,W]` (agents/registry.py): the policy of PATH with goal weight W."""
 
@@ -57,12 +69,8 @@ class GoalPriorAgent(Agent):
 
     def scores(self, game: Game) -> tuple[np.ndarray, np.ndarray]:
         """(legal actions, their scores): log-probability + weight x expected goal bonus."""
-        probabilities = self.probabilities(game)
-        bonuses = trial_goal_bonuses(game.state, TILES.table, GOALS.table, TILES.basic_kinds,
-                                     self._mask, self._actions)
-        actions = self._actions[:bonuses.shape[0]].copy()
-        logs = np.log(np.maximum(probabilities[actions], SMALLEST_PROBABILITY))
-        return actions, logs + self.weight * bonuses
+        return goal_prior_scores(game.state, self.probabilities(game), self.weight,
+                                 self._mask, self._actions)
 
     def act(self, game: Game) -> int:
         if self.weight == 0.0:

@@ -29,8 +29,10 @@ spec                           agent
                                as their moves suggest ("inferred"); every mode
 ``ppo-search:PATH``            ValueSearchAgent valuing its 8 likeliest actions with
                                its critic at its own next decision (every mode)
-``ppo-rollout:PATH,K,S,W,O``   either with K candidates, S redraws, prior weight W and
-``ppo-search:PATH,K,S,W,O``    O playing the other seats inside the search: inferred
+``ppo-rollout:PATH,K,S,W,O,G`` either with K candidates, S redraws, prior weight W,
+``ppo-search:PATH,K,S,W,O,G``  G the goal prior's weight (candidates ranked as by
+                               ``ppo-goals:PATH,G``; default 0, the policy's) and
+                               O playing the other seats inside the search: inferred
                                (default: greedy's share of each seat's redraws
                                follows the moves seen in the game, value_search.py),
                                model, greedy, dale, random, mixed (the model in
@@ -89,7 +91,7 @@ SEARCH_DEFAULTS = {
 AGENT_SPECS = ("random", "dale", "greedy", "greedy:WEIGHTS", *STYLES, "STYLE:WEIGHTS",
                "switching:A,B,round=R",
                "ppo:PATH", "ppo-sample:PATH", "ppo-goals:PATH[,W]",
-               "ppo-search:PATH[,K,S,W,O]", "ppo-rollout:PATH[,K,S,W,O]", "rllib:PATH",
+               "ppo-search:PATH[,K,S,W,O,G]", "ppo-rollout:PATH[,K,S,W,O,G]", "rllib:PATH",
                "FILE.py:NAME", "MODULE:NAME")
 PPO_KINDS = ("ppo", "ppo-sample", "ppo-goals", "ppo-search", "ppo-rollout")
 BUILT_IN_KINDS = ("random", "dale", "greedy", "rllib", "switching") + tuple(STYLES) \
@@ -230,15 +232,15 @@ def _ppo_goals(spec: str, arguments: str, allow_pickle: bool) -> Agent:
 def search_settings(spec: str, kind: str, arguments: str,
                     evaluation: str) -> tuple[str, dict]:
     """(model path text, ValueSearchAgent settings) of a search spec's arguments
-    'PATH,K,S,W,O', each setting checked (AgentSpecError naming it); nothing is loaded."""
+    'PATH,K,S,W,O,G', each setting checked (AgentSpecError naming it); nothing is loaded."""
     path_text, *values = [part.strip() for part in arguments.split(",")]
     if not path_text:
         raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
                              f"'{kind}:models/baseline.safetensors'")
-    if len(values) > 4:
+    if len(values) > 5:
         raise AgentSpecError(f"agent spec {shown(spec)}: the search agents take PATH and up to "
-                             f"four settings '{kind}:PATH,K,S,W,O', got {len(values)}")
-    opponent = values[3].lower() if len(values) == 4 else None
+                             f"five settings '{kind}:PATH,K,S,W,O,G', got {len(values)}")
+    opponent = values[3].lower() if len(values) >= 4 else None
     if opponent is not None and opponent not in ROLLOUT_OPPONENTS:
         raise AgentSpecError(f"agent spec {shown(spec)}: O (who plays the other seats inside "
                              f"the search) must be one of {', '.join(ROLLOUT_OPPONENTS)}, not "
@@ -260,6 +262,15 @@ def search_settings(spec: str, kind: str, arguments: str,
         settings["prior_weight"] = prior[0]
     if opponent is not None:
         settings["opponent"] = opponent
+    if len(values) == 5:
+        try:
+            goal_weight = float(values[4])
+        except ValueError:
+            goal_weight = math.nan
+        if not math.isfinite(goal_weight) or goal_weight < 0:
+            raise AgentSpecError(f"agent spec {shown(spec)}: G (the goal prior's weight) must "
+                                 f"be a finite number of at least 0, not {shown(values[4])}")
+        settings["goal_weight"] = goal_weight
     return path_text, settings
 
 

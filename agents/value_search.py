@@ -23,7 +23,10 @@ plays them all. Against Dale his turns are the engine's (R9.2). Two evaluations:
   ("margin" for the committed baseline).
 
 The agent plays the candidate with the best mean value over the redraws plus
-`prior_weight` times the log of its policy probability. The redraws come from the
+`prior_weight` times the log of its policy probability. With a `goal_weight` G, the
+candidates and the policy's "first choice" below are those of the goal prior
+(agents/goal_prior.py: log-probability plus G x the expected goal bonus after the
+action), not of the probabilities alone. The redraws come from the
 agent's own generator, reseeded by `reset(seed)`.
 
 Opponent inference ("inferred"). Shown another seat's move (`observe`, called by the
@@ -93,6 +96,7 @@ from suburbia_env.engine.turn import apply_legal_action
 
 from .base import Agent
 from .dale_agent import DaleAgent
+from .goal_prior import goal_prior_scores
 from .greedy import GreedyAgent
 from .ppo_agent import PPOAgent
 from .random_agent import RandomAgent
@@ -209,7 +213,7 @@ class ValueSearchAgent(Agent):
                  prior_weight: float = 0.0, evaluation: str = "rollout",
                  reward: str = "win_loss", margin_weight: float = 0.5,
                  seed: int | None = None, allow_pickle: bool = False,
-                 opponent: str | Agent = INFERRED_OPPONENT):
+                 opponent: str | Agent = INFERRED_OPPONENT, goal_weight: float = 0.0):
         if candidates < 1 or samples < 1:
             raise ConfigError(f"candidates and samples must be at least 1, "
                               f"got {candidates} and {samples}")
@@ -235,6 +239,9 @@ class ValueSearchAgent(Agent):
         self.candidates = int(candidates)
         self.samples = int(samples)
         self.prior_weight = float(prior_weight)
+        self.goal_weight = float(goal_weight)
+        self._goal_mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        self._goal_actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
         self.evaluation = evaluation
         self.reward = reward
         self.margin_weight = float(margin_weight)
@@ -372,7 +379,12 @@ class ValueSearchAgent(Agent):
         legal = np.flatnonzero(mask)
         if legal.size == 1:
             return int(legal[0])
-        order = legal[np.argsort(-probabilities[legal], kind="stable")]
+        if self.goal_weight:
+            legal, keys = goal_prior_scores(state, probabilities, self.goal_weight,
+                                            self._goal_mask, self._goal_actions)
+        else:
+            keys = probabilities[legal]
+        order = legal[np.argsort(-keys, kind="stable")]
         candidates = order[:self.candidates].astype(np.int32)
         table = self.candidate_value_table(state, candidates)
         scores = table.mean(axis=0) + self.prior_weight * np.log(probabilities[candidates])

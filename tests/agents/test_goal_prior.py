@@ -162,3 +162,18 @@ def test_the_score_breakdown_adds_up_and_pairs_the_agents_on_the_same_deals():
     assert text.count("win share") == 3 and "+0.000 [+0.000, +0.000] (0 up, 0 down)" in text
     entry = breakdown.summary(prior)
     assert entry["win_rate"] == sum(record["win"] for record in prior) / 4
+
+
+def test_a_search_of_one_candidate_with_the_goal_weight_plays_as_the_goal_prior():
+    """The search's candidates are ranked by the goal prior when G is given: with one
+    candidate it has nothing to choose and plays the goal prior's move."""
+    search = make_agent(f"ppo-rollout:{MODEL},1,1,0,model,1", seed=3)
+    prior = make_agent(f"ppo-goals:{MODEL},1")
+    assert search.goal_weight == 1.0
+    game, differ = Game(2, seed=9), 0
+    for _ in range(14):  # the first decisions of a game: a rollout to the end each
+        action = prior.act(game)
+        assert search.act(game) == action
+        differ += int(action != prior.policy.act(game))
+        game.apply(action)
+    assert differ >= 1

@@ -52,7 +52,8 @@ def test_specs_give_the_documented_settings():
     ("ppo-rollout:", "give the model file"),
     (f"ppo-rollout:{BASELINE},0", "at least 1"),
     (f"ppo-search:{BASELINE},two", "whole numbers"),
-    (f"ppo-search:{BASELINE},1,2,3,4,5", "up to four"),
+    (f"ppo-search:{BASELINE},1,2,3,model,1,5", "up to five"),
+    (f"ppo-search:{BASELINE},1,2,3,model,nan", "G .the goal prior's weight. must be a finite"),
     (f"ppo-rollout:{BASELINE},1,2,0,chess", "must be one of inferred, model, greedy, dale"),
 ])
 def test_bad_search_specs_name_the_problem(spec, message):

@@ -216,7 +216,7 @@ def check_agent_spec(spec: str, mode: str, folders: ModelFolders) -> str:
                 raise SpecRefused(str(error)) from None
         elif settings:
             raise SpecRefused(f"agent {shown(text)}: {kind} takes the model file alone; the "
-                              f"settings K,S,W,O are for {' and '.join(SEARCH_KINDS)}")
+                              f"settings K,S,W,O,G are for {' and '.join(SEARCH_KINDS)}")
         if folders.model(path_text) is None:
             raise _not_offered(text, shown(path_text))
         _needs(text, ("torch", "safetensors"), "train")

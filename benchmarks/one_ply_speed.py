@@ -2,7 +2,7 @@
 style's, with the fast trial scoring (`trial_values`) and its plain form
 (`trial_values_reference`), interleaved over rounds on the same positions: the positions
 of seeded greedy games at 2, 3 and 4 players (docs/performance.md, "Self-play's other
-seats").
+seats"); and the goal prior's term (`trial_goal_bonuses`, agents/goal_prior.py).
 
     python benchmarks/one_ply_speed.py --games 6 --rounds 3
 """
@@ -15,8 +15,8 @@ import time
 import numpy as np
 
 from agents.greedy import DEFAULT_MONEY_WEIGHT, GreedyAgent
-from agents.one_ply import (FULL_TURN, MONEY, NUM_WEIGHTS, OWN_TURN, trial_values,
-                            trial_values_reference)
+from agents.one_ply import (FULL_TURN, MONEY, NUM_WEIGHTS, OWN_TURN, trial_goal_bonuses,
+                            trial_values, trial_values_reference)
 from agents.styles import STYLES
 from suburbia_env import Game
 from suburbia_env.engine.action_space import NUM_ACTIONS
@@ -66,6 +66,14 @@ def main(argv: list[str] | None = None) -> None:
                             full_turn, mask, actions)
                 spent = (time.process_time() - began) / len(states) * 1e6
                 timings.setdefault((name, scoring.__name__), []).append(spent)
+        trial_goal_bonuses(states[0], TILES.table, GOALS.table, TILES.basic_kinds, mask,
+                           actions)
+        began = time.process_time()
+        for state in states:
+            trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
+                               actions)
+        timings.setdefault(("goal prior", "term"), []).append(
+            (time.process_time() - began) / len(states) * 1e6)
     print(f"{len(states)} positions of {3 * args.games} greedy games; processor time per "
           f"decision, best of {args.rounds} interleaved rounds")
     print(f"{'player':12} {'fast (us)':>10} {'reference (us)':>15} {'ratio':>6}")
@@ -73,6 +81,8 @@ def main(argv: list[str] | None = None) -> None:
         fast = min(timings[(name, "trial_values")])
         reference = min(timings[(name, "trial_values_reference")])
         print(f"{name:12} {fast:10.0f} {reference:15.0f} {reference / fast:6.2f}")
+    print(f"{'goal prior':12} {min(timings[('goal prior', 'term')]):10.0f}  (its term "
+          f"alone: trial_goal_bonuses)")
 
 
 if __name__ == "__main__":

@@ -258,15 +258,27 @@ def trial_values(state, tiles, goals, basic_kinds, weights, full_turn, mask, act
         else np.zeros(scored.shape[0], dtype=np.int64)
     for index in range(count):
         play_trial(scratch, state, tiles, goals, basic_kinds, full_turn, actions[index], log)
-        if (known and s.private_goal(scratch, player) == scored[c.MAX_PLAYERS]
-                and others_unchanged(scratch, state, player)):  # not a goal kept now
-            bonus = expected_goal_bonus_known_others(scratch, tiles, goals, player,
-                                                     future_turns, scored, others_best)
+        if known:
+            bonus = goal_bonus_after_trial(scratch, state, tiles, goals, player, future_turns,
+                                           scored, others_best)
             values[index] = style_value_with_bonus(scratch, player, future_turns, weights,
                                                    bonus)
         else:
             values[index] = style_value(scratch, tiles, goals, player, future_turns, weights)
     return values
+
+
+@njit(cache=True)
+def goal_bonus_after_trial(scratch, state, tiles, goals, player, future_turns, scored,
+                           others_best):
+    """`expected_goal_bonus` of the player in the trial outcome `scratch` of `state`,
+    reusing the other players' goal values read from `state` (`others_best`) when the
+    trial left their blocks and the player's private goal as they were."""
+    if (s.private_goal(scratch, player) == scored[c.MAX_PLAYERS]
+            and others_unchanged(scratch, state, player)):  # not a goal kept now
+        return expected_goal_bonus_known_others(scratch, tiles, goals, player, future_turns,
+                                                scored, others_best)
+    return expected_goal_bonus(scratch, tiles, goals, player, future_turns)
 
 
 @njit(cache=True)
@@ -286,12 +298,8 @@ def trial_goal_bonuses(state, tiles, goals, basic_kinds, mask, actions):
     others_best = others_best_values(state, tiles, goals, player, scored)
     for index in range(count):
         play_trial(scratch, state, tiles, goals, basic_kinds, OWN_TURN, actions[index], log)
-        if (s.private_goal(scratch, player) == scored[c.MAX_PLAYERS]
-                and others_unchanged(scratch, state, player)):
-            bonuses[index] = expected_goal_bonus_known_others(
-                scratch, tiles, goals, player, future_turns, scored, others_best)
-        else:
-            bonuses[index] = expected_goal_bonus(scratch, tiles, goals, player, future_turns)
+        bonuses[index] = goal_bonus_after_trial(scratch, state, tiles, goals, player,
+                                                future_turns, scored, others_best)
     return bonuses
 
 

@@ -211,14 +211,20 @@ def goal_prior_settings(spec: str, arguments: str) -> tuple[str, float]:
     if len(values) > 1:
         raise AgentSpecError(f"agent spec {shown(spec)}: ppo-goals takes PATH and at most one "
                              f"setting, the goal weight W: 'ppo-goals:PATH,W'")
+    weight = _goal_weight(spec, values[0], "the goal weight W") if values else GOAL_WEIGHT
+    return path_text, weight
+
+
+def _goal_weight(spec: str, text: str, label: str) -> float:
+    """A goal prior's weight from a spec's text: a finite number of at least 0."""
     try:
-        weight = float(values[0]) if values else GOAL_WEIGHT
+        weight = float(text)
     except ValueError:
         weight = math.nan
     if not math.isfinite(weight) or weight < 0:
-        raise AgentSpecError(f"agent spec {shown(spec)}: the goal weight W must be a finite "
-                             f"number of at least 0, not {shown(values[0])}")
-    return path_text, weight
+        raise AgentSpecError(f"agent spec {shown(spec)}: {label} must be a finite number of "
+                             f"at least 0, not {shown(text)}")
+    return weight
 
 
 def _ppo_goals(spec: str, arguments: str, allow_pickle: bool) -> Agent:
@@ -263,14 +269,7 @@ def search_settings(spec: str, kind: str, arguments: str,
     if opponent is not None:
         settings["opponent"] = opponent
     if len(values) == 5:
-        try:
-            goal_weight = float(values[4])
-        except ValueError:
-            goal_weight = math.nan
-        if not math.isfinite(goal_weight) or goal_weight < 0:
-            raise AgentSpecError(f"agent spec {shown(spec)}: G (the goal prior's weight) must "
-                                 f"be a finite number of at least 0, not {shown(values[4])}")
-        settings["goal_weight"] = goal_weight
+        settings["goal_weight"] = _goal_weight(spec, values[4], "G (the goal prior's weight)")
     return path_text, settings
 
 

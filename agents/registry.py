@@ -200,14 +200,23 @@ def _ppo(spec: str, path_text: str, deterministic: bool, seed: int | None,
     return agent
 
 
+def _model_and_settings(spec: str, kind: str, arguments: str,
+                        example: str) -> tuple[str, list[str]]:
+    """(model path text, the settings after it) of a model spec's arguments 'PATH,...';
+    AgentSpecError when the path is missing."""
+    path_text, *values = [part.strip() for part in arguments.split(",")]
+    if not path_text:
+        raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
+                             f"'{kind}:{example}'")
+    return path_text, values
+
+
 def goal_prior_settings(spec: str, arguments: str) -> tuple[str, float]:
     """(model path text, goal weight) of a ``ppo-goals`` spec's arguments 'PATH[,W]',
     checked (AgentSpecError naming the problem); nothing is loaded."""
     from .goal_prior import GOAL_WEIGHT
-    path_text, *values = [part.strip() for part in arguments.split(",")]
-    if not path_text:
-        raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
-                             f"'ppo-goals:models/multiplayer-styles.safetensors'")
+    path_text, values = _model_and_settings(spec, "ppo-goals", arguments,
+                                            "models/multiplayer-styles.safetensors")
     if len(values) > 1:
         raise AgentSpecError(f"agent spec {shown(spec)}: ppo-goals takes PATH and at most one "
                              f"setting, the goal weight W: 'ppo-goals:PATH,W'")
@@ -239,10 +248,8 @@ def search_settings(spec: str, kind: str, arguments: str,
                     evaluation: str) -> tuple[str, dict]:
     """(model path text, ValueSearchAgent settings) of a search spec's arguments
     'PATH,K,S,W,O,G', each setting checked (AgentSpecError naming it); nothing is loaded."""
-    path_text, *values = [part.strip() for part in arguments.split(",")]
-    if not path_text:
-        raise AgentSpecError(f"agent spec {shown(spec)}: give the model file, e.g. "
-                             f"'{kind}:models/baseline.safetensors'")
+    path_text, values = _model_and_settings(spec, kind, arguments,
+                                            "models/baseline.safetensors")
     if len(values) > 5:
         raise AgentSpecError(f"agent spec {shown(spec)}: the search agents take PATH and up to "
                              f"five settings '{kind}:PATH,K,S,W,O,G', got {len(values)}")

@@ -59,6 +59,9 @@ from agents.tournament_games import _init_worker, play_game  # noqa: E402
 from agents.tournament_tasks import make_tasks  # noqa: E402
 
 SEED_STRIDE = 100_000
+# Checked in, so that the rows grow across sessions and machines (a run's games live
+# nowhere else).
+RESULTS = Path(__file__).resolve().parent / "results" / "yardsticks.jsonl"
 """Seeds between the first games of two tables."""
 Z = 1.959964
 MODELS = ("models/multiplayer-styles.safetensors", "models/multiplayer.safetensors",
@@ -578,7 +581,7 @@ def parse(argv=None) -> argparse.Namespace:
                         help="appended to the search spec, e.g. ',4,4,0,inferred'")
     parser.add_argument("--seed", type=int, default=20_000_000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--results", type=Path, default=Path("runs/yardsticks/results.jsonl"))
+    parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--import-json", type=Path, nargs="+", default=[], metavar="JSON",
                         help="append the games of yardsticks.json files of the script's "
                              "earlier version to the results (the rows of this run only)")

@@ -57,6 +57,7 @@ from agents.statistics import wilson_interval  # noqa: E402
 from agents.styles import STYLES  # noqa: E402
 from agents.tournament_games import _init_worker, play_game  # noqa: E402
 from agents.tournament_tasks import make_tasks  # noqa: E402
+from agents.value_search import REVISION as SEARCH_REVISION  # noqa: E402
 
 SEED_STRIDE = 100_000
 # Checked in, so that the rows grow across sessions and machines (a run's games live
@@ -117,10 +118,15 @@ def file_digest(path: str | Path) -> str:
 
 def row_key(table: str, agent: str, digest: str, settings: str, seed: int) -> str:
     """What makes two chunks games of one row: the table (its seats and first seed), the
-    agent and its settings, and the model file's content."""
+    agent and its settings (for the search, with its revision after the first:
+    value_search.REVISION), and the model file's content."""
     players, opponents = tables()[table]
-    return json.dumps([table, players, opponents, table_seed(table, seed), agent,
-                       settings if agent == "search" else "", digest])
+    if agent != "search":
+        settings = ""
+    elif SEARCH_REVISION > 1:
+        settings = f"{settings}|revision {SEARCH_REVISION}"
+    return json.dumps([table, players, opponents, table_seed(table, seed), agent, settings,
+                       digest])
 
 
 class ResultsError(RuntimeError):

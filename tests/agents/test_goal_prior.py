@@ -177,3 +177,30 @@ def test_a_search_of_one_candidate_with_the_goal_weight_plays_as_the_goal_prior(
         differ += int(action != prior.policy.act(game))
         game.apply(action)
     assert differ >= 1
+
+
+def test_inside_its_trials_the_search_plays_its_own_moves_as_the_goal_prior():
+    """With G the trials go on as the searching agent would play (its candidates are the
+    goal prior's): its own moves are the goal prior's choice, every other seat's the
+    model's most probable move."""
+    search = make_agent(f"ppo-rollout:{MODEL},4,4,0,model,1", seed=3)
+    prior = make_agent(f"ppo-goals:{MODEL},1")
+    own, others = [], []
+    for game in positions(3, 21, 1):
+        if game.current_player != 0:
+            others.append(game.state.copy())
+        elif prior.act(game) != prior.policy.act(game):  # where the two differ
+            own.append(game.state.copy())
+    assert len(own) >= 2 and len(others) >= 8
+    states = own[:8] + others[:8]
+    rows = len(states)
+    search._trial_states[:rows] = states
+    search._write_trial_outputs(rows)
+    config = Game(3, seed=21).config
+    which = search._running[:rows].copy()
+    assert which.all()
+    chosen = search._policy_actions(which, goal_seat=0)
+    for row in range(rows):
+        view = Game.view(config, search._trial_states[row])
+        agent = prior if view.current_player == 0 else prior.policy
+        assert chosen[row] == agent.act(view)

@@ -553,6 +553,41 @@ def test_with_an_unexplained_seat_the_search_leaves_its_policy_only_when_clearly
     assert kept >= 1
 
 
+def test_at_three_or_four_seats_the_search_leaves_its_policy_only_when_clearly_better():
+    """From GUARDED_SEATS seats on, the fallback's test holds with every seat explained:
+    the choice is the policy's first candidate unless another is ahead of it on the same
+    redraws by more than SAFETY_Z standard errors (at 2 seats the best mean is taken, the
+    test above)."""
+    from agents.value_search import GUARDED_SEATS, SAFETY_Z
+    assert GUARDED_SEATS == 3
+    policy = PPOAgent(BASELINE)
+    kept = 0
+    for players, seed in ((3, 80), (4, 81), (4, 82)):
+        game = _standard_position(players, seed, 3 + players)
+        for _ in range(3 * players):
+            if int(game.legal_action_mask().sum()) < 2:
+                game.apply(policy.act(game))
+                continue
+            agent = ValueSearchAgent(BASELINE, candidates=4, samples=4, opponent="model")
+            mask = game.legal_action_mask()
+            probabilities = policy.action_probabilities(_observation(game), mask)
+            legal = np.flatnonzero(mask)
+            candidates = legal[np.argsort(-probabilities[legal], kind="stable")][:4]
+            agent.reset(seed)
+            table = agent.candidate_value_table(game.state, candidates.astype(np.int32))
+            best = int(np.argmax(table.mean(axis=0)))
+            difference = table[:, best] - table[:, 0]
+            clear = difference.mean() > SAFETY_Z * difference.std(ddof=1) / 2 \
+                and difference.mean() > 0
+            agent.reset(seed)
+            assert not agent.unexplained_seats().any()
+            assert agent.act(game) == (candidates[best] if best == 0 or clear
+                                       else candidates[0])
+            kept += best != 0 and not clear
+            game.apply(policy.act(game))
+    assert kept >= 1
+
+
 def test_a_player_of_a_known_style_is_explained_and_played_by_a_style():
     """The hoarder (agents/styles.py) makes greedy's choice at only about half of its
     moves, so greedy and the model do not explain it; the styles do (module docstring,

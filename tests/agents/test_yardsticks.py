@@ -131,6 +131,20 @@ def test_a_search_row_is_paired_with_its_policy_on_the_same_games(tmp_path):
     assert "| multiplayer | 2p-greedy | `greedy` | 3: " in markdown
 
 
+def test_search_rows_of_another_revision_are_kept_apart():
+    """A search row's key names the search's revision (value_search.REVISION): games of
+    an earlier revision stay in the file but are never pooled with today's."""
+    today = yardsticks.row_key("2p-greedy", "search", "d", ",2,1", 20_000_000)
+    assert json.loads(today)[5] == f",2,1|revision {yardsticks.SEARCH_REVISION}"
+    assert yardsticks.SEARCH_REVISION >= 2
+    earlier = json.dumps(json.loads(today)[:5] + [",2,1", "d"])
+    rows, _ = yardsticks.accumulate([_chunk(earlier, 0, [1.0, 0.0]),
+                                     _chunk(today, 0, [0.0])])
+    assert rows[today] == {0: 0.0} and rows[earlier] == {0: 1.0, 1: 0.0}
+    policy = yardsticks.row_key("2p-greedy", "policy", "d", ",2,1", 20_000_000)
+    assert json.loads(policy)[5] == ""
+
+
 @pytest.mark.slow
 def test_a_goal_prior_row_is_paired_with_its_policy_and_read_against_the_targets(tmp_path):
     summary, text = _run(tmp_path, "--agents", "policy", "goal-prior", "--games", "4")

@@ -29,13 +29,15 @@ The description (format "suburbia-policy", version MODEL_FORMAT_VERSION of versi
                                   {"pi": [...], "vf": [...]}, "activation_fn": "Tanh",
                                   "share_features_extractor": true, "normalize_images": true}
     observation_format           "flat" or "dict" (the environments' option)
-    observation_space            {"type": "Box", "shape": [8714], "dtype": "float32",
+    observation_space            {"type": "Box", "shape": [8759], "dtype": "float32",
                                   "low": -1.0, "high": 100.0}, or {"type": "Dict", "spaces":
-                                  {"observation": Box, "action_mask": Box}}
+                                  {"observation": Box, "action_mask": Box}}: the observation
+                                  the network reads, [8714] for models trained before the
+                                  "goal_races" part (they read that prefix of today's)
     action_space                 {"type": "Discrete", "n": 2123}
     gamma                        the discount it was trained with (the critic's scale)
     environment                  {"id": the gym id it was trained on, e.g. "Suburbia-v0",
-                                  "observation_size": 8714, "num_actions": 2123}
+                                  "observation_size": 8759, "num_actions": 2123}
     training                     provenance, free-form plain JSON: how the weights were made
 
 A stable-baselines3 zip (what `MaskablePPO.save` writes) holds pickles, which run code
@@ -80,7 +82,7 @@ MAX_SPACE_SIZE = 10_000_000  # actions of a Discrete space
 MAX_BOX_ELEMENTS = 100_000
 """Elements of one Box space: gymnasium allocates its bounds in full (a Dict of 16 Boxes of
 10 million float64 elements, 2 kB of description, took 3 GB). The environments' largest
-has 8,714."""
+has 8,759."""
 NETWORK_SLACK_BYTES = 1 << 20  # a network may exceed its weights file by this before it is built
 
 POLICY_CLASSES = ("MaskableActorCriticPolicy", "MaskableMultiInputActorCriticPolicy")
@@ -297,19 +299,21 @@ def _build_sparse_policy(policy_fields: _Fields, observation_space, action_space
     allocated, if it needs more bytes than its weights file holds (as `_build_policy`)."""
     import torch
     from suburbia_env.engine.action_space import NUM_ACTIONS
-    from suburbia_env.engine.observation import OBSERVATION_SIZE
+    from suburbia_env.engine.observation import OBSERVATION_SIZES
     from .networks import ACTIVATIONS as SPARSE_ACTIVATIONS
-    from .networks import COMPACT_SIZE, SparseActorCritic, SparsePolicy
+    from .networks import SparseActorCritic, SparsePolicy, compact_size
     features_dim = policy_fields.integer("features_dim", 1, MAX_UNITS)
     net_arch = _layers(policy_fields, "net_arch", policy_fields.get("net_arch"))
     activation = policy_fields.choice("activation_fn", tuple(SPARSE_ACTIVATIONS))
     if (not isinstance(observation_space, gym.spaces.Box)
-            or tuple(observation_space.shape) != (OBSERVATION_SIZE,)):
-        policy_fields.fail(f"reads flat observations of shape [{OBSERVATION_SIZE}]", "class")
+            or tuple(observation_space.shape) not in [(size,) for size in OBSERVATION_SIZES]):
+        policy_fields.fail(f"reads flat observations of shape "
+                           f"{' or '.join(f'[{size}]' for size in OBSERVATION_SIZES)}", "class")
+    observation_size = int(observation_space.shape[0])
     if not isinstance(action_space, gym.spaces.Discrete) or action_space.n != NUM_ACTIONS:
         policy_fields.fail(f"scores the environments' {NUM_ACTIONS} actions", "class")
     widths = [features_dim, *net_arch]
-    parameters = (COMPACT_SIZE * features_dim + features_dim
+    parameters = (compact_size(observation_size) * features_dim + features_dim
                   + 2 * sum(inner * outer + outer for inner, outer in zip(widths, widths[1:]))
                   + (widths[-1] + 1) * (NUM_ACTIONS + 1))
     if parameters * 4 > weights_bytes + NETWORK_SLACK_BYTES:
@@ -317,10 +321,11 @@ def _build_sparse_policy(policy_fields: _Fields, observation_space, action_space
                            f"({parameters * 4:,} bytes), more than the {weights_bytes:,} "
                            f"bytes of the weights that must fill it")
     with torch.random.fork_rng(devices=[]):
-        policy = SparsePolicy(SparseActorCritic(features_dim, tuple(net_arch), activation),
+        policy = SparsePolicy(SparseActorCritic(features_dim, tuple(net_arch), activation,
+                                                observation_size),
                               observation_space, action_space)
     policy.set_training_mode(False)
-    return policy
+    return accept_current_observations(policy)
 
 
 def _build_policy(source: Path, policy_fields: _Fields, observation_space, action_space,
@@ -372,7 +377,63 @@ def _build_policy(source: Path, policy_fields: _Fields, observation_space, actio
                                f"the weights that must fill it")
     policy = build(policy_type)
     policy.set_training_mode(False)
+    return accept_current_observations(policy)
+
+
+def _extractors(policy) -> list:
+    if getattr(policy, "share_features_extractor", True):
+        return [policy.features_extractor]
+    return [policy.pi_features_extractor, policy.vf_features_extractor]
+
+
+def network_observation_size(policy) -> int:
+    """How many observation entries the policy's network reads (agents/networks.py): the
+    size its description records, whatever space the policy accepts."""
+    from .features import SuburbiaFeatures
+    from .networks import SparsePolicy
+    if isinstance(policy, SparsePolicy):
+        return policy.network.observation_size
+    extractors = _extractors(policy)
+    if all(isinstance(extractor, SuburbiaFeatures) for extractor in extractors):
+        return extractors[0].observation_size
+    space = policy.observation_space
+    box = space["observation"] if isinstance(space, gym.spaces.Dict) else space
+    return int(np.prod(box.shape))
+
+
+def accept_current_observations(policy):
+    """`policy`, taking today's observations when its network reads a prefix of them:
+    a model trained before "goal_races" (observation.OBSERVATION_SIZES) reads the first
+    8714 entries and decides exactly as it did. The environments' space goes on the
+    policy (stable-baselines3 checks observations against it); the network keeps its
+    size (`network_observation_size`). SB3's flatten and combined extractors read their
+    whole input, so such a policy keeps the space it was built for."""
+    from suburbia_env.engine.observation import OBSERVATION_SIZE
+    from suburbia_env.envs.env_options import observation_spaces
+    from .features import SuburbiaFeatures
+    from .networks import SparsePolicy
+    space = policy.observation_space
+    is_dict = isinstance(space, gym.spaces.Dict)
+    box = space["observation"] if is_dict else space
+    reads_prefix = isinstance(policy, SparsePolicy) or all(
+        isinstance(extractor, SuburbiaFeatures) for extractor in _extractors(policy))
+    if reads_prefix and tuple(box.shape) != (OBSERVATION_SIZE,):
+        policy.observation_space = observation_spaces("dict" if is_dict else "flat")
     return policy
+
+
+def _network_space(policy) -> gym.spaces.Space:
+    """The observation space the policy's network was built for (what a description
+    records): the policy's own, its box cut to `network_observation_size`."""
+    space = policy.observation_space
+    is_dict = isinstance(space, gym.spaces.Dict)
+    box = space["observation"] if is_dict else space
+    size = network_observation_size(policy)
+    if tuple(box.shape) == (size,):
+        return space
+    resized = gym.spaces.Box(float(np.min(box.low)), float(np.max(box.high)), (size,),
+                             box.dtype)
+    return gym.spaces.Dict({**space.spaces, "observation": resized}) if is_dict else resized
 
 
 def _unique_parameters(policy) -> dict[str, Any]:
@@ -559,7 +620,7 @@ def save_safe_model(policy, path: str | Path, gamma: float, env_id: str | None =
     the one registered now; None: unknown). `training`: provenance (plain JSON)."""
     from safetensors.torch import save as save_tensors
     weights_path, description_path = model_paths(path)
-    observation_space = policy.observation_space
+    observation_space = _network_space(policy)
     observation_format = "dict" if isinstance(observation_space, gym.spaces.Dict) else "flat"
     tensors = {name: tensor.detach().cpu().contiguous()
                for name, tensor in _unique_parameters(policy).items()}
@@ -645,7 +706,7 @@ def _zip_member(archive: zipfile.ZipFile, name: str, source: Path) -> bytes:
 def _zip_description(source: Path, data: dict) -> tuple[dict, str, dict]:
     """(policy description, observation format, provenance) from the plain fields of a
     stable-baselines3 zip's `data` entry."""
-    from suburbia_env.engine.observation import OBSERVATION_SIZE
+    from suburbia_env.engine.observation import OBSERVATION_SIZE, OBSERVATION_SIZES
     fields = _Fields(source, "data", data)
     policy_class = _ZIP_CLASSES.get(_pickled_global(
         fields.object("policy_class").get(":serialized:", "")) or "")
@@ -683,17 +744,19 @@ def _zip_description(source: Path, data: dict) -> tuple[dict, str, dict]:
               "normalize_images": kwargs.boolean("normalize_images", True)}
     observation = fields.object("observation_space")
     space_type = observation.get(":type:", "")
+    observation_size = OBSERVATION_SIZE
     if isinstance(space_type, str) and "gymnasium.spaces.dict.Dict" in space_type:
         observation_format = "dict"
     elif (isinstance(space_type, str) and "gymnasium.spaces.box.Box" in space_type
-          and observation.get("_shape", None) == [OBSERVATION_SIZE]):
+          and observation.get("_shape", None) in [[size] for size in OBSERVATION_SIZES]):
         observation_format = "flat"
+        observation_size = observation.get("_shape")[0]
     else:
         observation.fail(f"is not one of the environments' observation spaces "
                          f"({shown(space_type)}, shape {shown(observation.get('_shape', None))})")
     provenance = {key: data[key] for key in _ZIP_PROVENANCE_FIELDS
                   if isinstance(data.get(key), (int, float, str, bool)) or data.get(key) is None}
-    return policy, observation_format, provenance
+    return policy, observation_format, observation_size, provenance
 
 
 def convert_pickled_model(source: str | Path, destination: str | Path,
@@ -717,7 +780,8 @@ def convert_pickled_model(source: str | Path, destination: str | Path,
     except (UnicodeDecodeError, RecursionError, ValueError) as error:
         raise ModelFormatError(f"{source}: its 'data' entry is not readable JSON "
                                f"({type(error).__name__})") from None
-    policy_description, observation_format, provenance = _zip_description(source, data)
+    policy_description, observation_format, observation_size, provenance = _zip_description(
+        source, data)
     fields = _Fields(source, "data", data)
     gamma = fields.number("gamma")
     action_n = fields.object("action_space").get("n")  # SB3 writes the number as text
@@ -735,7 +799,8 @@ def convert_pickled_model(source: str | Path, destination: str | Path,
         raise ModelFormatError(f"{source}: policy.pth is not a plain tensor file "
                                f"({type(error).__name__}: {str(error)[:200]})") from None
     policy = _build_policy(source, _Fields(source, "policy", policy_description),
-                           observation_spaces(observation_format), action_space,
+                           observation_spaces(observation_format, observation_size),
+                           action_space,
                            len(weights_bytes))
     if not isinstance(state, dict) or not all(isinstance(value, torch.Tensor)
                                               for value in state.values()):

@@ -19,6 +19,11 @@ times over (benchmarks/training_throughput.py --breakdown). Their sums run in a 
 order, so results do not depend on threads.
 
 Only public information enters (the observation, R10).
+
+A network reads the first `observation_size` entries of the observation: the size it was
+trained on. The encoder appends new parts at the end (observation.py), so a model of an
+older, shorter observation (8714, before "goal_races") reads exactly what it read then,
+and a new one reads everything.
 """
 
 from __future__ import annotations
@@ -31,22 +36,43 @@ from torch import nn
 from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.engine.constants import MAX_PLAYERS
 from suburbia_env.engine.observation import (BOROUGH_SIZE, BOROUGHS_START, CELL_FEATURES,
-                                             OBSERVATION_SIZE, PLAYERS_START)
+                                             OBSERVATION_SIZE, OBSERVATION_SIZES,
+                                             PLAYERS_START)
 
 OTHER_BOROUGHS_SIZE = (MAX_PLAYERS - 1) * CELL_FEATURES
-COMPACT_SIZE = BOROUGH_SIZE + OTHER_BOROUGHS_SIZE + (OBSERVATION_SIZE - PLAYERS_START)
 ACTIVATIONS = {"Tanh": nn.Tanh, "ReLU": nn.ReLU}
 NETWORK_CLASS = "SparseActorCritic"
 
 
-def compact_inputs(observations: torch.Tensor) -> torch.Tensor:
-    """(batch, OBSERVATION_SIZE) observations -> (batch, COMPACT_SIZE): the own borough in
-    full, the other boroughs as per-plane totals / 10 (their goals count totals, R8.2),
-    the rest as it is."""
+def compact_size(observation_size: int = OBSERVATION_SIZE) -> int:
+    """Width of the compact view of the first `observation_size` observation entries."""
+    return BOROUGH_SIZE + OTHER_BOROUGHS_SIZE + (observation_size - PLAYERS_START)
+
+
+COMPACT_SIZE = compact_size()
+
+
+def check_observation_size(observation_size: int) -> int:
+    """`observation_size` if it is one the observation has had (OBSERVATION_SIZES: each a
+    prefix of today's); ValueError otherwise."""
+    if observation_size not in OBSERVATION_SIZES:
+        raise ValueError(f"a network reads {' or '.join(map(str, OBSERVATION_SIZES))} "
+                         f"observation entries, not {observation_size}")
+    return int(observation_size)
+
+
+def compact_inputs(observations: torch.Tensor,
+                   observation_size: int = OBSERVATION_SIZE) -> torch.Tensor:
+    """(batch, n >= observation_size) observations -> (batch, compact_size(observation_size)):
+    the own borough in full, the other boroughs as per-plane totals / 10 (their goals count
+    totals, R8.2), the rest of the first `observation_size` entries as it is."""
+    if observations.shape[1] < observation_size:
+        raise ValueError(f"observations of {observations.shape[1]} entries, the network reads "
+                         f"{observation_size}")
     own = observations[:, BOROUGHS_START:BOROUGHS_START + BOROUGH_SIZE]
     others = observations[:, BOROUGHS_START + BOROUGH_SIZE:PLAYERS_START]
     others = others.reshape(-1, MAX_PLAYERS - 1, CELL_FEATURES, BOROUGH_SIZE // CELL_FEATURES)
-    rest = observations[:, PLAYERS_START:]
+    rest = observations[:, PLAYERS_START:observation_size]
     return torch.cat([own, others.sum(dim=3).flatten(1) / 10.0, rest], dim=1)
 
 
@@ -157,10 +183,11 @@ class SparseInputs:
         self.features, self.weights, self.offsets, self.rows = features, weights, offsets, rows
 
     @classmethod
-    def from_observations(cls, observations: torch.Tensor) -> "SparseInputs":
-        """(batch, OBSERVATION_SIZE) float observations -> the non-zero entries of their
-        compact view."""
-        compact = compact_inputs(observations)
+    def from_observations(cls, observations: torch.Tensor,
+                          observation_size: int = OBSERVATION_SIZE) -> "SparseInputs":
+        """(batch, n) float observations -> the non-zero entries of the compact view of
+        their first `observation_size` entries (the network's `observation_size`)."""
+        compact = compact_inputs(observations, observation_size)
         rows, features = compact.nonzero(as_tuple=True)
         counts = torch.bincount(rows, minlength=compact.shape[0])
         return cls(features, compact[rows, features], torch.cumsum(counts, 0) - counts,
@@ -173,18 +200,21 @@ class SparseInputs:
 
 class SparseActorCritic(nn.Module):
     """Compact first layer over non-zero entries, policy and value layers, legal-action
-    scores (module docstring). `features_dim` and `net_arch` as the SB3 compact policy."""
+    scores (module docstring). `features_dim` and `net_arch` as the SB3 compact policy;
+    `observation_size`: how many observation entries it reads (module docstring)."""
 
     def __init__(self, features_dim: int = 256, net_arch: tuple[int, ...] = (128,),
-                 activation_fn: str = "Tanh"):
+                 activation_fn: str = "Tanh", observation_size: int = OBSERVATION_SIZE):
         super().__init__()
         if activation_fn not in ACTIVATIONS:
             raise ValueError(f"activation_fn must be one of {', '.join(ACTIVATIONS)}")
+        self.observation_size = check_observation_size(observation_size)
+        self.compact_size = compact_size(self.observation_size)
         self.features_dim = int(features_dim)
         self.net_arch = [int(units) for units in net_arch]
         self.activation_name = activation_fn
         self.encoder = nn.Module()
-        self.encoder.weight = nn.Parameter(torch.zeros(COMPACT_SIZE, self.features_dim))
+        self.encoder.weight = nn.Parameter(torch.zeros(self.compact_size, self.features_dim))
         self.encoder_bias = nn.Parameter(torch.zeros(self.features_dim))
         self.policy_net = self._layers(ACTIVATIONS[activation_fn])
         self.value_net = self._layers(ACTIVATIONS[activation_fn])
@@ -211,7 +241,7 @@ class SparseActorCritic(nn.Module):
 
         with torch.no_grad():
             # the encoder's table is the transposed weight of the dense layer it replaces
-            dense = torch.empty(self.features_dim, COMPACT_SIZE)
+            dense = torch.empty(self.features_dim, self.compact_size)
             orthogonal(dense, 2 ** 0.5)
             self.encoder.weight.copy_(dense.T)
             self.encoder_bias.zero_()
@@ -223,6 +253,20 @@ class SparseActorCritic(nn.Module):
             self.action_net.bias.zero_()
             orthogonal(self.value_head.weight, 1.0)
             self.value_head.bias.zero_()
+
+    @classmethod
+    def from_sb3_compact(cls, policy) -> "SparseActorCritic":
+        """This network with the sizes and weights of a stable-baselines3 compact policy
+        (`load_sb3_compact`), reading as many observation entries as its extractor."""
+        extractor = getattr(policy, "features_extractor", None)
+        if type(extractor).__name__ != "SuburbiaFeatures" or not isinstance(policy.net_arch,
+                                                                            list):
+            raise ValueError("not a stable-baselines3 compact policy (SuburbiaFeatures, one "
+                             "net_arch for both heads)")
+        network = cls(extractor.features_dim, tuple(policy.net_arch),
+                      getattr(policy.activation_fn, "__name__", ""), extractor.observation_size)
+        network.load_sb3_compact(policy)
+        return network
 
     def load_sb3_compact(self, policy) -> None:
         """The weights of a stable-baselines3 compact policy (agents/features.py's
@@ -270,6 +314,26 @@ class SparseActorCritic(nn.Module):
                 mapped[f"mlp_extractor.{name}"] = tensor
         return {name: tensor.clone() for name, tensor in mapped.items()}
 
+    def widened(self, observation_size: int = OBSERVATION_SIZE) -> "SparseActorCritic":
+        """A copy reading `observation_size` entries (at least its own), with this
+        network's weights and zero weights for the new inputs: the same outputs on every
+        observation, so a warm start from an older model begins where it stood."""
+        wider = SparseActorCritic(self.features_dim, tuple(self.net_arch), self.activation_name,
+                                  observation_size)
+        if wider.compact_size < self.compact_size:
+            raise ValueError(f"cannot narrow a network of {self.observation_size} observation "
+                             f"entries to {observation_size}")
+        weights = {name: tensor.detach().clone() for name, tensor in self.state_dict().items()}
+        encoder = torch.zeros(wider.compact_size, self.features_dim)
+        encoder[:self.compact_size] = weights["encoder.weight"]
+        weights["encoder.weight"] = encoder
+        wider.load_state_dict(weights)
+        return wider
+
+    def inputs(self, observations: torch.Tensor) -> SparseInputs:
+        """The first layer's input from a batch of observations (the entries it reads)."""
+        return SparseInputs.from_observations(observations, self.observation_size)
+
     def description(self) -> dict:
         """The `policy` part of a model description (agents/model_format.py)."""
         return {"class": NETWORK_CLASS, "features_dim": self.features_dim,
@@ -307,7 +371,7 @@ class SparseActorCritic(nn.Module):
 
     def dense_scores(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """(batch, NUM_ACTIONS) scores, -inf where illegal: what the agents read."""
-        latent_policy, _ = self.latents(SparseInputs.from_observations(observations))
+        latent_policy, _ = self.latents(self.inputs(observations))
         distribution = self.legal_distribution(latent_policy, masks)
         scores = torch.full(masks.shape, -torch.inf)
         scores[distribution.rows, distribution.actions] = distribution.scores
@@ -397,7 +461,7 @@ class SparsePolicy(nn.Module):
         return _DenseDistribution(self.network.dense_scores(observations, masks))
 
     def predict_values(self, observations: torch.Tensor) -> torch.Tensor:
-        _, latent_value = self.network.latents(SparseInputs.from_observations(observations))
+        _, latent_value = self.network.latents(self.network.inputs(observations))
         return self.network.values(latent_value).unsqueeze(-1)
 
     def predict(self, observation, state=None, episode_start=None, deterministic: bool = False,

@@ -27,13 +27,14 @@ from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.errors import (ConfigError, ModelFileNotFoundError,
                                  ModelFormatError)
 from suburbia_env.envs.env_options import observation_spaces
-from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.observation import (OBSERVATION_SIZE, OBSERVATION_SIZES,
+                                             encode_observation)
 from suburbia_env.engine.tile_data import TILES
 
 from .base import Agent, checked_policy_input
 from .model_files import check_regular_file
-from .model_format import (PickledModelWarning, is_pickled_model, load_safe_model,
-                           model_paths, pickle_refusal)
+from .model_format import (PickledModelWarning, accept_current_observations,
+                           is_pickled_model, load_safe_model, model_paths, pickle_refusal)
 
 
 def load_model(path: str | Path, allow_pickle: bool = False):
@@ -70,12 +71,14 @@ def load_pickled_model(path: Path):
     from sb3_contrib import MaskablePPO
     try:
         try:
-            return MaskablePPO.load(path, device="cpu")
+            model = MaskablePPO.load(path, device="cpu")
         except (ImportError, ValueError):
-            return MaskablePPO.load(path, device="cpu", custom_objects=substitute_spaces(path))
+            model = MaskablePPO.load(path, device="cpu", custom_objects=substitute_spaces(path))
     except Exception as error:  # a corrupted archive fails anywhere inside SB3 or pickle
         raise ModelFormatError(f"{path}: not a loadable stable-baselines3 model "
                                f"({type(error).__name__}: {str(error)[:300]})") from error
+    model.observation_space = accept_current_observations(model.policy).observation_space
+    return model
 
 
 def substitute_spaces(path: str | Path) -> dict:
@@ -88,8 +91,8 @@ def substitute_spaces(path: str | Path) -> dict:
     observation = description["observation_space"]
     if "Dict" in observation[":type:"]:
         observation_space = observation_spaces("dict")
-    elif tuple(observation["_shape"]) == (OBSERVATION_SIZE,):
-        observation_space = observation_spaces("flat")
+    elif tuple(observation["_shape"]) in [(size,) for size in OBSERVATION_SIZES]:
+        observation_space = observation_spaces("flat", observation["_shape"][0])
     else:
         observation_space = gym.spaces.Box(-np.inf, np.inf, tuple(observation["_shape"]),
                                            np.float32)

@@ -21,7 +21,8 @@ from suburbia_env import Game
 from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.errors import (ConfigError, ModelFileNotFoundError,
                                  ModelFormatError, shown)
-from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.observation import (OBSERVATION_SIZE, OBSERVATION_SIZE_V1,
+                                             OBSERVATION_SIZES, encode_observation)
 from suburbia_env.engine.tile_data import TILES
 
 from .base import Agent, checked_policy_input
@@ -105,13 +106,17 @@ def load_policy(checkpoint: str | Path):
     if not isinstance(description, dict) or description.get("format") != DESCRIPTION_FORMAT:
         raise ModelFormatError(f"{description_path}: not a description of format "
                                f"{DESCRIPTION_FORMAT!r}")
-    if (description.get("observation_size"), description.get("num_actions")) \
-            != (OBSERVATION_SIZE, NUM_ACTIONS):
+    observation_size = description.get("observation_size")
+    if (not isinstance(observation_size, int) or isinstance(observation_size, bool)
+            or observation_size not in OBSERVATION_SIZES
+            or description.get("num_actions") != NUM_ACTIONS):
         raise ConfigError(f"{folder}: the policy was trained on observations of size "
                           f"{shown(description.get('observation_size'))} and "
                           f"{shown(description.get('num_actions'))} actions; this version has "
-                          f"{OBSERVATION_SIZE} and {NUM_ACTIONS}")
-    model_config = _model_config(description_path, description)
+                          f"{OBSERVATION_SIZE} (or their first {OBSERVATION_SIZE_V1}) and "
+                          f"{NUM_ACTIONS}")
+    model_config = {**_model_config(description_path, description),
+                    "observation_size": observation_size}
     try:
         from safetensors.torch import load as load_tensors
         from agents.rllib_module import build_module

@@ -8,8 +8,10 @@ sampled and carry no probability in PPO's ratio, entropy and KL terms (R10.1: on
 actions are played). The legality itself comes from the core's mask; nothing here
 knows a rule.
 
-model_config keys: ``features_dim`` (width of the shared layer, default 256) and
-``hidden`` (widths of the policy and value layers, default [128]).
+model_config keys: ``features_dim`` (width of the shared layer, default 256),
+``hidden`` (widths of the policy and value layers, default [128]) and
+``observation_size`` (how many observation entries the network reads, default all: a
+checkpoint of an earlier, shorter observation reads that prefix, agents/networks.py).
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
 from suburbia_env.engine.action_space import NUM_ACTIONS
+from suburbia_env.engine.observation import OBSERVATION_SIZE
 from suburbia_env.envs.env_options import observation_spaces
 
-from .compact_input import COMPACT_SIZE, compact_inputs
+from .networks import check_observation_size, compact_inputs, compact_size
 
-MODEL_DEFAULTS = {"features_dim": 256, "hidden": [128]}
+MODEL_DEFAULTS = {"features_dim": 256, "hidden": [128], "observation_size": OBSERVATION_SIZE}
 LOWEST_LOGIT = torch.finfo(torch.float32).min
 
 
@@ -51,12 +54,15 @@ class SuburbiaRLModule(TorchRLModule, ValueFunctionAPI):
 
     def setup(self):
         settings = model_settings(self.model_config)
-        self.shared = nn.Sequential(nn.Linear(COMPACT_SIZE, settings["features_dim"]), nn.ReLU())
+        self.observation_size = check_observation_size(settings["observation_size"])
+        self.shared = nn.Sequential(nn.Linear(compact_size(self.observation_size),
+                                              settings["features_dim"]), nn.ReLU())
         self.policy_head = _layers(settings["features_dim"], settings["hidden"], NUM_ACTIONS)
         self.value_head = _layers(settings["features_dim"], settings["hidden"], 1)
 
     def _features(self, batch: dict) -> torch.Tensor:
-        return self.shared(compact_inputs(batch[Columns.OBS]["observation"].float()))
+        return self.shared(compact_inputs(batch[Columns.OBS]["observation"].float(),
+                                          self.observation_size))
 
     def _masked_logits(self, batch: dict, features: torch.Tensor) -> torch.Tensor:
         legal = batch[Columns.OBS]["action_mask"].bool()

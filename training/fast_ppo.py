@@ -7,7 +7,7 @@ advantage normalisation, gradient-norm clipping, Adam), on the same function
 
 - The environments' own buffers are read in place (vector env `copy=False`, the
   self-play runner's buffers); a rollout stores each observation as its non-zero
-  entries, never the 8714 floats.
+  entries, never the 8759 floats.
 - The first layer reads the non-zero entries only, the action scores are computed for
   the legal actions only (agents/networks.py).
 - Inference runs under `torch.inference_mode` on one thread while collecting; the
@@ -241,7 +241,7 @@ class FastPPO:
         with torch.inference_mode():
             for step in range(steps):
                 started = time.perf_counter()
-                inputs = SparseInputs.from_observations(observations)
+                inputs = self.network.inputs(observations)
                 rollout.features.append(inputs.features)
                 rollout.weights.append(inputs.weights)
                 rollout.counts.append(inputs.counts())
@@ -264,7 +264,7 @@ class FastPPO:
                 timings.inference += inferred - encoded
                 timings.environment += stepped - inferred
             started = time.perf_counter()
-            inputs = SparseInputs.from_observations(observations)
+            inputs = self.network.inputs(observations)
             encoded = time.perf_counter()
             last_values = self.network.values(self.network.latents(inputs)[1])
             timings.observation += encoded - started
@@ -475,9 +475,11 @@ def save_policy(learner: FastPPO, path: str | Path, provenance: dict) -> Path:
 def load_initial_network(learner: FastPPO, path: str | Path) -> None:
     """--init-model for the fast learner: the weights of a safe-format model of its own
     kind or of the sb3 learner's compact policy with the same sizes (the same function,
-    agents/networks.py); weights only, the optimizer starts fresh."""
+    agents/networks.py); weights only, the optimizer starts fresh. A model of an earlier,
+    shorter observation is widened (`SparseActorCritic.widened`): zero weights for the
+    new inputs, so the run starts from exactly that model's outputs."""
     from agents.model_format import load_safe_model
-    from agents.networks import SparsePolicy
+    from agents.networks import SparseActorCritic, SparsePolicy
     from suburbia_env.errors import SuburbiaError
     try:
         model = load_safe_model(path)
@@ -485,9 +487,11 @@ def load_initial_network(learner: FastPPO, path: str | Path) -> None:
         raise SystemExit(f"--init-model: {error}") from None
     try:
         if isinstance(model.policy, SparsePolicy):
-            learner.network.load_state_dict(model.policy.network.state_dict())
+            network = model.policy.network
         else:
-            learner.network.load_sb3_compact(model.policy)
+            network = SparseActorCritic.from_sb3_compact(model.policy)
+        learner.network.load_state_dict(
+            network.widened(learner.network.observation_size).state_dict())
     except (RuntimeError, ValueError) as error:
         raise SystemExit(f"--init-model {path}: its network differs from this run's "
                          f"({str(error).splitlines()[0]})") from None

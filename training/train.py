@@ -215,7 +215,9 @@ def load_initial_weights(model, path: str | Path) -> None:
     if Path(path).suffix not in (".safetensors", ".json"):
         model.set_parameters(str(path), exact_match=True, device="cpu")
         return
-    from agents.networks import SparsePolicy
+    from agents.model_format import network_observation_size
+    from agents.networks import SparseActorCritic, SparsePolicy
+    from suburbia_env.engine.observation import OBSERVATION_SIZE
     try:
         policy = load_safe_model(path).policy
         if isinstance(policy, SparsePolicy):
@@ -223,13 +225,16 @@ def load_initial_weights(model, path: str | Path) -> None:
             if policy.network.activation_name != activation:
                 raise SystemExit(f"--init-model {path}: its network uses "
                                  f"{policy.network.activation_name}, this run's {activation}")
-            weights = policy.network.sb3_compact_state_dict()
+            weights = policy.network.widened().sb3_compact_state_dict()
+        elif network_observation_size(policy) != OBSERVATION_SIZE:  # widened: the same outputs
+            weights = SparseActorCritic.from_sb3_compact(policy).widened() \
+                .sb3_compact_state_dict()
         else:
             weights = policy.state_dict()
         model.policy.load_state_dict(weights, strict=True)
     except SuburbiaError as error:
         raise SystemExit(f"--init-model: {error}") from None
-    except RuntimeError as error:  # a network of other sizes than this run's
+    except (RuntimeError, ValueError) as error:  # a network of other sizes than this run's
         raise SystemExit(f"--init-model {path}: its network differs from this run's "
                          f"({str(error).splitlines()[0]})") from None
 

@@ -15,6 +15,21 @@ other players' private goals and the order of the stacks never do (R10.2).
 | stacks    | 6                | tiles left in A, B, C /30; current stack one-hot (A, B, C)        |
 | goals     | 7 x 20           | public goals one-hot (4 rows), own private goal, own two drawn goals |
 | game      | 17               | round/30, One More Round drawn, final round now, pending decision one-hot (5), mode one-hot (3), edition one-hot (2), seats one-hot (1-4) |
+| goal_races | 5 x 9           | per goal row (the 4 public goals as in "goals", then the own private goal): each seat slot's value on the goal's criterion (4), each seat slot strictly alone in front on it (4), the observer's lead (1) |
+
+"goal_races" shows who leads each goal race (R8.2), which a network did not learn to
+work out from the boroughs. Values and lead come from scoring.py's rule functions
+(`goal_value`, `public_goal_winner`, `goal_lead`) and are divided by one scale per
+criterion kind (`GOAL_RACE_SCALES`): tiles with a type or icon, lakes and the largest
+groups /10, money /50, markers placed /3, income and reputation /15 (the players part's
+scales); the lead, in the goal's direction (above 0: alone in front), is clipped to
+[-1, 1] after scaling. The "alone in front" flag is the rule's: the one seat strictly
+ahead, none on a tie. A row whose goal is absent (solitary mode has no goals, R9.1; the
+Dale game three public goals, R9.2; no private goal yet, or Dale's seat, which has none)
+and the slots of absent seats hold zeros. Dale is a seat like any other: his values and
+his lead count, as in final scoring. Only the observer's own private goal enters (R10.2).
+The part comes last, so the first 8714 entries (`OBSERVATION_SIZE_V1`, what the models
+released before it read) mean what they meant.
 
 `OBSERVATION_PARTS` gives the slice and shape of each part for unpacking.
 """
@@ -28,8 +43,9 @@ from .hex_grid import NUM_CELLS, NUM_COLUMNS, NUM_ROWS
 from .market import slot_premium
 from .refcount_free import njit_without_refcounts
 from .red_lines import next_red_line
-from .tile_data import NUM_GOALS, NUM_KINDS
-from .tile_table import (immediate_amount, immediate_attribute, immediate_term_count, tile_cost,
+from .scoring import goal_lead, goal_value, public_goal_winner
+from .tile_data import GOALS, NUM_GOALS, NUM_KINDS
+from .tile_table import (goal_criterion, immediate_amount, immediate_attribute, immediate_term_count, tile_cost,
                          tile_icon, tile_type)
 
 # Feature planes of a borough cell (the 17 of the table above), each NUM_CELLS long.
@@ -47,6 +63,15 @@ PLAYER_FEATURES = 22
 SLOT_FEATURES = 3 + CELL_FEATURES + NUM_KINDS
 GOAL_ROWS = c.MAX_PLAYERS + 3
 GAME_FEATURES = 17
+GOAL_RACE_ROWS = c.MAX_PLAYERS + 1
+GOAL_RACE_VALUES = 0  # one per seat slot
+GOAL_RACE_ALONE = c.MAX_PLAYERS  # one per seat slot
+GOAL_RACE_LEAD = 2 * c.MAX_PLAYERS
+GOAL_RACE_FEATURES = GOAL_RACE_LEAD + 1
+GOAL_RACE_SCALES = np.array([10.0, 10.0, 50.0, 3.0, 15.0, 15.0, 10.0, 10.0], dtype=np.float32)
+"""The scale of each criterion kind (c.CRITERION_*): feature count, lake count, money,
+markers placed, income, reputation, largest lake group, largest feature group."""
+_GOAL_TABLE = GOALS.table  # frozen into the kernels, so every caller keeps its arguments
 
 BOROUGHS_START = 0
 BOROUGH_SIZE = CELL_FEATURES * NUM_CELLS
@@ -56,7 +81,12 @@ SUPPLY_START = MARKET_START + c.NUM_SLOTS * SLOT_FEATURES
 STACKS_START = SUPPLY_START + 3
 GOALS_START = STACKS_START + 6
 GAME_START = GOALS_START + GOAL_ROWS * NUM_GOALS
-OBSERVATION_SIZE = GAME_START + GAME_FEATURES
+GOAL_RACES_START = GAME_START + GAME_FEATURES
+OBSERVATION_SIZE = GOAL_RACES_START + GOAL_RACE_ROWS * GOAL_RACE_FEATURES
+OBSERVATION_SIZE_V1 = GOAL_RACES_START
+"""The observation's size before "goal_races" (8714): models trained then read this prefix."""
+OBSERVATION_SIZES = (OBSERVATION_SIZE_V1, OBSERVATION_SIZE)
+"""Every size the observation has had, oldest first; each is a prefix of today's."""
 
 OBSERVATION_PARTS = {
     "boroughs": (slice(BOROUGHS_START, PLAYERS_START),
@@ -66,7 +96,9 @@ OBSERVATION_PARTS = {
     "supply": (slice(SUPPLY_START, STACKS_START), (3,)),
     "stacks": (slice(STACKS_START, GOALS_START), (6,)),
     "goals": (slice(GOALS_START, GAME_START), (GOAL_ROWS, NUM_GOALS)),
-    "game": (slice(GAME_START, OBSERVATION_SIZE), (GAME_FEATURES,)),
+    "game": (slice(GAME_START, GOAL_RACES_START), (GAME_FEATURES,)),
+    "goal_races": (slice(GOAL_RACES_START, OBSERVATION_SIZE),
+                   (GOAL_RACE_ROWS, GOAL_RACE_FEATURES)),
 }
 
 
@@ -186,6 +218,23 @@ def _encode_player(state, seat, slot, out):
 
 
 @njit_without_refcounts
+def _encode_goal_race(state, tiles, goal, seat, num_players, row, out):
+    """One row of "goal_races" (module docstring): the seats' values on `goal`'s
+    criterion, who alone is in front and the observer's lead, by the rules of R8.2."""
+    start = GOAL_RACES_START + row * GOAL_RACE_FEATURES
+    scale = GOAL_RACE_SCALES[goal_criterion(_GOAL_TABLE, goal)]
+    winner = public_goal_winner(state, tiles, _GOAL_TABLE, goal)
+    for slot in range(num_players):
+        other = (seat + slot) % num_players
+        out[start + GOAL_RACE_VALUES + slot] = goal_value(state, tiles, _GOAL_TABLE, goal,
+                                                          other) / scale
+        if other == winner:
+            out[start + GOAL_RACE_ALONE + slot] = 1.0
+    lead = goal_lead(state, tiles, _GOAL_TABLE, goal, seat) / scale
+    out[start + GOAL_RACE_LEAD] = min(1.0, max(-1.0, lead))
+
+
+@njit_without_refcounts
 def copy_observation(source, target, num_players):
     """`target` = `source`, two observations of one table of `num_players` seats: the
     borough planes of the empty seat slots hold zeros in both (`update_observation`
@@ -265,3 +314,7 @@ def update_observation(state, tiles, seat, out, encoded):
     out[game + 8 + state[s.MODE]] = 1.0
     out[game + 11 + state[s.EDITION]] = 1.0
     out[game + 13 + num_players - 1] = 1.0
+    for row in range(GOAL_RACE_ROWS):
+        goal = s.public_goal(state, row) if row < c.MAX_PLAYERS else s.private_goal(state, seat)
+        if goal >= 0:
+            _encode_goal_race(state, tiles, goal, seat, num_players, row, out)

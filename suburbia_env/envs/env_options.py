@@ -61,9 +61,12 @@ def check_seed(seed) -> int | None:
     return int(seed)
 
 
-def observation_spaces(observation_format: str) -> gym.spaces.Space:
-    """The observation space shared by all three environments."""
-    box = gym.spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, (OBSERVATION_SIZE,), np.float32)
+def observation_spaces(observation_format: str,
+                       observation_size: int = OBSERVATION_SIZE) -> gym.spaces.Space:
+    """The observation space shared by all three environments; with an earlier
+    `observation_size` (observation.OBSERVATION_SIZES), the space a model trained then
+    was built for."""
+    box = gym.spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, (observation_size,), np.float32)
     check_choice("observation_format", observation_format, ("dict", "flat"), "'dict' or 'flat'")
     if observation_format == "flat":
         return box

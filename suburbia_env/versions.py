@@ -148,6 +148,15 @@ HISTORY = (
             "are unchanged.",
             "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
             dataset_format=2),
+    Version("v1.8", "2026-11-27",
+            "The observation gains a last part, \"goal_races\" (5 x 9 = 45 entries, 8714 -> "
+            "8759): for each public goal and the observer's own private goal, every seat's "
+            "value on the goal's criterion, who alone is in front and the observer's lead "
+            "(R8.2; never another player's private goal, R10.2). The first 8714 entries are "
+            "unchanged, and models trained before (observation_size 8714) read that prefix "
+            "and decide exactly as before. Rules, ids and file formats are unchanged.",
+            "2026-11-25", "Suburbia-v1", "suburbia_v1", formats=2, model_format=1,
+            dataset_format=2, environments=ENVIRONMENTS),
 )
 """Oldest first."""
 

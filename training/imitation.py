@@ -17,7 +17,7 @@ passes merged into one a round (agents/lockstep.py): the same demonstrations as 
 after another, in a fraction of the time (docs/performance.md). Each is recorded as the engine state before each of the
 demonstrator's decisions, the action it chose and the game's final margin: its
 population minus the best other seat's (R8.3; Dale's in his game). States (not
-observations) are stored: an observation is 8714 floats, a state 2220 ints, and encoding
+observations) are stored: an observation is 8759 floats, a state 2220 ints, and encoding
 one takes microseconds. Pretraining fits the policy's masked action distribution to the
 chosen actions (cross-entropy) and its value head to the final margin / 100, the scale
 of the "margin" reward: `pretrain` for the stable-baselines3 policy, `fit_network` for
@@ -275,7 +275,7 @@ class EncodedDemonstrations:
     """Demonstrations encoded once for a fit of the compact network (agents/networks.py):
     per decision the non-zero entries of its compact observation (feature, value) and its
     legal actions, both as flat arrays with each row's start; plus the chosen action and
-    the return. About 180 entries a decision instead of 8714 floats and a 2123-wide mask,
+    the return. About 180 entries a decision instead of 8759 floats and a 2123-wide mask,
     so an epoch gathers rows instead of encoding states again."""
 
     def __init__(self, data: dict[str, np.ndarray], chunk: int = 2048, on_rows=None):

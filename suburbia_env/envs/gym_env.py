@@ -4,7 +4,7 @@
 |-------------------|--------------------------------------------------------------------|
 | id                | `Suburbia-v1` (registered on `import suburbia_env`)                |
 | action space      | `Discrete(2123)`: the flat action space of action_space.py         |
-| observation space | `Dict(observation=Box(-1, 100, (8714,), float32), action_mask=Box(0, 1, (2123,), int8))`, or the Box alone with `observation_format="flat"` |
+| observation space | `Dict(observation=Box(-1, 100, (8759,), float32), action_mask=Box(0, 1, (2123,), int8))`, or the Box alone with `observation_format="flat"` |
 | observation       | observation.py (acting seat first, padded to 4 seats, public information only, R10) |
 | action masks      | `info`-free: `observation["action_mask"]` and `env.action_masks()` (sb3-contrib) |
 | reward            | `reward="win_loss"`: +1 sole winner, 0 shared win, -1 loss; `"margin"`: (own - best other final population)/100; plus `population_shaping` x population gained per step |
@@ -18,6 +18,12 @@
 Version history
 ---------------
 (rendered from suburbia_env/versions.py by scripts/version_tables.py)
+- Suburbia-v1 (2026-11-27, v1.8): The observation gains a last part, "goal_races" (5 x 9
+  = 45 entries, 8714 -> 8759): for each public goal and the observer's own private goal,
+  every seat's value on the goal's criterion, who alone is in front and the observer's
+  lead (R8.2; never another player's private goal, R10.2). The first 8714 entries are
+  unchanged, and models trained before (observation_size 8714) read that prefix and
+  decide exactly as before. Rules, ids and file formats are unchanged.
 - Suburbia-v1 (2026-11-27, v1.5): Moved to `suburbia_env.envs.gym_env`;
   `suburbia_env.gym_env` still imports, with a DeprecationWarning. Behaviour unchanged.
 - Suburbia-v1 (2026-11-25, v1.3): The Gymnasium environment's `illegal_action` defaults

@@ -29,7 +29,7 @@ setup (market, public goals, first player, stack sizes), p's own drawn and kept 
 then every decision in order with the draws it caused; another player's `keep` is shown
 only as "keeps a goal". No chance outcome, stack order or other player's goal is in it.
 `observation_string(p)` is the public board (render.py) with p's goals. Both tensors are
-the shared observation encoder's vector (observation.py, 8714 floats, named parts) from
+the shared observation encoder's vector (observation.py, 8759 floats, named parts) from
 p's seat; it summarises the information state (it is not a perfect-recall record).
 
 `state.resample_from_infostate(p, sampler)` (what OpenSpiel's IS-MCTS asks for) redraws

@@ -5,7 +5,7 @@
 | import            | `from suburbia_env.envs.pettingzoo import env` (`raw_env` unwrapped)    |
 | agents            | `player_0` .. `player_{n-1}` for n = 2..4 (seat i is player_i)     |
 | actions           | `Discrete(2123)`, the flat action space of action_space.py         |
-| observations      | `Dict(observation=Box(-1, 100, (8714,), float32), action_mask=Box(0, 1, (2123,), int8))` per agent, from that agent's seat (observation.py); only public information and the agent's own goals (R10) |
+| observations      | `Dict(observation=Box(-1, 100, (8759,), float32), action_mask=Box(0, 1, (2123,), int8))` per agent, from that agent's seat (observation.py); only public information and the agent's own goals (R10) |
 | action mask       | legal actions of the agent to act; PASS alone for an agent not to act and at the end |
 | turn order        | the engine's: goal choices (R3.6), then turns; discards and removals are further steps of the same agent |
 | rewards           | at the end only: `reward="win_loss"` +1 sole winner, 0 shared win, -1 loss; or `"margin"` |
@@ -16,6 +16,12 @@
 Version history
 ---------------
 (rendered from suburbia_env/versions.py by scripts/version_tables.py)
+- suburbia_v1 (2026-11-27, v1.8): The observation gains a last part, "goal_races" (5 x 9
+  = 45 entries, 8714 -> 8759): for each public goal and the observer's own private goal,
+  every seat's value on the goal's criterion, who alone is in front and the observer's
+  lead (R8.2; never another player's private goal, R10.2). The first 8714 entries are
+  unchanged, and models trained before (observation_size 8714) read that prefix and
+  decide exactly as before. Rules, ids and file formats are unchanged.
 - suburbia_v1 (2026-11-27, v1.5): Moved to `suburbia_env.envs.pettingzoo`;
   `suburbia_env.pettingzoo` still imports, with a DeprecationWarning. Behaviour
   unchanged.

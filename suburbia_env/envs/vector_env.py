@@ -15,6 +15,12 @@
 Version history
 ---------------
 (rendered from suburbia_env/versions.py by scripts/version_tables.py)
+- Suburbia-v1 (2026-11-27, v1.8): The observation gains a last part, "goal_races" (5 x 9
+  = 45 entries, 8714 -> 8759): for each public goal and the observer's own private goal,
+  every seat's value on the goal's criterion, who alone is in front and the observer's
+  lead (R8.2; never another player's private goal, R10.2). The first 8714 entries are
+  unchanged, and models trained before (observation_size 8714) read that prefix and
+  decide exactly as before. Rules, ids and file formats are unchanged.
 - Suburbia-v1 (2026-11-27, v1.5): Moved to `suburbia_env.envs.vector_env`;
   `suburbia_env.vector_env` still imports, with a DeprecationWarning. Behaviour
   unchanged.

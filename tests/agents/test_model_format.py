@@ -28,7 +28,8 @@ from agents.ppo_agent import load_model
 from repository import REPO
 from suburbia_env import Game
 from suburbia_env.errors import ModelFileNotFoundError, ModelFormatError, SuburbiaError
-from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+from suburbia_env.engine.observation import (OBSERVATION_SIZE, OBSERVATION_SIZE_V1,
+                                             encode_observation)
 from suburbia_env.engine.tile_data import TILES
 
 BASELINE_ZIP = REPO / "models" / "baseline.zip"
@@ -113,7 +114,8 @@ def test_the_shipped_description_says_what_the_weights_are(name):
                                                            "features_dim": 256}
     assert description["policy"]["net_arch"] == [128]
     assert description["observation_format"] == "flat"
-    assert description["observation_space"]["shape"] == [OBSERVATION_SIZE]
+    assert description["observation_space"]["shape"] == [OBSERVATION_SIZE_V1]  # before v1.8
+    assert description["environment"]["observation_size"] == OBSERVATION_SIZE_V1
     # both trained under the rules of 2026-11-25 (R9.2's goal choice), models/README.md
     assert description["environment"]["id"] == SHIPPED[name]
     assert description["training"]["converted_from"]["file"] == f"{name}.zip"
@@ -311,6 +313,9 @@ def test_weights_that_overflow_give_an_error_not_an_illegal_action(tiny, tmp_pat
     tensors = _tensors(weights)
     name = "action_net.weight"
     tensors[name] = tensors[name].clone().fill_(3e38)
+    # every policy latent at tanh's 1, whatever the random initialisation: scores overflow
+    bias = "mlp_extractor.policy_net.0.bias"
+    tensors[bias] = tensors[bias].clone().fill_(3e38)
     _write(weights, tensors=tensors)
     agent = PPOAgent(weights, deterministic=deterministic, seed=1)
     with pytest.raises(ModelFormatError, match="not a probability distribution"):

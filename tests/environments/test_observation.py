@@ -48,16 +48,18 @@ def at(column: int, row: int) -> tuple[int, int]:
 
 def test_parts_tile_the_vector_with_the_documented_shapes():
     """The docstring table: 4x17x9x13 boroughs, 4x22 players, 7x72 market (3 + 17 cell
-    features + 52 kinds), supply 3, stacks 6, goals 7x20, game 17 = 8714 values."""
+    features + 52 kinds), supply 3, stacks 6, goals 7x20, game 17 = 8714 values, then
+    goal_races 5x9 = 8759."""
     expected = {"boroughs": (4, 17, 9, 13), "players": (4, 22), "market": (7, 72),
-                "supply": (3,), "stacks": (6,), "goals": (7, 20), "game": (17,)}
+                "supply": (3,), "stacks": (6,), "goals": (7, 20), "game": (17,),
+                "goal_races": (5, 9)}
     assert {name: shape for name, (_, shape) in OBSERVATION_PARTS.items()} == expected
     position = 0
     for name, (part, shape) in OBSERVATION_PARTS.items():
         assert part.start == position, name
         position = part.stop
         assert part.stop - part.start == int(np.prod(shape)), name
-    assert position == OBSERVATION_SIZE == 7956 + 88 + 504 + 3 + 6 + 140 + 17 == 8714
+    assert position == OBSERVATION_SIZE == 7956 + 88 + 504 + 3 + 6 + 140 + 17 + 45 == 8759
     assert TILES.num_kinds == 52  # 3 basic + 47 lettered + lake + One More Round
 
 

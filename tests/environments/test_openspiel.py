@@ -82,7 +82,7 @@ def test_game_type_and_sizes():
     assert game.num_distinct_actions() == a.NUM_ACTIONS == 2123
     assert game.max_chance_outcomes() == 256
     assert (game.num_players(), game.min_utility(), game.max_utility()) == (2, -1.0, 1.0)
-    assert game.information_state_tensor_shape() == [OBSERVATION_SIZE] == [8714]
+    assert game.information_state_tensor_shape() == [OBSERVATION_SIZE] == [8759]
     assert game.observation_tensor_shape() == [OBSERVATION_SIZE]
     three = pyspiel.load_game("python_suburbia(players=3)")
     assert three.get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM

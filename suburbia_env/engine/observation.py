@@ -19,7 +19,8 @@ other players' private goals and the order of the stacks never do (R10.2).
 
 "goal_races" shows who leads each goal race (R8.2), which a network did not learn to
 work out from the boroughs. Values and lead come from scoring.py's rule functions
-(`goal_value`, `public_goal_winner`, `goal_lead`) and are divided by one scale per
+(`goal_values`, once per goal, then `winner_of_values` and `lead_of_values`, the rules
+`public_goal_winner` and `goal_lead` apply) and are divided by one scale per
 criterion kind (`GOAL_RACE_SCALES`): tiles with a type or icon, lakes and the largest
 groups /10, money /50, markers placed /3, income and reputation /15 (the players part's
 scales); the lead, in the goal's direction (above 0: alone in front), is clipped to
@@ -43,7 +44,7 @@ from .hex_grid import NUM_CELLS, NUM_COLUMNS, NUM_ROWS
 from .market import slot_premium
 from .refcount_free import njit_without_refcounts
 from .red_lines import next_red_line
-from .scoring import goal_lead, goal_value, public_goal_winner
+from .scoring import goal_values, lead_of_values, winner_of_values
 from .tile_data import GOALS, NUM_GOALS, NUM_KINDS
 from .tile_table import (goal_criterion, immediate_amount, immediate_attribute, immediate_term_count, tile_cost,
                          tile_icon, tile_type)
@@ -223,14 +224,14 @@ def _encode_goal_race(state, tiles, goal, seat, num_players, row, out):
     criterion, who alone is in front and the observer's lead, by the rules of R8.2."""
     start = GOAL_RACES_START + row * GOAL_RACE_FEATURES
     scale = GOAL_RACE_SCALES[goal_criterion(_GOAL_TABLE, goal)]
-    winner = public_goal_winner(state, tiles, _GOAL_TABLE, goal)
+    values = goal_values(state, tiles, _GOAL_TABLE, goal)
+    winner = winner_of_values(_GOAL_TABLE, goal, values, num_players)
     for slot in range(num_players):
         other = (seat + slot) % num_players
-        out[start + GOAL_RACE_VALUES + slot] = goal_value(state, tiles, _GOAL_TABLE, goal,
-                                                          other) / scale
+        out[start + GOAL_RACE_VALUES + slot] = values[other] / scale
         if other == winner:
             out[start + GOAL_RACE_ALONE + slot] = 1.0
-    lead = goal_lead(state, tiles, _GOAL_TABLE, goal, seat) / scale
+    lead = lead_of_values(_GOAL_TABLE, goal, values, num_players, seat) / scale
     out[start + GOAL_RACE_LEAD] = min(1.0, max(-1.0, lead))
 
 

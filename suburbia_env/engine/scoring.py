@@ -91,18 +91,34 @@ def _is_better(goals, goal, first, second):
     return first < second
 
 
+assert c.MAX_PLAYERS == 4, "goal_values spells out one entry per seat"
+
+
 @njit_without_refcounts
-def goal_lead(state, tiles, goals, goal, player):
+def goal_values(state, tiles, goals, goal):
+    """Every seat's `goal_value` on a goal (R8.2), computed once: a tuple of MAX_PLAYERS
+    entries, 0 for the seats not in play. A tuple, not an array, so that the callers
+    (compiled without reference counts) allocate nothing."""
+    num_players = state[s.NUM_PLAYERS]
+    return (goal_value(state, tiles, goals, goal, 0) if num_players > 0 else 0,
+            goal_value(state, tiles, goals, goal, 1) if num_players > 1 else 0,
+            goal_value(state, tiles, goals, goal, 2) if num_players > 2 else 0,
+            goal_value(state, tiles, goals, goal, 3) if num_players > 3 else 0)
+
+
+@njit_without_refcounts
+def lead_of_values(goals, goal, values, num_players, player):
     """How far a player is in front of the best other player on a goal's criterion, in
-    the goal's direction (R8.2): above 0 it alone would score the goal now, 0 is a tie,
-    below 0 behind. 0 when there is no other player."""
-    own = goal_value(state, tiles, goals, goal, player)
+    the goal's direction (R8.2), from the seats' `values` (`goal_values`): above 0 it
+    alone would score the goal now, 0 is a tie, below 0 behind. 0 when there is no
+    other player."""
+    own = values[player]
     lead = 0
     found = False
-    for other in range(state[s.NUM_PLAYERS]):
+    for other in range(num_players):
         if other == player:
             continue
-        difference = own - goal_value(state, tiles, goals, goal, other)
+        difference = own - values[other]
         if goal_direction(goals, goal) == c.GOAL_FEWEST:
             difference = -difference
         if not found or difference < lead:
@@ -112,14 +128,14 @@ def goal_lead(state, tiles, goals, goal, player):
 
 
 @njit_without_refcounts
-def public_goal_winner(state, tiles, goals, goal):
-    """The one player strictly ahead on a public goal, or -1 on any tie (R8.2)."""
-    num_players = state[s.NUM_PLAYERS]
+def winner_of_values(goals, goal, values, num_players):
+    """The one player strictly ahead on a goal, or -1 on any tie (R8.2), from the seats'
+    `values` (`goal_values`)."""
     best_player = -1
     best_value = 0
     tied = False
     for player in range(num_players):
-        value = goal_value(state, tiles, goals, goal, player)
+        value = values[player]
         if best_player < 0 or _is_better(goals, goal, value, best_value):
             best_player = player
             best_value = value
@@ -130,17 +146,29 @@ def public_goal_winner(state, tiles, goals, goal):
 
 
 @njit_without_refcounts
+def goal_lead(state, tiles, goals, goal, player):
+    """A player's lead on a goal now (R8.2): `lead_of_values` of the seats' values."""
+    return lead_of_values(goals, goal, goal_values(state, tiles, goals, goal),
+                          state[s.NUM_PLAYERS], player)
+
+
+@njit_without_refcounts
+def public_goal_winner(state, tiles, goals, goal):
+    """The one player strictly ahead on a public goal, or -1 on any tie (R8.2):
+    `winner_of_values` of the seats' values."""
+    return winner_of_values(goals, goal, goal_values(state, tiles, goals, goal),
+                            state[s.NUM_PLAYERS])
+
+
+@njit_without_refcounts
 def private_goal_achieved(state, tiles, goals, player):
-    """The owner is strictly alone in front over all players (R8.2)."""
+    """The owner is strictly alone in front over all players (R8.2): the
+    `winner_of_values` of the seats' values on the private goal."""
     goal = s.private_goal(state, player)
     if goal < 0:
         return False
-    own = goal_value(state, tiles, goals, goal, player)
-    for other in range(state[s.NUM_PLAYERS]):
-        if other != player and not _is_better(goals, goal, own,
-                                              goal_value(state, tiles, goals, goal, other)):
-            return False
-    return True
+    return winner_of_values(goals, goal, goal_values(state, tiles, goals, goal),
+                            state[s.NUM_PLAYERS]) == player
 
 
 @njit_without_refcounts

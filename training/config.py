@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from suburbia_env.arguments import ArgumentParser
+from suburbia_env.engine.observation import OBSERVATION_SIZE_V1, OBSERVATION_SIZES
 from suburbia_env.errors import shown
 
 
@@ -44,6 +45,7 @@ class TrainingConfig:
     max_grad_norm: float = 0.5
     features: str = "compact"  # "compact": agents.features.SuburbiaFeatures; "flat": SB3 flatten
     features_dim: int = 256  # width of the compact extractor's dense layer
+    observation_size: int = OBSERVATION_SIZE_V1  # entries the network reads (MEANINGS)
     net_arch: list[int] = field(default_factory=lambda: [128])
     # Imitation before PPO (training/imitation.py): pretrain_games games of the
     # demonstrator (an agent spec, e.g. "ppo-rollout:models/baseline.safetensors") against
@@ -110,6 +112,9 @@ MEANINGS = {
     "features": "observation features: compact (agents.features.SuburbiaFeatures) or "
                 "flat (stable-baselines3's flatten)",
     "features_dim": "width of the compact extractor's dense layer",
+    "observation_size": "observation entries the network reads: 8714, the observation "
+                        "before its goal_races part (every released recipe), or 8759, "
+                        "with the goal races (R8.2)",
     "net_arch": "hidden layer widths of the policy and value heads",
     "pretrain_games": "games of the demonstrator against Dale to imitate before PPO (0: none)",
     "demonstrator": "agent spec to imitate, e.g. greedy, dale or ppo-rollout:PATH",
@@ -134,7 +139,7 @@ MEANINGS = {
 CHOICES = {"learner": ("sb3", "fast"), "mode": ("dale", "self_play"),
            "edition": ("2nd", "1st"), "reward": ("win_loss", "margin"),
            "features": ("compact", "flat")}
-ALLOWED = {"players": "1 to 3 counts among 2 3 4", "net_arch": "up to 16 widths 1..65536",
+ALLOWED = {"observation_size": "8714 or 8759", "players": "1 to 3 counts among 2 3 4", "net_arch": "up to 16 widths 1..65536",
            "total_timesteps": "0..10**12", "demonstrator": "any agent spec",
            "demonstrations": "any paths", "init_model": "a path or empty",
            "resume": "a checkpoint path or empty",
@@ -276,6 +281,12 @@ def parse_config(argv: list[str] | None = None) -> TrainingConfig:
     for name, value in arguments.items():
         if value is not None:
             setattr(config, name, _checked(name, value, getattr(TrainingConfig(), name), ""))
+    if config.observation_size not in OBSERVATION_SIZES:
+        raise SystemExit(f"--observation-size must be "
+                         f"{' or '.join(map(str, OBSERVATION_SIZES))}, not "
+                         f"{config.observation_size}")
+    if config.observation_size != OBSERVATION_SIZES[0] and config.features != "compact":
+        raise SystemExit("--observation-size other than the first needs --features compact")
     if config.features not in ("compact", "flat"):
         raise SystemExit(f"--features must be 'compact' or 'flat', not {config.features!r}")
     if config.learner not in ("sb3", "fast"):

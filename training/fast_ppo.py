@@ -203,7 +203,8 @@ class FastPPO:
                              "(--features compact)")
         self.config = config
         self.generator = torch.Generator().manual_seed(config.seed)
-        self.network = SparseActorCritic(config.features_dim, tuple(config.net_arch))
+        self.network = SparseActorCritic(config.features_dim, tuple(config.net_arch),
+                                         observation_size=config.observation_size)
         self.network.initialize(self.generator)
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate,
                                           eps=1e-5)
@@ -222,7 +223,8 @@ class FastPPO:
 
     def _new_policy(self) -> SparsePolicy:
         config = self.config
-        return SparsePolicy(SparseActorCritic(config.features_dim, tuple(config.net_arch)))
+        return SparsePolicy(SparseActorCritic(config.features_dim, tuple(config.net_arch),
+                                              observation_size=config.observation_size))
 
     # Collecting ---------------------------------------------------------------------------
 

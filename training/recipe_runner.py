@@ -639,7 +639,8 @@ class RecipeRun:
         torch.set_num_threads(self.recipe.torch_threads)
         config = self.training_config(stage, folder, mode="dale", num_envs=1,
                                       total_timesteps=0)
-        network = SparseActorCritic(config.features_dim, tuple(config.net_arch))
+        network = SparseActorCritic(config.features_dim, tuple(config.net_arch),
+                                    observation_size=config.observation_size)
         network.initialize(torch.Generator().manual_seed(config.seed))
         if model_in is not None:  # it reads the learner's network only
             load_initial_network(SimpleNamespace(network=network), model_in)

@@ -111,7 +111,8 @@ def policy_options(config: TrainingConfig) -> dict:
     if config.features == "compact":
         from agents.features import SuburbiaFeatures
         options["features_extractor_class"] = SuburbiaFeatures
-        options["features_extractor_kwargs"] = {"features_dim": config.features_dim}
+        options["features_extractor_kwargs"] = {"features_dim": config.features_dim,
+                                                "observation_size": config.observation_size}
     return options
 
 

@@ -222,3 +222,23 @@ def test_a_released_model_saved_again_keeps_its_size(tmp_path):
         description = load_safe_model(path).description
         assert description["environment"]["observation_size"] == OBSERVATION_SIZE_V1
         assert description["observation_space"]["shape"] == [OBSERVATION_SIZE_V1]
+
+
+def test_training_reads_the_old_observation_unless_told_and_names_a_bad_size():
+    """`suburbia train` keeps the released recipes' input (8714 entries, so they train what
+    they trained) unless --observation-size 8759 asks for the goal races; the learner's
+    network and its snapshots read that many."""
+    from training.config import parse_config
+    from training.fast_ppo import FastPPO
+    assert parse_config([]).observation_size == OBSERVATION_SIZE_V1
+    config = parse_config(["--learner", "fast", "--mode", "self_play", "--num-envs", "2",
+                           "--observation-size", str(OBSERVATION_SIZE),
+                           "--output-dir", "unused"])
+    learner = FastPPO(config)
+    assert learner.network.observation_size == OBSERVATION_SIZE
+    assert learner._new_policy().network.observation_size == OBSERVATION_SIZE
+    for bad in ("8000", "8760"):
+        with pytest.raises(SystemExit, match="--observation-size must be 8714 or 8759"):
+            parse_config(["--observation-size", bad])
+    with pytest.raises(SystemExit, match="needs --features compact"):
+        parse_config(["--observation-size", str(OBSERVATION_SIZE), "--features", "flat"])

@@ -342,6 +342,11 @@ class SparseActorCritic(nn.Module):
     # Forward --------------------------------------------------------------------------------
 
     def latents(self, inputs: SparseInputs) -> tuple[torch.Tensor, torch.Tensor]:
+        if inputs.features.numel() and int(inputs.features.max()) >= self.compact_size:
+            # the compiled bag does not check its indices: inputs of a wider observation
+            raise ValueError(f"inputs name compact entries up to "
+                             f"{int(inputs.features.max())}, the network reads "
+                             f"{self.compact_size} (observation size {self.observation_size})")
         features = _WeightedBag.apply(self.encoder.weight, inputs.features, inputs.weights,
                                       inputs.offsets)
         features = torch.relu(features + self.encoder_bias)

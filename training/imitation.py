@@ -278,15 +278,17 @@ class EncodedDemonstrations:
     the return. About 180 entries a decision instead of 8759 floats and a 2123-wide mask,
     so an epoch gathers rows instead of encoding states again."""
 
-    def __init__(self, data: dict[str, np.ndarray], chunk: int = 2048, on_rows=None):
+    def __init__(self, data: dict[str, np.ndarray], chunk: int = 2048, on_rows=None,
+                 observation_size: int = OBSERVATION_SIZE):
         from agents.networks import compact_inputs
+        self.observation_size = observation_size
         states = data["states"]
         count = len(states)
         features, weights, feature_counts = [], [], []
         legal, legal_counts = [], []
         for start in range(0, count, chunk):
             observations, masks = _encode_batch(states[start:start + chunk])
-            compact = compact_inputs(torch.from_numpy(observations))
+            compact = compact_inputs(torch.from_numpy(observations), observation_size)
             rows, columns = compact.nonzero(as_tuple=True)
             features.append(columns.numpy())
             weights.append(compact[rows, columns].numpy())
@@ -343,6 +345,9 @@ def fit_network(network, encoded: EncodedDemonstrations, epochs: int = 5,
     action distribution to the chosen actions (cross-entropy over the legal actions
     only, R5) and the value head to the final margin / 100. Checkpoints, `resume`,
     `on_epoch` and `on_batch` as `pretrain`; returns the mean loss per epoch."""
+    if encoded.observation_size != network.observation_size:
+        raise ValueError(f"demonstrations encoded for {encoded.observation_size} observation "
+                         f"entries, the network reads {network.observation_size}")
     network.train(True)
     optimiser, generator, losses, agreements = _fit_start(network, learning_rate, seed,
                                                           resume)

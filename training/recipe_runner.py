@@ -652,7 +652,8 @@ class RecipeRun:
         record["epochs_done"] = resume["epoch"] if resume else 0
         self.progress.update(record["epochs_done"], note=f"encoding {rows:,} decisions")
         encoded = EncodedDemonstrations(data, on_rows=lambda done: self.progress.update(
-            record["epochs_done"], note=f"encoding decisions {done:,}/{rows:,}"))
+            record["epochs_done"], note=f"encoding decisions {done:,}/{rows:,}"),
+            observation_size=network.observation_size)
         self.progress.update(record["epochs_done"], note="")
 
         on_epoch = self.fit_checkpointer(stage, record, folder, checkpoint_path, network,

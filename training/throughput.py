@@ -226,8 +226,6 @@ def compare_one_update(config: TrainingConfig, order_seed: int = 11) -> dict:
     games that ended inside the rollout."""
     import numpy as np
 
-    from agents.networks import SparseInputs
-
     from .fast_ppo import FastPPO, Rollout
     from .train import make_environment, new_model
     steps, envs = config.n_steps, config.num_envs
@@ -249,7 +247,7 @@ def compare_one_update(config: TrainingConfig, order_seed: int = 11) -> dict:
                           rewards=torch.from_numpy(buffer.rewards.copy()),
                           dones=torch.from_numpy(ends.astype(np.float32)))
         for step in range(steps):
-            inputs = SparseInputs.from_observations(observations[step])
+            inputs = fast.network.inputs(observations[step])
             rollout.features.append(inputs.features)
             rollout.weights.append(inputs.weights)
             rollout.counts.append(inputs.counts())
@@ -278,7 +276,7 @@ def compare_one_update(config: TrainingConfig, order_seed: int = 11) -> dict:
         np.asarray(model._last_episode_starts, dtype=np.float32))
     before = {name: tensor.clone() for name, tensor in fast.network.state_dict().items()}
     with torch.no_grad():
-        last_values = fast.network.values(fast.network.latents(SparseInputs.from_observations(
+        last_values = fast.network.values(fast.network.latents(fast.network.inputs(
             torch.from_numpy(np.asarray(model._last_obs))))[1])
     np.random.seed(order_seed)
     fast_losses = fast.update(rollout, last_values)

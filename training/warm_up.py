@@ -95,7 +95,8 @@ def compile_training() -> None:
     states = np.stack([game.state.copy()] * 8)
     actions = np.full(8, game.legal_actions()[0], dtype=np.int64)
     encoded = EncodedDemonstrations({"states": states, "actions": actions,
-                                     "returns": np.zeros(8)})
+                                     "returns": np.zeros(8)},
+                                    observation_size=network.observation_size)
     fit_network(network, encoded, epochs=1, batch_size=8)
 
 

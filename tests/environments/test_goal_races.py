@@ -242,3 +242,35 @@ def test_training_reads_the_old_observation_unless_told_and_names_a_bad_size():
             parse_config(["--observation-size", bad])
     with pytest.raises(SystemExit, match="needs --features compact"):
         parse_config(["--observation-size", str(OBSERVATION_SIZE), "--features", "flat"])
+
+
+def test_a_network_refuses_inputs_of_a_wider_observation_and_a_fit_other_sizes():
+    """The compiled first layer does not check its indices, so an 8714-entry network is
+    told, not fed, the compact entries of the full observation; a fit refuses
+    demonstrations encoded for another size than its network's."""
+    import torch
+    from agents.networks import SparseActorCritic, SparseInputs
+    from training.imitation import EncodedDemonstrations, fit_network
+    game = Game(2, seed=5)
+    states, actions = [], []
+    for _ in range(6):
+        states.append(game.state.copy())
+        actions.append(game.legal_actions()[0])
+        game.apply(actions[-1])
+    observation = np.zeros((1, OBSERVATION_SIZE), dtype=np.float32)
+    from suburbia_env.engine.observation import encode_observation
+    encode_observation(states[-1], TILES.table, game.current_player, observation[0])
+    assert observation[0, OBSERVATION_SIZE_V1:].any()
+    old = SparseActorCritic(16, (8,), observation_size=OBSERVATION_SIZE_V1)
+    wide = SparseInputs.from_observations(torch.from_numpy(observation))
+    with pytest.raises(ValueError, match="the network reads"):
+        old.latents(wide)
+    old.latents(old.inputs(torch.from_numpy(observation)))  # its own entries: fine
+    data = {"states": np.stack(states), "actions": np.array(actions, dtype=np.int64),
+            "returns": np.zeros(len(states))}
+    for network_size, encoded_size in ((OBSERVATION_SIZE_V1, OBSERVATION_SIZE),
+                                       (OBSERVATION_SIZE, OBSERVATION_SIZE_V1)):
+        network = SparseActorCritic(16, (8,), observation_size=network_size)
+        encoded = EncodedDemonstrations(data, observation_size=encoded_size)
+        with pytest.raises(ValueError, match="demonstrations encoded for"):
+            fit_network(network, encoded, epochs=1, batch_size=4)

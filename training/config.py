@@ -138,8 +138,8 @@ MEANINGS = {
 }
 CHOICES = {"learner": ("sb3", "fast"), "mode": ("dale", "self_play"),
            "edition": ("2nd", "1st"), "reward": ("win_loss", "margin"),
-           "features": ("compact", "flat")}
-ALLOWED = {"observation_size": "8714 or 8759", "players": "1 to 3 counts among 2 3 4", "net_arch": "up to 16 widths 1..65536",
+           "features": ("compact", "flat"), "observation_size": OBSERVATION_SIZES}
+ALLOWED = {"players": "1 to 3 counts among 2 3 4", "net_arch": "up to 16 widths 1..65536",
            "total_timesteps": "0..10**12", "demonstrator": "any agent spec",
            "demonstrations": "any paths", "init_model": "a path or empty",
            "resume": "a checkpoint path or empty",
@@ -148,7 +148,7 @@ ALLOWED = {"observation_size": "8714 or 8759", "players": "1 to 3 counts among 2
 
 def _allowed(name: str) -> str:
     if name in CHOICES:
-        return " or ".join(CHOICES[name])
+        return " or ".join(map(str, CHOICES[name]))
     if name in ALLOWED:
         return ALLOWED[name]
     low, high = LIMITS.get(name, (None, None))
@@ -179,7 +179,8 @@ def _parser() -> argparse.ArgumentParser:
             shown_default = " ".join(map(str, default))
         else:
             shown_default = default if default != "" else "none"
-        named = item.name in CHOICES and all(choice in meaning for choice in CHOICES[item.name])
+        named = item.name in CHOICES and all(str(choice) in meaning
+                                             for choice in CHOICES[item.name])
         text = f"{meaning}{'' if named else '; ' + _allowed(item.name)} (default {shown_default})"
         if isinstance(default, bool):
             parser.add_argument(name, dest=item.name, action=argparse.BooleanOptionalAction,

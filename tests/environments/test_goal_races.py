@@ -224,7 +224,7 @@ def test_a_released_model_saved_again_keeps_its_size(tmp_path):
         assert description["observation_space"]["shape"] == [OBSERVATION_SIZE_V1]
 
 
-def test_training_reads_the_old_observation_unless_told_and_names_a_bad_size():
+def test_training_reads_the_old_observation_unless_told_and_names_a_bad_size(tmp_path):
     """`suburbia train` keeps the released recipes' input (8714 entries, so they train what
     they trained) unless --observation-size 8759 asks for the goal races; the learner's
     network and its snapshots read that many."""
@@ -237,9 +237,12 @@ def test_training_reads_the_old_observation_unless_told_and_names_a_bad_size():
     learner = FastPPO(config)
     assert learner.network.observation_size == OBSERVATION_SIZE
     assert learner._new_policy().network.observation_size == OBSERVATION_SIZE
-    for bad in ("8000", "8760"):
-        with pytest.raises(SystemExit, match="--observation-size must be 8714 or 8759"):
-            parse_config(["--observation-size", bad])
+    with pytest.raises(SystemExit):  # argparse names the choices
+        parse_config(["--observation-size", "8000"])
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"observation_size": 8760}')
+    with pytest.raises(SystemExit, match="--observation-size must be 8714 or 8759"):
+        parse_config(["--config", str(bad)])
     with pytest.raises(SystemExit, match="needs --features compact"):
         parse_config(["--observation-size", str(OBSERVATION_SIZE), "--features", "flat"])
 

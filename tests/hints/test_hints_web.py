@@ -158,7 +158,7 @@ def test_the_server_answers_while_a_hint_is_worked_out(client):
                 if second.status_code == 409:  # else the first had just ended: again
                     refused = second
         asking.join()
-        assert answers[0].status_code == 200
+        assert answers[0].status_code == 200, answers[0].text
         if refused is not None:
             break
     assert refused is not None, "no view saying a hint runs was answered while one ran"

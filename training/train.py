@@ -218,7 +218,7 @@ def load_initial_weights(model, path: str | Path) -> None:
         return
     from agents.model_format import network_observation_size
     from agents.networks import SparseActorCritic, SparsePolicy
-    from suburbia_env.engine.observation import OBSERVATION_SIZE
+    size = network_observation_size(model.policy)  # this run's (--observation-size)
     try:
         policy = load_safe_model(path).policy
         if isinstance(policy, SparsePolicy):
@@ -226,9 +226,9 @@ def load_initial_weights(model, path: str | Path) -> None:
             if policy.network.activation_name != activation:
                 raise SystemExit(f"--init-model {path}: its network uses "
                                  f"{policy.network.activation_name}, this run's {activation}")
-            weights = policy.network.widened().sb3_compact_state_dict()
-        elif network_observation_size(policy) != OBSERVATION_SIZE:  # widened: the same outputs
-            weights = SparseActorCritic.from_sb3_compact(policy).widened() \
+            weights = policy.network.widened(size).sb3_compact_state_dict()
+        elif network_observation_size(policy) != size:  # widened: the same outputs
+            weights = SparseActorCritic.from_sb3_compact(policy).widened(size) \
                 .sb3_compact_state_dict()
         else:
             weights = policy.state_dict()

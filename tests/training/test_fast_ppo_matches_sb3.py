@@ -12,7 +12,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from agents.networks import SparseActorCritic, SparseInputs  # noqa: E402
+from agents.networks import SparseActorCritic  # noqa: E402
 from training.config import TrainingConfig  # noqa: E402
 from training.fast_ppo import FastPPO  # noqa: E402
 from training.throughput import compare_one_update  # noqa: E402
@@ -77,7 +77,7 @@ def test_the_rollout_holds_what_the_games_gave_and_the_policy_chose(tmp_path):
         assert len(seen) == STEPS
         with torch.no_grad():
             for index, (observation, mask, rewards, dones) in enumerate(seen):
-                inputs = SparseInputs.from_observations(torch.from_numpy(observation))
+                inputs = learner.network.inputs(torch.from_numpy(observation))
                 assert torch.equal(inputs.features, rollout.features[index])
                 assert torch.equal(inputs.weights, rollout.weights[index])
                 rows, legal = torch.from_numpy(mask).nonzero(as_tuple=True)
@@ -120,7 +120,7 @@ def test_a_fast_model_goes_on_in_the_sb3_learner_as_the_same_policy(tmp_path):
     with torch.no_grad():
         reference = model.policy.get_distribution(observations, action_masks=masks.numpy())
         values = model.policy.predict_values(observations).reshape(-1)
-        _, latent_value = learner.network.latents(SparseInputs.from_observations(observations))
+        _, latent_value = learner.network.latents(learner.network.inputs(observations))
         probabilities = torch.softmax(learner.network.dense_scores(observations, masks), dim=1)
     assert torch.allclose(reference.distribution.probs, probabilities, atol=1e-5)
     assert torch.allclose(values, learner.network.values(latent_value), atol=1e-5)

@@ -3,6 +3,7 @@ default, refused in games of several people, answered for the person's decision 
 legal moves and no hidden fact, counted in the view, the record and the final screen."""
 
 import json
+import time
 
 import pytest
 
@@ -145,6 +146,11 @@ def test_the_server_answers_while_a_hint_is_worked_out(client):
     made = new_game(client, ["person", "greedy", "greedy", "greedy"], hints=True,
                     seed=14).json()
     headers = {"X-Seat-Token": made["token"]}
+    # Seat 2 begins at seed 14: the bots' thread moves before the person may ask.
+    deadline = time.monotonic() + 60
+    while client.get(f"/api/games/{made['id']}", headers=headers).json()["current"] != 0:
+        assert time.monotonic() < deadline, "the bots never came to the person's decision"
+        time.sleep(0.05)
     refused = None
     for _ in range(5):  # a hint takes about half a second: try again if it was missed
         answers = []

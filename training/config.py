@@ -71,6 +71,8 @@ class TrainingConfig:
     dale_share: float = 0.2
     greedy_share: float = 0.0
     style_share: float = 0.0
+    # How often each style takes a style seat, in the order goals, lakes, reputation, hoarder.
+    style_weights: list[int] = field(default_factory=lambda: [1, 1, 1, 1])
     progress_bar: bool = True
 
     def to_dict(self) -> dict:
@@ -82,7 +84,8 @@ class TrainingConfig:
 MEANINGS = {
     "mode": "what to play: dale (one player against Dale, R9.2) or self_play (2-4 players "
             "against a pool of earlier snapshots, Dale and the greedy player)",
-    "players": "self-play: seat counts, one drawn per game",
+    "players": "self-play: seat counts, one drawn per game (a count given twice is drawn "
+               "twice as often)",
     "edition": "stack layout, R3.2, R3.3",
     "reward": "win_loss (+1 sole winner, 0 shared, -1 loss, R8.3) or margin (own final "
               "population minus the best other's, /100)",
@@ -134,12 +137,15 @@ MEANINGS = {
     "style_share": "self-play: share played by the heuristic styles of agents/styles.py "
                    "(goals, lakes, reputation, hoarder; one drawn per seat); with "
                    "--dale-share and --greedy-share at most 1",
+    "style_weights": "self-play: how often each style takes a style seat, in the order "
+                     "goals lakes reputation hoarder (whole numbers)",
     "progress_bar": "a progress bar while training",
 }
 CHOICES = {"learner": ("sb3", "fast"), "mode": ("dale", "self_play"),
            "edition": ("2nd", "1st"), "reward": ("win_loss", "margin"),
            "features": ("compact", "flat"), "observation_size": OBSERVATION_SIZES}
-ALLOWED = {"players": "1 to 3 counts among 2 3 4", "net_arch": "up to 16 widths 1..65536",
+ALLOWED = {"players": "1 to 8 counts among 2 3 4",
+           "style_weights": "4 whole numbers 0..1000, not all 0", "net_arch": "up to 16 widths 1..65536",
            "total_timesteps": "0..10**12", "demonstrator": "any agent spec",
            "demonstrations": "any paths", "init_model": "a path or empty",
            "resume": "a checkpoint path or empty",
@@ -220,9 +226,17 @@ def _checked(name: str, value, default, source: str):
         return value
     if name == "players":
         value = [value] if isinstance(value, int) and not isinstance(value, bool) else value
-        if (not isinstance(value, list) or not 1 <= len(value) <= 3
+        if (not isinstance(value, list) or not 1 <= len(value) <= 8
                 or not all(type(count) is int and 2 <= count <= 4 for count in value)):
-            raise SystemExit(f"{source}{option} must be player counts 2..4, not {shown(value)}")
+            raise SystemExit(f"{source}{option} must be 1 to 8 player counts 2..4, not "
+                             f"{shown(value)}")
+        return value
+    if name == "style_weights":
+        if (not isinstance(value, list) or len(value) != 4
+                or not all(type(weight) is int and 0 <= weight <= 1000 for weight in value)
+                or not any(value)):
+            raise SystemExit(f"{source}{option} must be 4 whole numbers 0..1000 (goals lakes "
+                             f"reputation hoarder), not all 0, not {shown(value)}")
         return value
     if isinstance(default, list):
         if (not isinstance(value, list) or len(value) > 16

@@ -108,6 +108,7 @@ class SelfPlayGames(DaleGames):
                                   pool_size=config.pool_size, dale_share=config.dale_share,
                                   greedy_share=config.greedy_share, seed=config.seed,
                                   style_share=config.style_share,
+                                  style_weights=tuple(config.style_weights),
                                   num_threads=config.env_threads)
         self.template = None
         self.env.reset()

@@ -6,7 +6,7 @@ Each game draws its player count from `players` (one count or several, so one mo
 learns 2, 3 and 4 players), gives the learner a random seat and draws every other
 seat's player at reset: Dale's procedure (compiled, agents.DaleAgent) with probability
 `dale_share`, the greedy player (agents.greedy) with probability `greedy_share`, one of
-the heuristic styles of agents/styles.py (drawn uniformly) with probability
+the heuristic styles of agents/styles.py (drawn by `style_weights`) with probability
 `style_share`, otherwise a uniformly chosen snapshot (while the pool is empty: greedy,
 else a style, else Dale). Every seat keeps its own private goal (R3.6): the learner
 learns that decision too.
@@ -23,6 +23,7 @@ all games in one compiled call (agents/batched_seats.py, the players' own kernel
 from __future__ import annotations
 
 import copy
+import math
 
 import numba
 import numpy as np
@@ -52,7 +53,8 @@ class SelfPlayVecEnv(VecEnv):
     def __init__(self, num_envs: int = 64, players: int | tuple[int, ...] = 2,
                  edition: str = "2nd", reward: str = "margin", population_shaping: float = 0.0,
                  pool_size: int = 5, dale_share: float = 0.2, greedy_share: float = 0.0,
-                 seed: int = 0, style_share: float = 0.0, num_threads: int = 1):
+                 seed: int = 0, style_share: float = 0.0, num_threads: int = 1,
+                 style_weights: tuple[int, ...] = (1, 1, 1, 1)):
         num_envs = check_count("num_envs", num_envs)
         self.num_threads = check_count("num_threads", num_threads)
         counts = (players,) if isinstance(players, (int, np.integer)) else tuple(players)
@@ -67,6 +69,13 @@ class SelfPlayVecEnv(VecEnv):
             raise ConfigError(f"dale_share, greedy_share and style_share must be shares adding "
                               f"up to at most 1, not {dale_share}, {greedy_share} and "
                               f"{style_share}")
+        weights = tuple(style_weights)
+        if (len(weights) != len(STYLE_NAMES) or any(
+                isinstance(weight, (bool, np.bool_)) or not isinstance(weight, (int, np.integer))
+                or weight < 0 for weight in weights) or not any(weights)):
+            raise ConfigError(f"style_weights are {len(STYLE_NAMES)} whole numbers of 0 or "
+                              f"more ({', '.join(STYLE_NAMES)}), not all 0, not "
+                              f"{shown(style_weights)}")
         seed = check_seed(seed)
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % 2**62)
@@ -76,6 +85,8 @@ class SelfPlayVecEnv(VecEnv):
         self.edition = config.edition_id
         self.greedy_share = greedy_share
         self.style_share = style_share
+        self.style_table = np.repeat(np.arange(len(STYLE_NAMES)),
+                                     np.array(weights) // math.gcd(*map(int, weights)))
         self.reward_scheme = check_reward(reward)
         self.population_shaping = check_number("population_shaping", population_shaping)
         self.pool_size = check_count("pool_size", pool_size)
@@ -163,7 +174,11 @@ class SelfPlayVecEnv(VecEnv):
         return self._style_policy() if self.style_share > 0 else DALE_SEAT_POLICY
 
     def _style_policy(self) -> int:
-        return style_seat_policy(int(self.generator.integers(len(STYLE_NAMES))))
+        """A style drawn by `style_weights` (reduced by their common divisor, so equal
+        weights draw one among the four as before the weights existed: a seed deals the
+        same tables)."""
+        return style_seat_policy(int(self.style_table[self.generator.integers(
+            len(self.style_table))]))
 
     def _new_game(self, index: int) -> None:
         """Draw the table (players, the learner's seat, who plays each other seat) and

@@ -102,7 +102,9 @@ def make_environment(config: TrainingConfig):
                           population_shaping=config.population_shaping,
                           pool_size=config.pool_size, dale_share=config.dale_share,
                           greedy_share=config.greedy_share, seed=config.seed,
-                          style_share=config.style_share, num_threads=config.env_threads)
+                          style_share=config.style_share,
+                          style_weights=tuple(config.style_weights),
+                          num_threads=config.env_threads)
 
 
 def policy_options(config: TrainingConfig) -> dict:

@@ -14,8 +14,9 @@ EXPERIMENTS = sorted((ROOT / "training" / "experiments").glob("*.json"))
 
 
 def test_there_are_experiments():
-    assert {path.stem for path in EXPERIMENTS} >= {"goals-fit", "goal-races",
-                                                   "goal-races-control"}
+    assert {path.stem for path in EXPERIMENTS} >= {
+        "goals-fit", "goal-races", "goal-races-control", "search-fit", "two-player-goal-racer",
+        "win-loss-reward"}
 
 
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda path: path.stem)
@@ -34,4 +35,21 @@ def test_the_goal_races_control_changes_only_the_observation_size():
         recipe.pop("name"), recipe.pop("description")
         sizes.append(recipe["stages"][0]["settings"].pop("observation_size"))
     assert sizes == [8759, 8714]
+    assert experiment == control
+
+
+@pytest.mark.parametrize("name, changed", [
+    ("two-player-goal-racer", {"players": [2, 2, 2, 3, 4], "style_share": 0.65,
+                               "greedy_share": 0.3, "dale_share": 0.05,
+                               "style_weights": [3, 1, 1, 1]}),
+    ("win-loss-reward", {"reward": "win_loss"})])
+def test_a_training_experiment_changes_only_what_it_tests(name, changed):
+    """Each is measured against goal-races-control: same start, seed, steps and network."""
+    control = json.loads((ROOT / "training/experiments/goal-races-control.json").read_text())
+    experiment = json.loads((ROOT / f"training/experiments/{name}.json").read_text())
+    settings = experiment["stages"][0]["settings"]
+    assert {key: settings[key] for key in changed} == changed
+    control["stages"][0]["settings"].update(changed)
+    for recipe in (experiment, control):
+        recipe.pop("name"), recipe.pop("description"), recipe["stages"][0].pop("name")
     assert experiment == control

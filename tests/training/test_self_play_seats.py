@@ -113,3 +113,68 @@ def test_same_seed_same_style_games():
         return env.states.copy()
     assert np.array_equal(play(7), play(7))
     assert not np.array_equal(play(7), play(8))
+
+
+def _style_seats(env) -> Counter:
+    return Counter(STYLE_NAMES[style_seat_policy(0) - int(env.seat_policies[index, seat])]
+                   for index in range(env.num_envs)
+                   for seat in range(int(env.players[index])) if seat != env.learners[index])
+
+
+def test_style_weights_choose_which_styles_sit():
+    only_goals = SelfPlayVecEnv(num_envs=32, players=4, dale_share=0.0, greedy_share=0.0,
+                                style_share=1.0, seed=5, style_weights=(1, 0, 0, 0))
+    only_goals.reset()
+    assert _style_seats(only_goals) == Counter({"goals": 96})
+    weighted = SelfPlayVecEnv(num_envs=256, players=4, dale_share=0.0, greedy_share=0.0,
+                              style_share=1.0, seed=5, style_weights=(3, 0, 0, 1))
+    weighted.reset()
+    seats = _style_seats(weighted)
+    assert set(seats) == {"goals", "hoarder"} and sum(seats.values()) == 768
+    # 768 seats, goals with probability 3/4: 576 expected, sigma 12.
+    assert 520 < seats["goals"] < 632
+
+
+def test_equal_style_weights_deal_the_tables_of_the_default():
+    def tables(**weights):
+        env = SelfPlayVecEnv(num_envs=16, players=(2, 3, 4), dale_share=0.1,
+                             greedy_share=0.3, style_share=0.6, seed=11, **weights)
+        env.reset()
+        return env.seat_policies.copy(), env.states.copy()
+    default, equal, doubled = tables(), tables(style_weights=(1, 1, 1, 1)), \
+        tables(style_weights=(3, 3, 3, 3))
+    assert all(np.array_equal(a, b) for a, b in zip(default, equal))
+    assert all(np.array_equal(a, b) for a, b in zip(default, doubled))
+
+
+@pytest.mark.parametrize("weights, problem", [((1, 1, 1), "4 whole numbers"),
+                                              ((0, 0, 0, 0), "not all 0"),
+                                              ((1, -1, 1, 1), "0 or more"),
+                                              ((1.5, 1, 1, 1), "whole numbers"),
+                                              ((True, 1, 1, 1), "whole numbers")])
+def test_bad_style_weights_are_refused_by_name(weights, problem):
+    with pytest.raises(ValueError, match="style_weights") as error:
+        SelfPlayVecEnv(num_envs=2, style_share=1.0, dale_share=0.0, style_weights=weights)
+    assert problem.split()[0] in str(error.value)
+
+
+def test_training_config_takes_style_weights_and_repeated_player_counts():
+    from training.config import parse_config
+    config = parse_config(["--mode", "self_play", "--players", "2", "2", "3", "4",
+                           "--style-share", "0.6", "--style-weights", "2", "1", "1", "1"])
+    assert (config.players, config.style_weights) == ([2, 2, 3, 4], [2, 1, 1, 1])
+    assert parse_config([]).style_weights == [1, 1, 1, 1]
+    for bad in (["1", "1", "1"], ["0", "0", "0", "0"], ["1", "1", "1", "1001"]):
+        with pytest.raises(SystemExit, match="--style-weights must be 4 whole numbers"):
+            parse_config(["--mode", "self_play", "--style-weights", *bad])
+    with pytest.raises(SystemExit, match="1 to 8 player counts"):
+        parse_config(["--mode", "self_play", "--players", *["2"] * 9])
+
+
+def test_a_player_count_given_twice_is_drawn_twice_as_often():
+    env = SelfPlayVecEnv(num_envs=300, players=(2, 2, 4), seed=3)
+    env.reset()
+    counts = Counter(int(count) for count in env.players)
+    assert set(counts) == {2, 4}
+    # 300 games, 2 players with probability 2/3: 200 expected, sigma 8.2.
+    assert 170 < counts[2] < 230

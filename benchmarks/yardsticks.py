@@ -19,7 +19,8 @@ reads the file, plays for each unfinished row the next --chunk games it lacks (t
 game numbers not yet in the file, so a resumed run goes on at the next seed), and appends
 each chunk as soon as it is played, so a run stopped at any moment loses at most the games
 of its chunk in progress (none when stopped with SIGTERM or Ctrl-C: the finished games of
-that chunk are written first). A game found twice counts once; the same game with two
+that chunk are written first; a search chunk's games finish by blocks of LOCKSTEP_WIDTH,
+played in lockstep, agents/tournament_games.py, the same games as one at a time). A game found twice counts once; the same game with two
 different results is reported (the code or the model changed: the same seed must give the
 same game). Rows grow towards --games in the order that keeps them even: the row with the
 fewest games plays next. Chunks of another model file (by SHA-256), other settings or
@@ -39,6 +40,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -55,7 +57,8 @@ from agents.league import drop_cut_line  # noqa: E402
 from agents.registry import agent_name  # noqa: E402
 from agents.statistics import wilson_interval  # noqa: E402
 from agents.styles import STYLES  # noqa: E402
-from agents.tournament_games import _init_worker, play_game  # noqa: E402
+from agents.tournament_games import (LOCKSTEP_WIDTH, _init_worker, play_game,  # noqa: E402
+                                     play_games_in_lockstep)
 from agents.tournament_tasks import make_tasks  # noqa: E402
 from agents.value_search import REVISION as SEARCH_REVISION  # noqa: E402
 
@@ -322,8 +325,16 @@ def play_chunk(row: Row, games: list[int], pool) -> tuple[dict[int, float], int,
     wins, forfeits = {}, 0
     _SIGNAL["in_chunk"] = True
     try:
-        outcomes = pool.imap_unordered(play_game, tasks) if pool is not None \
-            else (play_game(task, _LOCAL_CACHE, {}) for task in tasks)
+        if row.agent == "search":  # the search's games LOCKSTEP_WIDTH at a time, same games
+            blocks = [tasks[start:start + LOCKSTEP_WIDTH]
+                      for start in range(0, len(tasks), LOCKSTEP_WIDTH)]
+            outcomes = itertools.chain.from_iterable(
+                pool.imap_unordered(play_games_in_lockstep, blocks) if pool is not None
+                else (play_games_in_lockstep(block, cache_slots=_LOCAL_SLOTS, sources={})
+                      for block in blocks))
+        else:
+            outcomes = pool.imap_unordered(play_game, tasks) if pool is not None \
+                else (play_game(task, _LOCAL_CACHE, {}) for task in tasks)
         for outcome in outcomes:
             game, win, forfeited = model_wins(outcome, label)
             wins[game] = win
@@ -337,6 +348,8 @@ def play_chunk(row: Row, games: list[int], pool) -> tuple[dict[int, float], int,
 
 _LOCAL_CACHE: dict = {}
 """The agents of games played in this process (--workers 1), built once per spec and seat."""
+_LOCAL_SLOTS: list = []
+"""The same for the search's games played in lockstep, one cache per running game."""
 
 
 def build_rows(arguments) -> list[Row]:
@@ -579,8 +592,9 @@ def parse(argv=None) -> argparse.Namespace:
                         help="games a row grows to (default 1000)")
     parser.add_argument("--chunk", type=int, default=40,
                         help="policy games played and written at a time (default 40)")
-    parser.add_argument("--search-chunk", type=int, default=4,
-                        help="search games played and written at a time (default 4)")
+    parser.add_argument("--search-chunk", type=int, default=16,
+                        help="search games played and written at a time, in blocks of "
+                             f"{LOCKSTEP_WIDTH} played in lockstep (default 16)")
     parser.add_argument("--minutes", type=float, default=None,
                         help="start no chunk after this many minutes")
     parser.add_argument("--search-settings", default="",

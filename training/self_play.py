@@ -69,7 +69,7 @@ class SelfPlayVecEnv(VecEnv):
             raise ConfigError(f"dale_share, greedy_share and style_share must be shares adding "
                               f"up to at most 1, not {dale_share}, {greedy_share} and "
                               f"{style_share}")
-        weights = tuple(style_weights)
+        weights = tuple(style_weights) if isinstance(style_weights, (tuple, list)) else ()
         if (len(weights) != len(STYLE_NAMES) or any(
                 isinstance(weight, (bool, np.bool_)) or not isinstance(weight, (int, np.integer))
                 or weight < 0 for weight in weights) or not any(weights)):

@@ -151,7 +151,8 @@ def test_equal_style_weights_deal_the_tables_of_the_default():
                                               ((0, 0, 0, 0), "not all 0"),
                                               ((1, -1, 1, 1), "0 or more"),
                                               ((1.5, 1, 1, 1), "whole numbers"),
-                                              ((True, 1, 1, 1), "whole numbers")])
+                                              ((True, 1, 1, 1), "whole numbers"),
+                                              (3, "4 whole numbers")])
 def test_bad_style_weights_are_refused_by_name(weights, problem):
     with pytest.raises(ValueError, match="style_weights") as error:
         SelfPlayVecEnv(num_envs=2, style_share=1.0, dale_share=0.0, style_weights=weights)

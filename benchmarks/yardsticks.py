@@ -23,8 +23,9 @@ that chunk are written first; a search chunk's games finish by blocks of LOCKSTE
 played in lockstep, agents/tournament_games.py, the same games as one at a time). A game
 found twice counts once; the same game with two different results is reported (the code
 or the model changed: the same seed must give the same game). Rows grow towards --games
-in the order that keeps them even: the row with the fewest games plays next. Chunks of another model file (by SHA-256), other settings or
-other seeds are kept in the file and left out of this run's rows.
+in the order that keeps them even: the row with the fewest games plays next. Chunks of
+another model file (by SHA-256), other settings or other seeds are kept in the file and
+left out of this run's rows.
 
 Printed per row: games, win rate (a shared win counts 1/winners, R8.3) with its 95% Wilson
 interval, fair share; for a search row the paired difference "search - policy" over the

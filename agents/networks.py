@@ -369,10 +369,15 @@ class SparseActorCritic(nn.Module):
         return self.legal_pairs_distribution(latent_policy, rows, actions)
 
     def legal_pairs_distribution(self, latent_policy: torch.Tensor, rows: torch.Tensor,
-                                 actions: torch.Tensor) -> "LegalDistribution":
-        """The masked categorical from the legal (row, action) pairs, rows ascending."""
-        return LegalDistribution(self.legal_scores(latent_policy, rows, actions), rows,
-                                 actions, latent_policy.shape[0])
+                                 actions: torch.Tensor, prior: torch.Tensor | None = None
+                                 ) -> "LegalDistribution":
+        """The masked categorical from the legal (row, action) pairs, rows ascending;
+        `prior`, one number per pair, is added to the network's scores (the goal prior's
+        term when training with one, training/fast_ppo.py)."""
+        scores = self.legal_scores(latent_policy, rows, actions)
+        if prior is not None:
+            scores = scores + prior
+        return LegalDistribution(scores, rows, actions, latent_policy.shape[0])
 
     def dense_scores(self, observations: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
         """(batch, NUM_ACTIONS) scores, -inf where illegal: what the agents read."""

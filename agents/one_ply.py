@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from suburbia_env.engine import constants as c
 from suburbia_env.engine import state_layout as s
@@ -301,6 +301,28 @@ def trial_goal_bonuses(state, tiles, goals, basic_kinds, mask, actions):
         bonuses[index] = goal_bonus_after_trial(scratch, state, tiles, goals, player,
                                                 future_turns, scored, others_best)
     return bonuses
+
+
+@njit(cache=True)
+def goal_bonus_rows(states, tiles, goals, basic_kinds, table, first, step):
+    """Rows first, first + step, ... of `goal_bonus_table`."""
+    mask = np.zeros(table.shape[1], dtype=np.bool_)
+    actions = np.zeros(table.shape[1], dtype=np.int32)
+    for row in range(first, states.shape[0], step):
+        table[row, :] = 0.0
+        bonuses = trial_goal_bonuses(states[row], tiles, goals, basic_kinds, mask, actions)
+        for index in range(bonuses.shape[0]):
+            table[row, actions[index]] = bonuses[index]
+
+
+@njit(cache=True, parallel=True)
+def goal_bonus_table(states, tiles, goals, basic_kinds, table, num_chunks):
+    """Row i of `table` (games x NUM_ACTIONS) becomes `trial_goal_bonuses` of `states[i]`
+    at each legal action, 0 elsewhere: the goal prior's term for a batch of games, as the
+    fast learner adds it to the policy's scores (training/fast_ppo.py, R8.2). Chunk k
+    takes rows k, k + num_chunks, ... on its core."""
+    for chunk in prange(num_chunks):
+        goal_bonus_rows(states, tiles, goals, basic_kinds, table, chunk, num_chunks)
 
 
 @njit(cache=True)

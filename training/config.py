@@ -73,6 +73,8 @@ class TrainingConfig:
     style_share: float = 0.0
     # How often each style takes a style seat, in the order goals, lakes, reputation, hoarder.
     style_weights: list[int] = field(default_factory=lambda: [1, 1, 1, 1])
+    # Fast learner, self-play: the goal prior's term (agents/goal_prior.py) in the policy.
+    goal_prior_weight: float = 0.0
     progress_bar: bool = True
 
     def to_dict(self) -> dict:
@@ -139,6 +141,10 @@ MEANINGS = {
                    "--dale-share and --greedy-share at most 1",
     "style_weights": "self-play: how often each style takes a style seat, in the order "
                      "goals lakes reputation hoarder (whole numbers)",
+    "goal_prior_weight": "fast learner, self-play: add this times each legal action's "
+                         "expected goal bonus after its own-turn trial to the network's "
+                         "scores while training (agents/goal_prior.py; the model then plays "
+                         "as ppo-goals:MODEL,W); 0: none",
     "progress_bar": "a progress bar while training",
 }
 CHOICES = {"learner": ("sb3", "fast"), "mode": ("dale", "self_play"),
@@ -213,7 +219,7 @@ LIMITS = {
     "pretrain_epochs": (0, 100_000), "pretrain_learning_rate": (0, 1),
     "eval_every": (1, None), "eval_games": (1, 10**7), "checkpoint_every": (1, None),
     "pool_size": (1, 10_000), "pool_update_every": (1, None), "dale_share": (0, 1),
-    "greedy_share": (0, 1), "style_share": (0, 1),
+    "greedy_share": (0, 1), "style_share": (0, 1), "goal_prior_weight": (0, 100),
 }
 
 

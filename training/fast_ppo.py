@@ -188,6 +188,7 @@ class Rollout:
     counts: list = field(default_factory=list)
     legal_actions: list = field(default_factory=list)
     legal_counts: list = field(default_factory=list)
+    goal_priors: list = field(default_factory=list)
     actions: torch.Tensor | None = None
     log_probs: torch.Tensor | None = None
     values: torch.Tensor | None = None
@@ -210,6 +211,10 @@ class FastPPO:
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate,
                                           eps=1e-5)
         self.games = DaleGames(config) if config.mode == "dale" else SelfPlayGames(config)
+        if config.goal_prior_weight and config.mode == "dale":
+            raise SystemExit("--goal-prior-weight needs --mode self_play: against Dale "
+                             "there are no goals to race for (R9.2)")
+        self._goal_bonuses = np.zeros(self.games.masks.shape, dtype=np.float32)
         self.timesteps = 0
         self.updates = 0
         self.timings = Timings()
@@ -251,9 +256,12 @@ class FastPPO:
                 rows, legal = masks.nonzero(as_tuple=True)
                 rollout.legal_actions.append(legal)
                 rollout.legal_counts.append(torch.bincount(rows, minlength=envs))
+                prior = self.goal_prior(rows, legal)
+                rollout.goal_priors.append(prior)
                 encoded = time.perf_counter()
                 latent_policy, latent_value = self.network.latents(inputs)
-                distribution = self.network.legal_pairs_distribution(latent_policy, rows, legal)
+                distribution = self.network.legal_pairs_distribution(latent_policy, rows, legal,
+                                                                     prior)
                 actions = distribution.sample(self.generator)
                 rollout.actions[step] = actions
                 rollout.log_probs[step] = distribution.log_prob(actions)
@@ -275,6 +283,20 @@ class FastPPO:
         self.timesteps += steps * envs
         return rollout, last_values
 
+    def goal_prior(self, rows: torch.Tensor, legal: torch.Tensor) -> torch.Tensor | None:
+        """goal_prior_weight x each legal (row, action) pair's expected goal bonus after
+        its own-turn trial (agents/goal_prior.py, R8.2), the term added to the network's
+        scores; None when the weight is 0."""
+        weight = self.config.goal_prior_weight
+        if not weight:
+            return None
+        from agents.one_ply import goal_bonus_table
+        from suburbia_env.engine.tile_data import GOALS, TILES
+        goal_bonus_table(self.games.env.states, TILES.table, GOALS.table, TILES.basic_kinds,
+                         self._goal_bonuses, self.config.env_threads)
+        table = torch.from_numpy(self._goal_bonuses)
+        return weight * table[rows, legal]
+
     # Updating -----------------------------------------------------------------------------
 
     def update(self, rollout: Rollout, last_values: torch.Tensor) -> dict[str, float]:
@@ -290,6 +312,8 @@ class FastPPO:
         legal_actions = torch.cat(rollout.legal_actions)
         legal_counts = torch.cat(rollout.legal_counts)
         legal_starts = torch.cumsum(legal_counts, 0) - legal_counts
+        goal_priors = (torch.cat(rollout.goal_priors)
+                       if rollout.goal_priors[0] is not None else None)
         actions, old_log_probs = rollout.actions.reshape(-1), rollout.log_probs.reshape(-1)
         advantages, returns = advantages.reshape(-1), returns.reshape(-1)
         total = counts.shape[0]
@@ -304,9 +328,12 @@ class FastPPO:
                     chosen, counts, starts, features, weights)
                 inputs = SparseInputs(chosen_features, chosen_weights, offsets, chosen.numel())
                 _, legal = _rows_of(chosen, legal_counts, legal_starts, legal_actions)
+                prior = (None if goal_priors is None else
+                         _rows_of(chosen, legal_counts, legal_starts, goal_priors)[1])
                 rows = torch.repeat_interleave(legal_counts.index_select(0, chosen))
                 latent_policy, latent_value = self.network.latents(inputs)
-                distribution = self.network.legal_pairs_distribution(latent_policy, rows, legal)
+                distribution = self.network.legal_pairs_distribution(latent_policy, rows, legal,
+                                                                     prior)
                 log_probs = distribution.log_prob(actions[chosen])
                 values = self.network.values(latent_value)
                 advantage = advantages[chosen]

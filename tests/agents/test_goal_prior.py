@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from agents.goal_prior import GOAL_WEIGHT, GoalPriorAgent
-from agents.one_ply import (OWN_TURN, expected_goal_bonus, play_trial, trial_goal_bonuses,
-                            turns_left)
+from agents.one_ply import (OWN_TURN, expected_goal_bonus, goal_bonus_table, play_trial,
+                            trial_goal_bonuses, turns_left)
 from agents.ppo_agent import PPOAgent
 from agents.registry import AgentSpecError, make_agent
 from agents.styles import STYLES, StyleAgent
@@ -204,3 +204,22 @@ def test_inside_its_trials_the_search_plays_its_own_moves_as_the_goal_prior():
         view = Game.view(config, search._trial_states[row])
         agent = prior if view.current_player == 0 else prior.policy
         assert chosen[row] == agent.act(view)
+
+
+@pytest.mark.parametrize("chunks", [1, 2, 3])
+def test_the_batched_goal_bonus_table_holds_each_rows_trial_bonuses(chunks):
+    """goal_bonus_table (what the fast learner adds to the scores): row i holds the
+    reference bonus of each legal action of position i and 0 at every illegal action,
+    whatever the number of chunks."""
+    states = np.stack([game.state.copy() for players, seed in [(2, 21), (3, 22), (4, 23)]
+                       for game in positions(players, seed, every=9)])
+    table = np.full((states.shape[0], NUM_ACTIONS), 7.0, dtype=np.float32)
+    goal_bonus_table(states, TILES.table, GOALS.table, TILES.basic_kinds, table, chunks)
+    nonzero = 0
+    for state, row in zip(states, table):
+        legal, bonuses = reference_bonuses(state)
+        expected = np.zeros(NUM_ACTIONS, dtype=np.float32)
+        expected[legal] = bonuses
+        assert np.allclose(row, expected, rtol=1e-6, atol=1e-6)
+        nonzero += np.count_nonzero(row)
+    assert states.shape[0] > 20 and nonzero > 100

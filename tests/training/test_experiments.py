@@ -16,7 +16,7 @@ EXPERIMENTS = sorted((ROOT / "training" / "experiments").glob("*.json"))
 def test_there_are_experiments():
     assert {path.stem for path in EXPERIMENTS} >= {
         "goals-fit", "goal-races", "goal-races-control", "search-fit", "two-player-goal-racer",
-        "win-loss-reward"}
+        "win-loss-reward", "goal-prior-in-training"}
 
 
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda path: path.stem)
@@ -53,3 +53,20 @@ def test_a_training_experiment_changes_only_what_it_tests(name, changed):
     for recipe in (experiment, control):
         recipe.pop("name"), recipe.pop("description"), recipe["stages"][0].pop("name")
     assert experiment == control
+
+
+def test_the_goal_prior_experiment_trains_the_controls_stage_with_the_prior_added():
+    """Same start, seed, network, opponents and steps as goal-races-control; the goal
+    prior's weight is the one tuned for ppo-goals (agents/goal_prior.py). Its model is
+    measured as ppo-goals:MODEL outside the recipe, since an evaluate stage plays the
+    network alone."""
+    from agents.goal_prior import GOAL_WEIGHT
+    control = json.loads((ROOT / "training/experiments/goal-races-control.json").read_text())
+    experiment = json.loads(
+        (ROOT / "training/experiments/goal-prior-in-training.json").read_text())
+    stage = experiment["stages"][0]
+    assert [one["kind"] for one in experiment["stages"]] == ["ppo"]
+    assert stage["settings"].pop("goal_prior_weight") == GOAL_WEIGHT
+    assert stage["settings"] == control["stages"][0]["settings"]
+    for key in ("seed", "start", "torch_threads", "network"):
+        assert experiment[key] == control[key]

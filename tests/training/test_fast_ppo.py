@@ -347,3 +347,46 @@ def test_the_recipes_fast_learner_checkpoints_and_exports(tmp_path):
     game = Game(players=2, mode="standard", seed=1)
     assert game.is_legal(game.action_number(make_agent(
         f"ppo:{tmp_path / 'stage.safetensors'}").act(game)))
+
+
+def test_with_a_goal_prior_the_sampled_policy_adds_its_term_to_the_scores(tmp_path):
+    """goal_prior_weight W: each collected step's probabilities are the softmax of the
+    network's scores plus W x each legal action's expected goal bonus (agents/goal_prior.py,
+    R8.2), and the update trains through the same sum."""
+    from agents.one_ply import trial_goal_bonuses
+    from suburbia_env.engine.tile_data import GOALS
+    config = _small_config(tmp_path, mode="self_play", players=[2, 3, 4], greedy_share=0.5,
+                           n_steps=1, batch_size=8, goal_prior_weight=2.0)
+    learner = FastPPO(config)
+    states = learner.games.env.states.copy()
+    observations = torch.from_numpy(learner.games.observations.copy())
+    masks = torch.from_numpy(learner.games.masks.copy())
+    rollout, _ = learner.collect()
+    bonuses = np.zeros(masks.shape, dtype=np.float64)
+    mask, actions = np.zeros(NUM_ACTIONS, dtype=np.bool_), np.zeros(NUM_ACTIONS, np.int32)
+    for row, state in enumerate(states):
+        found = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
+                                   actions)
+        bonuses[row, actions[:found.shape[0]]] = found
+    assert np.count_nonzero(bonuses) > 0
+    with torch.inference_mode():
+        scores = learner.network.dense_scores(observations, masks).double()
+    expected = torch.log_softmax(scores + 2.0 * torch.from_numpy(bonuses), dim=1)
+    chosen = rollout.actions[0]
+    assert torch.allclose(rollout.log_probs[0].double(),
+                          expected[torch.arange(chosen.numel()), chosen], atol=1e-4)
+    rows, legal = masks.nonzero(as_tuple=True)
+    assert torch.allclose(rollout.goal_priors[0].double(),
+                          2.0 * torch.from_numpy(bonuses)[rows, legal], atol=1e-5)
+    losses = learner.update(rollout, torch.zeros(config.num_envs))
+    assert all(np.isfinite(value) for value in losses.values())
+
+
+def test_without_a_goal_prior_nothing_is_added_and_against_dale_one_is_refused(tmp_path):
+    learner = FastPPO(_small_config(tmp_path, mode="self_play", players=[2], n_steps=1))
+    rollout, _ = learner.collect()
+    assert rollout.goal_priors == [None]
+    with pytest.raises(SystemExit, match="--goal-prior-weight needs --mode self_play"):
+        FastPPO(_small_config(tmp_path, mode="dale", goal_prior_weight=1.0))
+    with pytest.raises(SystemExit, match="--goal-prior-weight must be in 0..100"):
+        parse_config(["--goal-prior-weight", "-1"])

@@ -83,6 +83,8 @@ MAX_BOX_ELEMENTS = 100_000
 """Elements of one Box space: gymnasium allocates its bounds in full (a Dict of 16 Boxes of
 10 million float64 elements, 2 kB of description, took 3 GB). The environments' largest
 has 8,759."""
+MAX_GOAL_PRIOR_WEIGHT = 100
+"""Largest goal prior weight a network may carry (agents/networks.py)."""
 NETWORK_SLACK_BYTES = 1 << 20  # a network may exceed its weights file by this before it is built
 
 POLICY_CLASSES = ("MaskableActorCriticPolicy", "MaskableMultiInputActorCriticPolicy")
@@ -305,6 +307,10 @@ def _build_sparse_policy(policy_fields: _Fields, observation_space, action_space
     features_dim = policy_fields.integer("features_dim", 1, MAX_UNITS)
     net_arch = _layers(policy_fields, "net_arch", policy_fields.get("net_arch"))
     activation = policy_fields.choice("activation_fn", tuple(SPARSE_ACTIVATIONS))
+    goal_prior_weight = policy_fields.number("goal_prior_weight", 0.0)
+    if not 0 <= goal_prior_weight <= MAX_GOAL_PRIOR_WEIGHT:
+        policy_fields.fail(f"must be in 0..{MAX_GOAL_PRIOR_WEIGHT}, not {goal_prior_weight}",
+                           "goal_prior_weight")
     if (not isinstance(observation_space, gym.spaces.Box)
             or tuple(observation_space.shape) not in [(size,) for size in OBSERVATION_SIZES]):
         policy_fields.fail(f"reads flat observations of shape "
@@ -322,7 +328,7 @@ def _build_sparse_policy(policy_fields: _Fields, observation_space, action_space
                            f"bytes of the weights that must fill it")
     with torch.random.fork_rng(devices=[]):
         policy = SparsePolicy(SparseActorCritic(features_dim, tuple(net_arch), activation,
-                                                observation_size),
+                                                observation_size, goal_prior_weight),
                               observation_space, action_space)
     policy.set_training_mode(False)
     return accept_current_observations(policy)

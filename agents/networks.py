@@ -201,11 +201,16 @@ class SparseInputs:
 class SparseActorCritic(nn.Module):
     """Compact first layer over non-zero entries, policy and value layers, legal-action
     scores (module docstring). `features_dim` and `net_arch` as the SB3 compact policy;
-    `observation_size`: how many observation entries it reads (module docstring)."""
+    `observation_size`: how many observation entries it reads (module docstring);
+    `goal_prior_weight`: the weight of the goal prior's term its policy adds to these scores
+    (agents/goal_prior.py; 0: none), kept in its description: a network trained with the
+    term plays with it."""
 
     def __init__(self, features_dim: int = 256, net_arch: tuple[int, ...] = (128,),
-                 activation_fn: str = "Tanh", observation_size: int = OBSERVATION_SIZE):
+                 activation_fn: str = "Tanh", observation_size: int = OBSERVATION_SIZE,
+                 goal_prior_weight: float = 0.0):
         super().__init__()
+        self.goal_prior_weight = float(goal_prior_weight)
         if activation_fn not in ACTIVATIONS:
             raise ValueError(f"activation_fn must be one of {', '.join(ACTIVATIONS)}")
         self.observation_size = check_observation_size(observation_size)
@@ -336,8 +341,11 @@ class SparseActorCritic(nn.Module):
 
     def description(self) -> dict:
         """The `policy` part of a model description (agents/model_format.py)."""
-        return {"class": NETWORK_CLASS, "features_dim": self.features_dim,
-                "net_arch": list(self.net_arch), "activation_fn": self.activation_name}
+        description = {"class": NETWORK_CLASS, "features_dim": self.features_dim,
+                       "net_arch": list(self.net_arch), "activation_fn": self.activation_name}
+        if self.goal_prior_weight:
+            description["goal_prior_weight"] = self.goal_prior_weight
+        return description
 
     # Forward --------------------------------------------------------------------------------
 

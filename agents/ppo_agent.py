@@ -10,6 +10,11 @@ zip runs code stored in the file when loaded, so it loads only with `allow_pickl
 Deterministic play takes the most probable legal action (`model.predict`). Stochastic
 play (`deterministic=False`) samples from the masked policy with the agent's own seeded
 generator (reseeded by `reset(seed)`), never from torch's global random state.
+
+A network trained with the goal prior's term (`suburbia train --goal-prior-weight W`)
+carries W, and its policy is the softmax of its scores plus W x each legal action's
+expected goal bonus (agents/goal_prior.py): `act(game)` plays that policy. The term
+reads the game's state, so such a model does not play from an observation alone.
 """
 
 from __future__ import annotations
@@ -100,6 +105,14 @@ def substitute_spaces(path: str | Path) -> dict:
     return {"observation_space": observation_space, "action_space": action_space}
 
 
+def carried_goal_prior_weight(model) -> float:
+    """The goal prior weight a model's network carries (agents/networks.py; 0 for a
+    MaskablePPO model or a network trained without one). `model`: a loaded model, its
+    policy, or a fast learner's SparsePolicy."""
+    policy = getattr(model, "policy", model)
+    return float(getattr(getattr(policy, "network", None), "goal_prior_weight", 0.0))
+
+
 class PPOAgent(Agent):
     """Plays with a saved MaskablePPO model; `act(game)` or `act_on_observation`."""
 
@@ -121,6 +134,9 @@ class PPOAgent(Agent):
                               f"the environment {NUM_ACTIONS}")
         self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
         self._generator = np.random.default_rng(seed)
+        self.goal_prior_weight = carried_goal_prior_weight(self.model)
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        self._actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -128,9 +144,22 @@ class PPOAgent(Agent):
 
     def act(self, game: Game) -> int:
         encode_observation(game.state, TILES.table, game.current_player, self._observation)
-        return self.act_on_observation(self._observation, game.legal_action_mask())
+        if not self.goal_prior_weight:
+            return self.act_on_observation(self._observation, game.legal_action_mask())
+        from .goal_prior import goal_prior_scores
+        probabilities = self.policy_probabilities(self._observation, game.legal_action_mask())
+        actions, scores = goal_prior_scores(game.state, probabilities, self.goal_prior_weight,
+                                            self._mask, self._actions)
+        if self.deterministic:
+            return int(actions[np.argmax(scores)])
+        weights = np.exp(scores - scores.max())
+        return int(self._generator.choice(actions, p=weights / weights.sum()))
 
     def act_on_observation(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        if self.goal_prior_weight:
+            raise ConfigError(f"{self.path}: this model plays with a goal prior (weight "
+                              f"{self.goal_prior_weight}), which reads the game's state: "
+                              f"call act(game), not act_on_observation")
         probabilities = self.policy_probabilities(observation, mask)
         if self.deterministic:  # the mode of the masked distribution, as model.predict
             return int(np.argmax(probabilities))

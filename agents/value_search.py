@@ -28,7 +28,8 @@ candidates and the policy's "first choice" below are those of the goal prior
 (agents/goal_prior.py: log-probability plus G x the expected goal bonus after the
 action), not of the probabilities alone, and inside the rollouts the searching player's
 own moves are the goal prior's choice too, so that a trial goes on as the agent would play
-it. The redraws come from the agent's own generator, reseeded by `reset(seed)`.
+it. G defaults to the weight a model trained with the goal prior carries (0 for others).
+The redraws come from the agent's own generator, reseeded by `reset(seed)`.
 
 Opponent inference ("inferred"). Shown another seat's move (`observe`, called by the
 tournament runner), the agent redraws what it cannot see, from a second generator of its
@@ -226,7 +227,7 @@ class ValueSearchAgent(Agent):
                  prior_weight: float = 0.0, evaluation: str = "rollout",
                  reward: str = "win_loss", margin_weight: float = 0.5,
                  seed: int | None = None, allow_pickle: bool = False,
-                 opponent: str | Agent = INFERRED_OPPONENT, goal_weight: float = 0.0):
+                 opponent: str | Agent = INFERRED_OPPONENT, goal_weight: float | None = None):
         if candidates < 1 or samples < 1:
             raise ConfigError(f"candidates and samples must be at least 1, "
                               f"got {candidates} and {samples}")
@@ -252,7 +253,8 @@ class ValueSearchAgent(Agent):
         self.candidates = int(candidates)
         self.samples = int(samples)
         self.prior_weight = float(prior_weight)
-        self.goal_weight = float(goal_weight)
+        self.goal_weight = (self.policy_agent.goal_prior_weight if goal_weight is None
+                            else float(goal_weight))
         self._goal_mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
         self._goal_actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
         self.evaluation = evaluation

@@ -9,6 +9,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from agents.model_format import MAX_GOAL_PRIOR_WEIGHT
 from suburbia_env.arguments import ArgumentParser
 from suburbia_env.engine.observation import OBSERVATION_SIZE_V1, OBSERVATION_SIZES
 from suburbia_env.errors import shown
@@ -219,7 +220,7 @@ LIMITS = {
     "pretrain_epochs": (0, 100_000), "pretrain_learning_rate": (0, 1),
     "eval_every": (1, None), "eval_games": (1, 10**7), "checkpoint_every": (1, None),
     "pool_size": (1, 10_000), "pool_update_every": (1, None), "dale_share": (0, 1),
-    "greedy_share": (0, 1), "style_share": (0, 1), "goal_prior_weight": (0, 100),
+    "greedy_share": (0, 1), "style_share": (0, 1), "goal_prior_weight": (0, MAX_GOAL_PRIOR_WEIGHT),
 }
 
 

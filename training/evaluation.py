@@ -73,14 +73,23 @@ def play_against_greedy(policy, first: int, count: int, seed: int, players: int,
                         edition: str = "2nd", deterministic: bool = True) -> dict[str, list]:
     """Games first..first+count-1 of evaluate_against_greedy (game i: seed + i, the
     policy in seat i % players), one list entry per game: any split of the games into
-    blocks gives, concatenated, the lists of one call."""
+    blocks gives, concatenated, the lists of one call. A network trained with the goal
+    prior plays with it (agents/ppo_agent.py)."""
     from agents.greedy import GreedyAgent
+    from agents.goal_prior import goal_prior_scores
+    from agents.ppo_agent import carried_goal_prior_weight
+    from suburbia_env.engine.action_space import NUM_ACTIONS
     from suburbia_env import Game
     from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
     from suburbia_env.engine.tile_data import TILES
 
     greedy = GreedyAgent()
     observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    goal_weight = carried_goal_prior_weight(policy)
+    if goal_weight and not deterministic:
+        raise ValueError("a policy with a goal prior is evaluated deterministically")
+    scratch_mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    scratch_actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
     populations, best_others, wins = [], [], []
     for index in range(first, first + count):
         game = Game(players=players, mode="standard", edition=edition, seed=seed + index)
@@ -88,6 +97,13 @@ def play_against_greedy(policy, first: int, count: int, seed: int, players: int,
         while not game.is_over:
             if game.current_player == learner:
                 encode_observation(game.state, TILES.table, learner, observation)
+                if goal_weight:
+                    probabilities = policy_probabilities(policy, observation,
+                                                         game.legal_action_mask())
+                    actions, scores = goal_prior_scores(game.state, probabilities, goal_weight,
+                                                        scratch_mask, scratch_actions)
+                    game.apply(int(actions[np.argmax(scores)]))
+                    continue
                 action, _ = policy.predict(observation, action_masks=game.legal_action_mask(),
                                            deterministic=deterministic)
                 game.apply(int(np.asarray(action).reshape(-1)[0]))
@@ -99,6 +115,17 @@ def play_against_greedy(policy, first: int, count: int, seed: int, players: int,
         best_others.append(max(value for seat, value in enumerate(final) if seat != learner))
         wins.append(1.0 / len(winners) if learner in winners else 0.0)
     return {"populations": populations, "best_others": best_others, "wins": wins}
+
+
+def policy_probabilities(policy, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The masked probabilities over the flat action space of a fast learner's network
+    (a SparsePolicy or a loaded model of one) at one observation."""
+    import torch
+    network = getattr(policy, "policy", policy).network
+    with torch.inference_mode():
+        scores = network.dense_scores(torch.from_numpy(observation[None]),
+                                      torch.from_numpy(mask[None]))[0]
+    return torch.softmax(scores.double(), 0).numpy()
 
 
 def summarise_against_greedy(played: dict[str, list], players: int) -> dict:

@@ -203,17 +203,18 @@ class FastPPO:
         if config.features != "compact":
             raise SystemExit("--learner fast trains the compact network only "
                              "(--features compact)")
+        if config.goal_prior_weight and config.mode == "dale":
+            raise SystemExit("--goal-prior-weight needs --mode self_play: against Dale "
+                             "there are no goals to race for (R9.2)")
         self.config = config
         self.generator = torch.Generator().manual_seed(config.seed)
         self.network = SparseActorCritic(config.features_dim, tuple(config.net_arch),
-                                         observation_size=config.observation_size)
+                                         observation_size=config.observation_size,
+                                         goal_prior_weight=config.goal_prior_weight)
         self.network.initialize(self.generator)
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate,
                                           eps=1e-5)
         self.games = DaleGames(config) if config.mode == "dale" else SelfPlayGames(config)
-        if config.goal_prior_weight and config.mode == "dale":
-            raise SystemExit("--goal-prior-weight needs --mode self_play: against Dale "
-                             "there are no goals to race for (R9.2)")
         self._goal_bonuses = np.zeros(self.games.masks.shape, dtype=np.float32)
         self.timesteps = 0
         self.updates = 0

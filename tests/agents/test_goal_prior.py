@@ -223,3 +223,80 @@ def test_the_batched_goal_bonus_table_holds_each_rows_trial_bonuses(chunks):
         assert np.allclose(row, expected, rtol=1e-6, atol=1e-6)
         nonzero += np.count_nonzero(row)
     assert states.shape[0] > 20 and nonzero > 100
+
+
+def carried_model(tmp_path, weight: float = GOAL_WEIGHT) -> str:
+    """MODEL's network saved carrying a goal prior weight, as a run with
+    --goal-prior-weight saves it."""
+    from agents.model_format import load_safe_model, save_safe_model
+    model = load_safe_model(MODEL)
+    model.policy.network.goal_prior_weight = weight
+    path = tmp_path / "carried.safetensors"
+    save_safe_model(model.policy, path, model.gamma, training={"note": "test"})
+    return str(path)
+
+
+def test_a_network_trained_with_the_goal_prior_carries_it_and_plays_with_it(tmp_path):
+    """The weight is in the model's description; `ppo:` on such a model plays as
+    `ppo-goals:` with that weight on the plain network, and refuses to play from an
+    observation alone (the term reads the state)."""
+    import json
+    from suburbia_env.errors import ConfigError
+    path = carried_model(tmp_path, 1.5)
+    description = json.loads((tmp_path / "carried.json").read_text())
+    assert description["policy"]["goal_prior_weight"] == 1.5
+    carried = make_agent(f"ppo:{path}")
+    assert carried.goal_prior_weight == 1.5
+    reference = GoalPriorAgent(MODEL, 1.5)
+    plain = PPOAgent(MODEL)
+    assert plain.goal_prior_weight == 0.0
+    differ = 0
+    for players, seed in [(2, 31), (4, 32)]:
+        for game in positions(players, seed, every=4):
+            assert carried.act(game) == reference.act(game)
+            differ += carried.act(game) != plain.act(game)
+    assert differ > 0
+    with pytest.raises(ConfigError, match="plays with a goal prior .* call act\\(game\\)"):
+        carried.act_on_observation(np.zeros(carried._observation.shape, np.float32),
+                                   np.ones(NUM_ACTIONS, dtype=bool))
+
+
+def test_the_search_on_a_carrying_model_uses_its_weight_unless_told(tmp_path):
+    path = carried_model(tmp_path, 1.5)
+    assert make_agent(f"ppo-rollout:{path},2,2").goal_weight == 1.5
+    assert make_agent(f"ppo-rollout:{path},2,2,0,inferred,0").goal_weight == 0.0
+    assert make_agent(f"ppo-rollout:{MODEL},2,2").goal_weight == 0.0
+
+
+def test_the_greedy_evaluation_plays_a_carrying_model_with_its_prior(tmp_path):
+    """training.evaluation (the recipes' gates): the same games as GoalPriorAgent in the
+    learner's seat against greedy."""
+    from agents.greedy import GreedyAgent
+    from agents.model_format import load_safe_model
+    from training.evaluation import play_against_greedy
+    path = carried_model(tmp_path)
+    played = play_against_greedy(load_safe_model(path), 0, 3, 500, 2)
+    reference, greedy = GoalPriorAgent(MODEL), GreedyAgent()
+    populations = []
+    for index in range(3):
+        game = Game(2, "standard", "2nd", 500 + index)
+        while not game.is_over:
+            seat = game.current_player
+            game.apply((reference if seat == index % 2 else greedy).act(game))
+        populations.append(game.final_scores()[index % 2]["population"])
+    assert played["populations"] == populations
+
+
+@pytest.mark.parametrize("value, message", [
+    (-1, "must be in 0..100"), (1000, "must be in 0..100"), ("x", "must be a finite number")])
+def test_a_bad_carried_goal_prior_weight_is_refused_by_name(tmp_path, value, message):
+    import json
+    from agents.model_format import load_safe_model
+    from suburbia_env.errors import ModelFormatError
+    path = carried_model(tmp_path)
+    description_path = tmp_path / "carried.json"
+    description = json.loads(description_path.read_text())
+    description["policy"]["goal_prior_weight"] = value
+    description_path.write_text(json.dumps(description))
+    with pytest.raises(ModelFormatError, match=f"policy.goal_prior_weight {message}"):
+        load_safe_model(path)

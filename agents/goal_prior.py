@@ -12,7 +12,9 @@ expected goal bonus after the action's own-turn trial (`one_ply.trial_goal_bonus
 each public goal's bonus and its own private goal's, times the chance of ending alone
 in front, the term the `goals` style plays for) and takes the best. It reads what the
 styles read: public information and its own private goal, with no tile drawn (R10.2).
-With weight 0 it plays exactly as the policy (`ppo:PATH`).
+With weight 0 it plays exactly as the network's policy. A network trained with the goal
+prior (`suburbia train --goal-prior-weight W`) carries W and plays this sum as `ppo:PATH`
+(agents/ppo_agent.py); `ppo-goals:PATH,V` on it adds V in place of W.
 """
 
 from __future__ import annotations

@@ -79,6 +79,28 @@ def test_shipped_recipes_parse():
         assert styles.stage(name).gate == multiplayer.stage(name).gate
 
 
+def test_the_goal_prior_recipe_trains_the_styles_stage_with_the_prior_inside():
+    """multiplayer-goal-prior: the multiplayer-styles stage (4,000,000 steps instead of
+    8,000,000) with the goal prior's tuned weight in the policy, then the same final
+    games as multiplayer-styles, held to issue 32's targets (0.85 and 0.60)."""
+    from agents.goal_prior import GOAL_WEIGHT
+    recipe, styles = load_recipe("multiplayer-goal-prior"), load_recipe("multiplayer-styles")
+    assert recipe.start == "recipe:multiplayer-styles"
+    assert [stage.kind for stage in recipe.stages] == ["ppo", "evaluate", "evaluate"]
+    settings = dict(recipe.stage("ppo-goal-prior").settings)
+    assert settings.pop("goal_prior_weight") == GOAL_WEIGHT
+    assert settings.pop("total_timesteps") == 4_000_000
+    assert settings.pop("observation_size") == 8714
+    expected = dict(styles.stage("ppo-vs-styles").settings)
+    expected.pop("total_timesteps")
+    assert settings == expected
+    for name, target in (("final-2p", 0.85), ("final-4p", 0.60)):
+        gate, other = recipe.stage(name).gate, styles.stage(name).gate
+        assert (gate.against, gate.players, gate.games, gate.seed) == (
+            other.against, other.players, other.games, other.seed)
+        assert gate.min_win_rate == target
+
+
 def test_the_quickstart_imitates_then_trains_with_the_fast_learner_then_evaluates():
     """The quickstart starts from nothing a fresh clone lacks, trains the fast network
     and ends with a checked evaluation on seeds apart from every recorded game (2**32

@@ -26,31 +26,15 @@ import numpy as np
 from suburbia_env import Game
 from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.engine.observation import encode_observation
-from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_data import TILES
 
 from .base import Agent
-from .one_ply import trial_goal_bonuses
+from .goal_term import goal_prior_scores
 from .ppo_agent import PPOAgent
 
 GOAL_WEIGHT = 1.0
 """Log-probability per population of expected goal bonus (tuned on seeds 7,600,000+,
 docs/yardsticks.md "Where the policy loses")."""
-SMALLEST_PROBABILITY = 1e-12
-"""Floor of a legal action's probability before its logarithm is taken."""
-
-
-def goal_prior_scores(state: np.ndarray, probabilities: np.ndarray, weight: float,
-                      mask: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(legal actions, their scores): each one's log-probability under `probabilities`
-    plus `weight` x the expected goal bonus after its own-turn trial (`mask` and
-    `actions` are scratch arrays of NUM_ACTIONS)."""
-    bonuses = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                                 actions)
-    legal = actions[:bonuses.shape[0]].copy()
-    logs = np.log(np.maximum(probabilities[legal], SMALLEST_PROBABILITY))
-    return legal, logs + weight * bonuses
-
-
 class GoalPriorAgent(Agent):
     """`ppo-goals:PATH[,W]` (agents/registry.py): the policy of PATH with goal weight W."""
 

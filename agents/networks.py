@@ -324,7 +324,7 @@ class SparseActorCritic(nn.Module):
         network's weights and zero weights for the new inputs: the same outputs on every
         observation, so a warm start from an older model begins where it stood."""
         wider = SparseActorCritic(self.features_dim, tuple(self.net_arch), self.activation_name,
-                                  observation_size)
+                                  observation_size, self.goal_prior_weight)
         if wider.compact_size < self.compact_size:
             raise ValueError(f"cannot narrow a network of {self.observation_size} observation "
                              f"entries to {observation_size}")

@@ -146,7 +146,7 @@ class PPOAgent(Agent):
         encode_observation(game.state, TILES.table, game.current_player, self._observation)
         if not self.goal_prior_weight:
             return self.act_on_observation(self._observation, game.legal_action_mask())
-        from .goal_prior import goal_prior_scores
+        from .goal_term import goal_prior_scores
         probabilities = self.policy_probabilities(self._observation, game.legal_action_mask())
         actions, scores = goal_prior_scores(game.state, probabilities, self.goal_prior_weight,
                                             self._mask, self._actions)

@@ -102,7 +102,7 @@ from suburbia_env.engine.turn import apply_legal_action
 
 from .base import Agent
 from .dale_agent import DaleAgent
-from .goal_prior import goal_prior_scores
+from .goal_term import goal_prior_scores
 from .greedy import GreedyAgent
 from .ppo_agent import PPOAgent
 from .random_agent import RandomAgent

@@ -64,19 +64,20 @@ from agents.tournament_tasks import make_tasks  # noqa: E402
 from agents.value_search import REVISION as SEARCH_REVISION  # noqa: E402
 
 SEED_STRIDE = 100_000
-# Checked in, so that the rows grow across sessions and machines (a run's games live
-# nowhere else).
-RESULTS = Path(__file__).resolve().parent / "results" / "yardsticks.jsonl"
 """Seeds between the first games of two tables."""
+RESULTS = Path(__file__).resolve().parent / "results" / "yardsticks.jsonl"
+"""Checked in, so that the rows grow across sessions and machines (a run's games live
+nowhere else)."""
 Z = 1.959964
-MODELS = ("models/multiplayer-styles.safetensors", "models/multiplayer.safetensors",
-          "models/baseline.safetensors")
+MODELS = ("models/multiplayer-goal-prior.safetensors", "models/multiplayer-styles.safetensors",
+          "models/multiplayer.safetensors", "models/baseline.safetensors")
 AGENTS = ("policy", "search", "goal-prior")
 """``goal-prior`` is ``ppo-goals:MODEL``, the policy with its goal prior (agents/goal_prior.py)."""
 POLICY_TARGETS = {"2p-greedy": 0.85, **{f"2p-{style}": 0.85 for style in STYLES},
                   "4p-greedy": 0.60}
 """Issue 32's targets for the multi-player policy, by table."""
-TARGET_MODELS = ("models/multiplayer-styles.safetensors", "models/multiplayer.safetensors")
+TARGET_MODELS = ("models/multiplayer-goal-prior.safetensors",
+                 "models/multiplayer-styles.safetensors", "models/multiplayer.safetensors")
 """The multi-player models issue 32's policy targets are read against."""
 DOC_BEGIN = "<!-- yardsticks: begin -->"
 DOC_END = "<!-- yardsticks: end -->"
@@ -585,7 +586,7 @@ def parse(argv=None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", nargs="+", default=list(MODELS),
-                        help="model files (default: both released models)")
+                        help="model files (default: the released models of MODELS)")
     parser.add_argument("--agents", nargs="+", choices=AGENTS, default=list(AGENTS))
     parser.add_argument("--tables", nargs="+", choices=list(tables()), default=None,
                         help="the tables (default: all, in their order)")

@@ -76,7 +76,7 @@ def play_against_greedy(policy, first: int, count: int, seed: int, players: int,
     blocks gives, concatenated, the lists of one call. A network trained with the goal
     prior plays with it (agents/ppo_agent.py)."""
     from agents.greedy import GreedyAgent
-    from agents.goal_prior import goal_prior_scores
+    from agents.goal_term import goal_prior_scores
     from agents.ppo_agent import carried_goal_prior_weight
     from suburbia_env.engine.action_space import NUM_ACTIONS
     from suburbia_env import Game

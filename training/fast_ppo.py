@@ -314,7 +314,7 @@ class FastPPO:
         legal_counts = torch.cat(rollout.legal_counts)
         legal_starts = torch.cumsum(legal_counts, 0) - legal_counts
         goal_priors = (torch.cat(rollout.goal_priors)
-                       if rollout.goal_priors[0] is not None else None)
+                       if rollout.goal_priors and rollout.goal_priors[0] is not None else None)
         actions, old_log_probs = rollout.actions.reshape(-1), rollout.log_probs.reshape(-1)
         advantages, returns = advantages.reshape(-1), returns.reshape(-1)
         total = counts.shape[0]

@@ -288,7 +288,7 @@ class FastPPO:
         """goal_prior_weight x each legal (row, action) pair's expected goal bonus after
         its own-turn trial (agents/goal_prior.py, R8.2), the term added to the network's
         scores; None when the weight is 0."""
-        weight = self.config.goal_prior_weight
+        weight = self.network.goal_prior_weight
         if not weight:
             return None
         from agents.one_ply import goal_bonus_table

@@ -20,12 +20,14 @@ SMALLEST_PROBABILITY = 1e-12
 
 
 def goal_prior_scores(state: np.ndarray, probabilities: np.ndarray, weight: float,
-                      mask: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                      mask: np.ndarray, actions: np.ndarray,
+                      denial: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(legal actions, their scores): each one's log-probability under `probabilities`
-    plus `weight` x the expected goal bonus after its own-turn trial (`mask` and
-    `actions` are scratch arrays of NUM_ACTIONS)."""
+    plus `weight` x the expected goal bonus after its own-turn trial, less `denial` x the
+    other players' expected public goal bonuses there (`mask` and `actions` are scratch
+    arrays of NUM_ACTIONS)."""
     bonuses = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                                 actions)
+                                 actions, float(denial))
     legal = actions[:bonuses.shape[0]].copy()
     logs = np.log(np.maximum(probabilities[legal], SMALLEST_PROBABILITY))
     return legal, logs + weight * bonuses

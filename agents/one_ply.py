@@ -23,7 +23,7 @@ from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
 from suburbia_env.engine.legal_actions import legal_action_mask
 from suburbia_env.engine.red_lines import red_line_level_change
 from suburbia_env.engine.resolution import copy_state, waiting_lake_payments
-from suburbia_env.engine.scoring import goal_lead, goal_value
+from suburbia_env.engine.scoring import goal_lead, goal_value, goal_values, lead_of_values
 from suburbia_env.engine.tile_table import (goal_criterion, goal_direction, private_goal_bonus,
                                            public_goal_bonus)
 from suburbia_env.engine.turn import (full_turn_trial, income_step_outcome, own_turn_trial,
@@ -282,10 +282,57 @@ def goal_bonus_after_trial(scratch, state, tiles, goals, player, future_turns, s
 
 
 @njit(cache=True)
-def trial_goal_bonuses(state, tiles, goals, basic_kinds, mask, actions):
+def others_public_goal_bonus(state, tiles, goals, player, future_turns):
+    """What the other players expect from the public goals: each public goal's bonus times
+    the best `chance_of_lead` of any other player on it (R8.2), what a denial of the goals
+    weighs in the goal term (`trial_goal_bonuses`)."""
+    return others_public_goal_bonus_known(state, tiles, goals, player, future_turns,
+                                          public_goal_values(state, tiles, goals))
+
+
+@njit(cache=True)
+def public_goal_values(state, tiles, goals):
+    """Every seat's `goal_value` on each public goal: row i for public goal slot i (0 for
+    an empty slot and the seats not in play)."""
+    values = np.zeros((c.MAX_PLAYERS, c.MAX_PLAYERS), dtype=np.int64)
+    for index in range(c.MAX_PLAYERS):
+        goal = s.public_goal(state, index)
+        if goal >= 0:
+            for seat in range(state[s.NUM_PLAYERS]):
+                values[index, seat] = goal_value(state, tiles, goals, goal, seat)
+    return values
+
+
+@njit(cache=True)
+def others_public_goal_bonus_known(state, tiles, goals, player, future_turns, values):
+    """`others_public_goal_bonus` with the other seats' values known (`public_goal_values`,
+    read before an own-turn trial that left their blocks as they were); the player's own
+    are read from `state`."""
+    total = 0.0
+    num_players = state[s.NUM_PLAYERS]
+    for index in range(c.MAX_PLAYERS):
+        goal = s.public_goal(state, index)
+        if goal < 0:
+            continue
+        seats = values[index].copy()
+        seats[player] = goal_value(state, tiles, goals, goal, player)
+        best = 0.0
+        for other in range(num_players):
+            if other != player:
+                best = max(best, chance_of_lead(
+                    goals, goal, lead_of_values(goals, goal, seats, num_players, other),
+                    future_turns))
+        total += public_goal_bonus(goals, goal) * best
+    return total
+
+
+@njit(cache=True)
+def trial_goal_bonuses(state, tiles, goals, basic_kinds, mask, actions, denial):
     """Fill `mask` and `actions` with the legal actions (the first `count`) and return the
     acting player's `expected_goal_bonus` after each one's own-turn trial (R8.2), what
-    `trial_values` adds for a goal weight of 1; one legal action is not tried (0)."""
+    `trial_values` adds for a goal weight of 1, less `denial` x the other players'
+    `others_public_goal_bonus` there (0: the player's own bonus alone); one legal action
+    is not tried (0)."""
     count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
     bonuses = np.zeros(count)
     if count == 1 or state[s.NUM_PLAYERS] < 2:
@@ -296,33 +343,43 @@ def trial_goal_bonuses(state, tiles, goals, basic_kinds, mask, actions):
     log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
     scored = scored_goals(state, player)
     others_best = others_best_values(state, tiles, goals, player, scored)
+    values = (public_goal_values(state, tiles, goals) if denial != 0.0
+              else np.zeros((c.MAX_PLAYERS, c.MAX_PLAYERS), dtype=np.int64))
     for index in range(count):
         play_trial(scratch, state, tiles, goals, basic_kinds, OWN_TURN, actions[index], log)
         bonuses[index] = goal_bonus_after_trial(scratch, state, tiles, goals, player,
                                                 future_turns, scored, others_best)
+        if denial != 0.0:
+            if others_unchanged(scratch, state, player):
+                bonuses[index] -= denial * others_public_goal_bonus_known(
+                    scratch, tiles, goals, player, future_turns, values)
+            else:
+                bonuses[index] -= denial * others_public_goal_bonus(
+                    scratch, tiles, goals, player, future_turns)
     return bonuses
 
 
 @njit(cache=True)
-def goal_bonus_rows(states, tiles, goals, basic_kinds, table, first, step):
+def goal_bonus_rows(states, tiles, goals, basic_kinds, table, first, step, denial):
     """Rows first, first + step, ... of `goal_bonus_table`."""
     mask = np.zeros(table.shape[1], dtype=np.bool_)
     actions = np.zeros(table.shape[1], dtype=np.int32)
     for row in range(first, states.shape[0], step):
         table[row, :] = 0.0
-        bonuses = trial_goal_bonuses(states[row], tiles, goals, basic_kinds, mask, actions)
+        bonuses = trial_goal_bonuses(states[row], tiles, goals, basic_kinds, mask, actions,
+                                     denial)
         for index in range(bonuses.shape[0]):
             table[row, actions[index]] = bonuses[index]
 
 
 @njit(cache=True, parallel=True)
-def goal_bonus_table(states, tiles, goals, basic_kinds, table, num_chunks):
+def goal_bonus_table(states, tiles, goals, basic_kinds, table, num_chunks, denial):
     """Row i of `table` (games x NUM_ACTIONS) becomes `trial_goal_bonuses` of `states[i]`
     at each legal action, 0 elsewhere: the goal prior's term for a batch of games, as the
     fast learner adds it to the policy's scores (training/fast_ppo.py, R8.2). Chunk k
     takes rows k, k + num_chunks, ... on its core."""
     for chunk in prange(num_chunks):
-        goal_bonus_rows(states, tiles, goals, basic_kinds, table, chunk, num_chunks)
+        goal_bonus_rows(states, tiles, goals, basic_kinds, table, chunk, num_chunks, denial)
 
 
 @njit(cache=True)

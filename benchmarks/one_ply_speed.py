@@ -67,11 +67,11 @@ def main(argv: list[str] | None = None) -> None:
                 spent = (time.process_time() - began) / len(states) * 1e6
                 timings.setdefault((name, scoring.__name__), []).append(spent)
         trial_goal_bonuses(states[0], TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                           actions)
+                           actions, 0.0)
         began = time.process_time()
         for state in states:
             trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                               actions)
+                               actions, 0.0)
         timings.setdefault(("goal prior", "term"), []).append(
             (time.process_time() - began) / len(states) * 1e6)
     print(f"{len(states)} positions of {3 * args.games} greedy games; processor time per "

@@ -76,6 +76,7 @@ class TrainingConfig:
     style_weights: list[int] = field(default_factory=lambda: [1, 1, 1, 1])
     # Fast learner, self-play: the goal prior's term (agents/goal_prior.py) in the policy.
     goal_prior_weight: float = 0.0
+    goal_prior_denial: float = 0.0
     progress_bar: bool = True
 
     def to_dict(self) -> dict:
@@ -146,6 +147,10 @@ MEANINGS = {
                          "expected goal bonus after its own-turn trial to the network's "
                          "scores while training (agents/goal_prior.py; the model then plays "
                          "as ppo-goals:MODEL,W); 0: none",
+    "goal_prior_denial": "fast learner, self-play, with --goal-prior-weight: the goal term "
+                         "also subtracts this times the other players' expected public goal "
+                         "bonuses after the trial (agents/one_ply.py); 0: the player's own "
+                         "bonus alone",
     "progress_bar": "a progress bar while training",
 }
 CHOICES = {"learner": ("sb3", "fast"), "mode": ("dale", "self_play"),
@@ -221,6 +226,7 @@ LIMITS = {
     "eval_every": (1, None), "eval_games": (1, 10**7), "checkpoint_every": (1, None),
     "pool_size": (1, 10_000), "pool_update_every": (1, None), "dale_share": (0, 1),
     "greedy_share": (0, 1), "style_share": (0, 1), "goal_prior_weight": (0, MAX_GOAL_PRIOR_WEIGHT),
+    "goal_prior_denial": (0, 1),
 }
 
 

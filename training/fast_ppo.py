@@ -294,7 +294,8 @@ class FastPPO:
         from agents.one_ply import goal_bonus_table
         from suburbia_env.engine.tile_data import GOALS, TILES
         goal_bonus_table(self.games.env.states, TILES.table, GOALS.table, TILES.basic_kinds,
-                         self._goal_bonuses, self.config.env_threads)
+                         self._goal_bonuses, self.config.env_threads,
+                         float(self.config.goal_prior_denial))
         table = torch.from_numpy(self._goal_bonuses)
         return weight * table[rows, legal]
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from agents.goal_prior import GOAL_WEIGHT, GoalPriorAgent
-from agents.one_ply import (OWN_TURN, expected_goal_bonus, goal_bonus_table, play_trial,
-                            trial_goal_bonuses, turns_left)
+from agents.one_ply import (OWN_TURN, chance_of_lead, expected_goal_bonus, goal_bonus_table,
+                            play_trial, trial_goal_bonuses, turns_left)
 from agents.ppo_agent import PPOAgent
 from agents.registry import AgentSpecError, make_agent
 from agents.styles import STYLES, StyleAgent
@@ -17,7 +17,9 @@ from suburbia_env.engine import state_layout as s
 from suburbia_env.engine.action_space import NUM_ACTIONS
 from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
 from suburbia_env.engine.legal_actions import legal_action_mask
+from suburbia_env.engine.scoring import goal_lead
 from suburbia_env.engine.tile_data import GOALS, TILES
+from suburbia_env.engine.tile_table import public_goal_bonus
 
 MODEL = "models/multiplayer-styles.safetensors"
 
@@ -55,6 +57,52 @@ def reference_bonuses(state) -> tuple[np.ndarray, np.ndarray]:
     return actions[:count].copy(), bonuses
 
 
+def reference_denial(state, player: int, future: float) -> float:
+    """The other players' expected public goal bonuses in `state`: each public goal's bonus
+    times the best chance of any other player to end alone in front (goal_lead, R8.2)."""
+    total = 0.0
+    for index in range(4):
+        goal = s.public_goal(state, index)
+        if goal < 0:
+            continue
+        total += public_goal_bonus(GOALS.table, goal) * max(
+            chance_of_lead(GOALS.table, goal, goal_lead(state, TILES.table, GOALS.table, goal,
+                                                        other), future)
+            for other in range(state[s.NUM_PLAYERS]) if other != player)
+    return total
+
+
+@pytest.mark.parametrize("players, seed", [(2, 31), (3, 32), (4, 33)])
+def test_the_denial_subtracts_the_others_expected_public_goal_bonuses(players, seed):
+    """With a denial D the term is the own bonus less D x the best other player's chance
+    on each public goal times its bonus, after the same trial; D = 0 is the own bonus."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
+    scratch_log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
+    compared = differing = 0
+    for game in positions(players, seed, every=4):
+        state = game.state
+        own = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
+                                 actions, 0.0)
+        legal = actions[:len(own)].copy()
+        denied = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
+                                    actions, 0.5)
+        assert np.array_equal(actions[:len(denied)], legal)
+        if len(legal) == 1:
+            assert denied.tolist() == [0.0]
+            continue
+        player, future = state[s.CURRENT_PLAYER], turns_left(state)
+        scratch = np.empty_like(state)
+        for index, action in enumerate(legal):
+            play_trial(scratch, state, TILES.table, GOALS.table, TILES.basic_kinds, OWN_TURN,
+                       action, scratch_log)
+            expected = own[index] - 0.5 * reference_denial(scratch, player, future)
+            assert denied[index] == pytest.approx(expected, abs=1e-9)
+            differing += denied[index] != own[index]
+            compared += 1
+    assert compared > 100 and differing > compared // 2
+
+
 @pytest.mark.parametrize("players, seed", [(2, 11), (3, 12), (4, 13)])
 def test_the_goal_bonuses_of_the_trials_are_the_reference_ones(players, seed):
     mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
@@ -63,7 +111,7 @@ def test_the_goal_bonuses_of_the_trials_are_the_reference_ones(players, seed):
     for game in positions(players, seed, every=3):
         before = game.state.copy()
         fast = trial_goal_bonuses(game.state, TILES.table, GOALS.table, TILES.basic_kinds,
-                                  mask, actions)
+                                  mask, actions, 0.0)
         legal, slow = reference_bonuses(game.state)
         assert np.array_equal(actions[:len(fast)], legal)
         assert np.array_equal(fast, slow)  # bit for bit
@@ -214,7 +262,7 @@ def test_the_batched_goal_bonus_table_holds_each_rows_trial_bonuses(chunks):
     states = np.stack([game.state.copy() for players, seed in [(2, 21), (3, 22), (4, 23)]
                        for game in positions(players, seed, every=9)])
     table = np.full((states.shape[0], NUM_ACTIONS), 7.0, dtype=np.float32)
-    goal_bonus_table(states, TILES.table, GOALS.table, TILES.basic_kinds, table, chunks)
+    goal_bonus_table(states, TILES.table, GOALS.table, TILES.basic_kinds, table, chunks, 0.0)
     nonzero = 0
     for state, row in zip(states, table):
         legal, bonuses = reference_bonuses(state)

@@ -16,7 +16,7 @@ EXPERIMENTS = sorted((ROOT / "training" / "experiments").glob("*.json"))
 def test_there_are_experiments():
     assert {path.stem for path in EXPERIMENTS} >= {
         "goals-fit", "goal-races", "goal-races-control", "search-fit", "two-player-goal-racer",
-        "win-loss-reward", "goal-prior-in-training"}
+        "win-loss-reward", "goal-prior-in-training", "goal-denial-in-training"}
 
 
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda path: path.stem)
@@ -70,3 +70,17 @@ def test_the_goal_prior_experiment_trains_the_controls_stage_with_the_prior_adde
     assert stage["settings"] == control["stages"][0]["settings"]
     for key in ("seed", "start", "torch_threads", "network"):
         assert experiment[key] == control[key]
+
+
+def test_the_goal_denial_experiment_adds_only_the_denial_to_the_goal_prior_stage():
+    """goal-denial-in-training trains the released multiplayer-goal-prior model on with
+    the goal-prior experiment's stage, another seed and the denial of the goals as the
+    only change to its settings."""
+    prior = json.loads((ROOT / "training/experiments/goal-prior-in-training.json").read_text())
+    denial = json.loads((ROOT / "training/experiments/goal-denial-in-training.json").read_text())
+    assert denial["start"] == "models/multiplayer-goal-prior.safetensors"
+    assert denial["stages"][0]["settings"].pop("goal_prior_denial") == 1.0
+    for recipe in (prior, denial):
+        for key in ("name", "description", "start", "seed"):
+            recipe.pop(key)
+    assert denial == prior

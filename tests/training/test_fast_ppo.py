@@ -349,14 +349,17 @@ def test_the_recipes_fast_learner_checkpoints_and_exports(tmp_path):
         f"ppo:{tmp_path / 'stage.safetensors'}").act(game)))
 
 
-def test_with_a_goal_prior_the_sampled_policy_adds_its_term_to_the_scores(tmp_path):
+@pytest.mark.parametrize("denial", [0.0, 0.5])
+def test_with_a_goal_prior_the_sampled_policy_adds_its_term_to_the_scores(tmp_path, denial):
     """goal_prior_weight W: each collected step's probabilities are the softmax of the
     network's scores plus W x each legal action's expected goal bonus (agents/goal_prior.py,
-    R8.2), and the update trains through the same sum."""
+    R8.2; less goal_prior_denial x the others' public ones), and the update trains through
+    the same sum."""
     from agents.one_ply import trial_goal_bonuses
     from suburbia_env.engine.tile_data import GOALS
     config = _small_config(tmp_path, mode="self_play", players=[2, 3, 4], greedy_share=0.5,
-                           n_steps=1, batch_size=8, goal_prior_weight=2.0)
+                           n_steps=1, batch_size=8, goal_prior_weight=2.0,
+                           goal_prior_denial=denial)
     learner = FastPPO(config)
     states = learner.games.env.states.copy()
     observations = torch.from_numpy(learner.games.observations.copy())
@@ -366,7 +369,7 @@ def test_with_a_goal_prior_the_sampled_policy_adds_its_term_to_the_scores(tmp_pa
     mask, actions = np.zeros(NUM_ACTIONS, dtype=np.bool_), np.zeros(NUM_ACTIONS, np.int32)
     for row, state in enumerate(states):
         found = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                                   actions)
+                                   actions, denial)
         bonuses[row, actions[:found.shape[0]]] = found
     assert np.count_nonzero(bonuses) > 0
     with torch.inference_mode():
@@ -390,3 +393,5 @@ def test_without_a_goal_prior_nothing_is_added_and_against_dale_one_is_refused(t
         FastPPO(_small_config(tmp_path, mode="dale", goal_prior_weight=1.0))
     with pytest.raises(SystemExit, match="--goal-prior-weight must be in 0..100"):
         parse_config(["--goal-prior-weight", "-1"])
+    with pytest.raises(SystemExit, match="--goal-prior-denial must be in 0..1"):
+        parse_config(["--goal-prior-denial", "1.5"])

@@ -311,6 +311,9 @@ def _build_sparse_policy(policy_fields: _Fields, observation_space, action_space
     if not 0 <= goal_prior_weight <= MAX_GOAL_PRIOR_WEIGHT:
         policy_fields.fail(f"must be in 0..{MAX_GOAL_PRIOR_WEIGHT}, not {goal_prior_weight}",
                            "goal_prior_weight")
+    goal_prior_denial = policy_fields.number("goal_prior_denial", 0.0)
+    if not 0 <= goal_prior_denial <= 1:
+        policy_fields.fail(f"must be in 0..1, not {goal_prior_denial}", "goal_prior_denial")
     if (not isinstance(observation_space, gym.spaces.Box)
             or tuple(observation_space.shape) not in [(size,) for size in OBSERVATION_SIZES]):
         policy_fields.fail(f"reads flat observations of shape "
@@ -328,7 +331,8 @@ def _build_sparse_policy(policy_fields: _Fields, observation_space, action_space
                            f"bytes of the weights that must fill it")
     with torch.random.fork_rng(devices=[]):
         policy = SparsePolicy(SparseActorCritic(features_dim, tuple(net_arch), activation,
-                                                observation_size, goal_prior_weight),
+                                                observation_size, goal_prior_weight,
+                                                goal_prior_denial),
                               observation_space, action_space)
     policy.set_training_mode(False)
     return accept_current_observations(policy)

@@ -203,14 +203,16 @@ class SparseActorCritic(nn.Module):
     scores (module docstring). `features_dim` and `net_arch` as the SB3 compact policy;
     `observation_size`: how many observation entries it reads (module docstring);
     `goal_prior_weight`: the weight of the goal prior's term its policy adds to these scores
-    (agents/goal_prior.py; 0: none), kept in its description: a network trained with the
+    (agents/goal_prior.py; 0: none) and `goal_prior_denial` the term's denial of the others'
+    public goals (agents/one_ply.py), kept in its description: a network trained with the
     term plays with it."""
 
     def __init__(self, features_dim: int = 256, net_arch: tuple[int, ...] = (128,),
                  activation_fn: str = "Tanh", observation_size: int = OBSERVATION_SIZE,
-                 goal_prior_weight: float = 0.0):
+                 goal_prior_weight: float = 0.0, goal_prior_denial: float = 0.0):
         super().__init__()
         self.goal_prior_weight = float(goal_prior_weight)
+        self.goal_prior_denial = float(goal_prior_denial)
         if activation_fn not in ACTIVATIONS:
             raise ValueError(f"activation_fn must be one of {', '.join(ACTIVATIONS)}")
         self.observation_size = check_observation_size(observation_size)
@@ -324,7 +326,8 @@ class SparseActorCritic(nn.Module):
         network's weights and zero weights for the new inputs: the same outputs on every
         observation, so a warm start from an older model begins where it stood."""
         wider = SparseActorCritic(self.features_dim, tuple(self.net_arch), self.activation_name,
-                                  observation_size, self.goal_prior_weight)
+                                  observation_size, self.goal_prior_weight,
+                                  self.goal_prior_denial)
         if wider.compact_size < self.compact_size:
             raise ValueError(f"cannot narrow a network of {self.observation_size} observation "
                              f"entries to {observation_size}")
@@ -345,6 +348,8 @@ class SparseActorCritic(nn.Module):
                        "net_arch": list(self.net_arch), "activation_fn": self.activation_name}
         if self.goal_prior_weight:
             description["goal_prior_weight"] = self.goal_prior_weight
+        if self.goal_prior_denial:
+            description["goal_prior_denial"] = self.goal_prior_denial
         return description
 
     # Forward --------------------------------------------------------------------------------

@@ -113,6 +113,13 @@ def carried_goal_prior_weight(model) -> float:
     return float(getattr(getattr(policy, "network", None), "goal_prior_weight", 0.0))
 
 
+def carried_goal_prior_denial(model) -> float:
+    """The denial of the others' public goals in the goal term a model's network carries
+    (agents/one_ply.trial_goal_bonuses; 0 when none), as `carried_goal_prior_weight`."""
+    policy = getattr(model, "policy", model)
+    return float(getattr(getattr(policy, "network", None), "goal_prior_denial", 0.0))
+
+
 class PPOAgent(Agent):
     """Plays with a saved MaskablePPO model; `act(game)` or `act_on_observation`."""
 
@@ -135,6 +142,7 @@ class PPOAgent(Agent):
         self._observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
         self._generator = np.random.default_rng(seed)
         self.goal_prior_weight = carried_goal_prior_weight(self.model)
+        self.goal_prior_denial = carried_goal_prior_denial(self.model)
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
         self._actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
 
@@ -149,7 +157,7 @@ class PPOAgent(Agent):
         from .goal_term import goal_prior_scores
         probabilities = self.policy_probabilities(self._observation, game.legal_action_mask())
         actions, scores = goal_prior_scores(game.state, probabilities, self.goal_prior_weight,
-                                            self._mask, self._actions)
+                                            self._mask, self._actions, self.goal_prior_denial)
         if self.deterministic:
             return int(actions[np.argmax(scores)])
         weights = np.exp(scores - scores.max())

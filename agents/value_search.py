@@ -255,6 +255,7 @@ class ValueSearchAgent(Agent):
         self.prior_weight = float(prior_weight)
         self.goal_weight = (self.policy_agent.goal_prior_weight if goal_weight is None
                             else float(goal_weight))
+        self.goal_denial = self.policy_agent.goal_prior_denial
         self._goal_mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
         self._goal_actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
         self.evaluation = evaluation
@@ -396,7 +397,8 @@ class ValueSearchAgent(Agent):
             return int(legal[0])
         if self.goal_weight:
             legal, keys = goal_prior_scores(state, probabilities, self.goal_weight,
-                                            self._goal_mask, self._goal_actions)
+                                            self._goal_mask, self._goal_actions,
+                                            self.goal_denial)
         else:
             keys = probabilities[legal]
         order = legal[np.argsort(-keys, kind="stable")]
@@ -522,7 +524,8 @@ class ValueSearchAgent(Agent):
                     for row in own:
                         legal, keys = goal_prior_scores(
                             states[row], probabilities[row].astype(np.float64),
-                            self.goal_weight, self._goal_mask, self._goal_actions)
+                            self.goal_weight, self._goal_mask, self._goal_actions,
+                            self.goal_denial)
                         chosen[row] = legal[np.argmax(keys)]
                 return chosen
             probabilities = distribution.distribution.probs.cpu().numpy().astype(np.float64)

@@ -206,11 +206,15 @@ class FastPPO:
         if config.goal_prior_weight and config.mode == "dale":
             raise SystemExit("--goal-prior-weight needs --mode self_play: against Dale "
                              "there are no goals to race for (R9.2)")
+        if config.goal_prior_denial and not config.goal_prior_weight:
+            raise SystemExit("--goal-prior-denial needs --goal-prior-weight: it is part of the "
+                             "goal term")
         self.config = config
         self.generator = torch.Generator().manual_seed(config.seed)
         self.network = SparseActorCritic(config.features_dim, tuple(config.net_arch),
                                          observation_size=config.observation_size,
-                                         goal_prior_weight=config.goal_prior_weight)
+                                         goal_prior_weight=config.goal_prior_weight,
+                                         goal_prior_denial=config.goal_prior_denial)
         self.network.initialize(self.generator)
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate,
                                           eps=1e-5)
@@ -286,7 +290,8 @@ class FastPPO:
 
     def goal_prior(self, rows: torch.Tensor, legal: torch.Tensor) -> torch.Tensor | None:
         """goal_prior_weight x each legal (row, action) pair's expected goal bonus after
-        its own-turn trial (agents/goal_prior.py, R8.2), the term added to the network's
+        its own-turn trial, less goal_prior_denial x the others' public ones
+        (agents/goal_prior.py, agents/one_ply.py, R8.2), the term added to the network's
         scores; None when the weight is 0."""
         weight = self.network.goal_prior_weight
         if not weight:
@@ -295,7 +300,7 @@ class FastPPO:
         from suburbia_env.engine.tile_data import GOALS, TILES
         goal_bonus_table(self.games.env.states, TILES.table, GOALS.table, TILES.basic_kinds,
                          self._goal_bonuses, self.config.env_threads,
-                         float(self.config.goal_prior_denial))
+                         self.network.goal_prior_denial)
         table = torch.from_numpy(self._goal_bonuses)
         return weight * table[rows, legal]
 

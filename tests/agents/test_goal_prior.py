@@ -273,12 +273,13 @@ def test_the_batched_goal_bonus_table_holds_each_rows_trial_bonuses(chunks):
     assert states.shape[0] > 20 and nonzero > 100
 
 
-def carried_model(tmp_path, weight: float = GOAL_WEIGHT) -> str:
-    """MODEL's network saved carrying a goal prior weight, as a run with
-    --goal-prior-weight saves it."""
+def carried_model(tmp_path, weight: float = GOAL_WEIGHT, denial: float = 0.0) -> str:
+    """MODEL's network saved carrying a goal prior weight (and denial), as a run with
+    --goal-prior-weight (--goal-prior-denial) saves it."""
     from agents.model_format import load_safe_model, save_safe_model
     model = load_safe_model(MODEL)
     model.policy.network.goal_prior_weight = weight
+    model.policy.network.goal_prior_denial = denial
     path = tmp_path / "carried.safetensors"
     save_safe_model(model.policy, path, model.gamma, training={"note": "test"})
     return str(path)
@@ -347,4 +348,55 @@ def test_a_bad_carried_goal_prior_weight_is_refused_by_name(tmp_path, value, mes
     description["policy"]["goal_prior_weight"] = value
     description_path.write_text(json.dumps(description))
     with pytest.raises(ModelFormatError, match=f"policy.goal_prior_weight {message}"):
+        load_safe_model(path)
+
+
+def test_a_carried_denial_is_played_by_the_policy_the_search_and_the_evaluation(tmp_path):
+    """A model trained with --goal-prior-denial D plays the argmax of the goal term with
+    that denial (goal_term.goal_prior_scores) on its plain network's probabilities, its
+    search's candidates use it, and the recipes' greedy evaluation plays the same moves."""
+    import json
+    from agents.goal_term import goal_prior_scores
+    from agents.greedy import GreedyAgent
+    from agents.model_format import load_safe_model
+    from training.evaluation import play_against_greedy
+    path = carried_model(tmp_path, 1.0, 0.5)
+    description = json.loads((tmp_path / "carried.json").read_text())
+    assert description["policy"]["goal_prior_denial"] == 0.5
+    carried = make_agent(f"ppo:{path}")
+    assert (carried.goal_prior_weight, carried.goal_prior_denial) == (1.0, 0.5)
+    assert make_agent(f"ppo-rollout:{path},2,2").goal_denial == 0.5
+    plain, own_term = PPOAgent(MODEL), GoalPriorAgent(MODEL, 1.0)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
+    differ = 0
+    for players, seed in [(2, 41), (3, 42)]:
+        for game in positions(players, seed, every=3):
+            legal, scores = goal_prior_scores(game.state, own_term.probabilities(game), 1.0,
+                                              mask, actions, 0.5)
+            choice = carried.act(game)
+            assert choice == legal[np.argmax(scores)]
+            differ += choice != own_term.act(game)
+    assert differ > 0
+    played = play_against_greedy(load_safe_model(path), 0, 2, 700, 2)
+    greedy = GreedyAgent()
+    for index in range(2):
+        game = Game(2, "standard", "2nd", 700 + index)
+        while not game.is_over:
+            seat = game.current_player
+            game.apply((carried if seat == index % 2 else greedy).act(game))
+        assert played["populations"][index] == game.final_scores()[index % 2]["population"]
+
+
+@pytest.mark.parametrize("value", [-0.5, 1.5])
+def test_a_bad_carried_denial_is_refused_by_name(tmp_path, value):
+    import json
+    from agents.model_format import load_safe_model
+    from suburbia_env.errors import ModelFormatError
+    path = carried_model(tmp_path)
+    description_path = tmp_path / "carried.json"
+    description = json.loads(description_path.read_text())
+    description["policy"]["goal_prior_denial"] = value
+    description_path.write_text(json.dumps(description))
+    with pytest.raises(ModelFormatError, match="policy.goal_prior_denial must be in 0..1"):
         load_safe_model(path)

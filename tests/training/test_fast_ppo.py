@@ -393,5 +393,7 @@ def test_without_a_goal_prior_nothing_is_added_and_against_dale_one_is_refused(t
         FastPPO(_small_config(tmp_path, mode="dale", goal_prior_weight=1.0))
     with pytest.raises(SystemExit, match="--goal-prior-weight must be in 0..100"):
         parse_config(["--goal-prior-weight", "-1"])
+    with pytest.raises(SystemExit, match="--goal-prior-denial needs --goal-prior-weight"):
+        FastPPO(_small_config(tmp_path, mode="self_play", goal_prior_denial=0.5))
     with pytest.raises(SystemExit, match="--goal-prior-denial must be in 0..1"):
         parse_config(["--goal-prior-denial", "1.5"])

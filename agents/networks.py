@@ -321,20 +321,45 @@ class SparseActorCritic(nn.Module):
                 mapped[f"mlp_extractor.{name}"] = tensor
         return {name: tensor.clone() for name, tensor in mapped.items()}
 
-    def widened(self, observation_size: int = OBSERVATION_SIZE) -> "SparseActorCritic":
-        """A copy reading `observation_size` entries (at least its own), with this
-        network's weights and zero weights for the new inputs: the same outputs on every
-        observation, so a warm start from an older model begins where it stood."""
-        wider = SparseActorCritic(self.features_dim, tuple(self.net_arch), self.activation_name,
+    def widened(self, observation_size: int = OBSERVATION_SIZE, features_dim: int | None = None,
+                net_arch: tuple[int, ...] | None = None,
+                generator: torch.Generator | None = None) -> "SparseActorCritic":
+        """A copy reading `observation_size` entries (at least its own), with at least as
+        many units in each layer (`features_dim`, `net_arch`: the same depth, each width at
+        least its own), computing exactly this network's outputs: the new inputs' weights
+        are zero, and so is every weight from a new unit into an old unit or a head, while
+        the new units' own weights are drawn as `initialize` draws them (from `generator`).
+        A warm start from an older or smaller model begins where it stood and trains the
+        new units from there."""
+        features_dim = self.features_dim if features_dim is None else int(features_dim)
+        net_arch = tuple(self.net_arch) if net_arch is None else tuple(int(u) for u in net_arch)
+        if (len(net_arch) != len(self.net_arch) or features_dim < self.features_dim
+                or any(new < old for new, old in zip(net_arch, self.net_arch))):
+            raise ValueError(f"cannot narrow a network of features_dim {self.features_dim} "
+                             f"and net_arch {self.net_arch} to {features_dim} and "
+                             f"{list(net_arch)}")
+        wider = SparseActorCritic(features_dim, net_arch, self.activation_name,
                                   observation_size, self.goal_prior_weight,
                                   self.goal_prior_denial)
         if wider.compact_size < self.compact_size:
             raise ValueError(f"cannot narrow a network of {self.observation_size} observation "
                              f"entries to {observation_size}")
-        weights = {name: tensor.detach().clone() for name, tensor in self.state_dict().items()}
-        encoder = torch.zeros(wider.compact_size, self.features_dim)
-        encoder[:self.compact_size] = weights["encoder.weight"]
-        weights["encoder.weight"] = encoder
+        grows = features_dim > self.features_dim or net_arch != tuple(self.net_arch)
+        if grows:
+            if generator is None:
+                raise ValueError("adding units needs a generator for their weights")
+            wider.initialize(generator)
+        weights = {name: tensor.detach().clone() for name, tensor in wider.state_dict().items()}
+        for name, old in self.state_dict().items():
+            new = weights[name]
+            if name == "encoder.weight":
+                new[self.compact_size:] = 0.0
+                new[:self.compact_size, :old.shape[1]] = old
+            elif old.dim() == 2:  # a layer (out x in): new inputs into old units are cut
+                new[:old.shape[0], :old.shape[1]] = old
+                new[:old.shape[0], old.shape[1]:] = 0.0
+            else:
+                new[:old.shape[0]] = old
         wider.load_state_dict(weights)
         return wider
 

@@ -513,8 +513,9 @@ def load_initial_network(learner: FastPPO, path: str | Path) -> None:
     """--init-model for the fast learner: the weights of a safe-format model of its own
     kind or of the sb3 learner's compact policy with the same sizes (the same function,
     agents/networks.py); weights only, the optimizer starts fresh. A model of an earlier,
-    shorter observation is widened (`SparseActorCritic.widened`): zero weights for the
-    new inputs, so the run starts from exactly that model's outputs."""
+    shorter observation, or of fewer units than this run's `features_dim` and `net_arch`,
+    is widened (`SparseActorCritic.widened`): zero weights for the new inputs and out of
+    the new units, so the run starts from exactly that model's outputs."""
     from agents.model_format import load_safe_model
     from agents.networks import SparseActorCritic, SparsePolicy
     from suburbia_env.errors import SuburbiaError
@@ -527,8 +528,9 @@ def load_initial_network(learner: FastPPO, path: str | Path) -> None:
             network = model.policy.network
         else:
             network = SparseActorCritic.from_sb3_compact(model.policy)
-        learner.network.load_state_dict(
-            network.widened(learner.network.observation_size).state_dict())
+        learner.network.load_state_dict(network.widened(
+            learner.network.observation_size, learner.network.features_dim,
+            learner.network.net_arch, learner.generator).state_dict())
     except (RuntimeError, ValueError) as error:
         raise SystemExit(f"--init-model {path}: its network differs from this run's "
                          f"({str(error).splitlines()[0]})") from None

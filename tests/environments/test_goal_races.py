@@ -192,8 +192,8 @@ def test_a_warm_start_from_a_released_model_begins_at_its_outputs(positions, tmp
         released = load_safe_model(REPO / "models" / f"{name}.safetensors").policy
         network = SparseActorCritic(256, (128,))
         assert network.observation_size == OBSERVATION_SIZE
-        load_initial_network(SimpleNamespace(network=network), REPO / "models"
-                             / f"{name}.safetensors")
+        load_initial_network(SimpleNamespace(network=network, generator=None),
+                             REPO / "models" / f"{name}.safetensors")
         assert not network.encoder.weight[compact_size(OBSERVATION_SIZE_V1):].any()
         started = SparsePolicy(network)
         started.set_training_mode(False)

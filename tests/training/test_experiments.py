@@ -16,7 +16,8 @@ EXPERIMENTS = sorted((ROOT / "training" / "experiments").glob("*.json"))
 def test_there_are_experiments():
     assert {path.stem for path in EXPERIMENTS} >= {
         "goals-fit", "goal-races", "goal-races-control", "search-fit", "two-player-goal-racer",
-        "win-loss-reward", "goal-prior-in-training", "goal-denial-in-training"}
+        "win-loss-reward", "goal-prior-in-training", "goal-denial-in-training",
+        "wider-goal-prior"}
 
 
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda path: path.stem)
@@ -84,3 +85,18 @@ def test_the_goal_denial_experiment_adds_only_the_denial_to_the_goal_prior_stage
         for key in ("name", "description", "start", "seed"):
             recipe.pop(key)
     assert denial == prior
+
+
+def test_the_wider_experiment_changes_only_the_network_size_and_start():
+    """wider-goal-prior: the goal-prior experiment's stage from the released
+    multiplayer-goal-prior model, widened (training.fast_ppo.load_initial_network)."""
+    prior = json.loads((ROOT / "training/experiments/goal-prior-in-training.json").read_text())
+    wider = json.loads((ROOT / "training/experiments/wider-goal-prior.json").read_text())
+    assert wider["start"] == "models/multiplayer-goal-prior.safetensors"
+    assert wider.pop("network") == {"features": "compact", "features_dim": 512,
+                                    "net_arch": [256]}
+    assert prior.pop("network")["features_dim"] == 256
+    for recipe in (prior, wider):
+        for key in ("name", "description", "start", "seed"):
+            recipe.pop(key)
+    assert wider == prior

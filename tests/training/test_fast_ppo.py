@@ -397,3 +397,56 @@ def test_without_a_goal_prior_nothing_is_added_and_against_dale_one_is_refused(t
         FastPPO(_small_config(tmp_path, mode="self_play", goal_prior_denial=0.5))
     with pytest.raises(SystemExit, match="--goal-prior-denial must be in 0..1"):
         parse_config(["--goal-prior-denial", "1.5"])
+
+
+def test_a_warm_start_into_a_wider_network_begins_at_the_models_outputs(tmp_path):
+    """--init-model of a smaller model into a run with more units (features_dim, net_arch):
+    the same probabilities and values on real positions (weights out of the new units are
+    zero), the new units' own weights drawn, and PPO's first update moves the weights out
+    of them; a narrower run is refused by name."""
+    from agents.model_format import load_safe_model, save_safe_model
+    from agents.networks import SparsePolicy
+    from agents.random_agent import RandomAgent
+    from training.fast_ppo import load_initial_network
+    released = load_safe_model("models/multiplayer-goal-prior.safetensors").policy
+    config = _small_config(tmp_path, mode="self_play", players=[2, 3], greedy_share=0.8,
+                           n_steps=4, batch_size=16, features_dim=320, net_arch=[160],
+                           goal_prior_weight=1.0,
+                           init_model="models/multiplayer-goal-prior.safetensors")
+    learner = FastPPO(config)
+    load_initial_network(learner, config.init_model)
+    network = learner.network
+    assert (network.features_dim, network.net_arch) == (320, [160])
+    assert network.encoder.weight[:, 256:].abs().sum() > 0
+    assert network.policy_net[0].weight[128:].abs().sum() > 0
+    assert not network.policy_net[0].weight[:128, 256:].any()
+    assert not network.action_net.weight[:, 128:].any()
+    assert not network.value_head.weight[:, 128:].any()
+    observations, masks = [], []
+    observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    for players, seed in [(2, 3), (3, 4)]:
+        game, agent = Game(players, "standard", "2nd", seed), RandomAgent(seed=seed)
+        while not game.is_over:
+            encode_observation(game.state, TILES.table, game.current_player, observation)
+            observations.append(observation.copy())
+            masks.append(game.legal_action_mask())
+            game.apply(agent.act(game))
+    observations = torch.from_numpy(np.stack(observations))
+    masks = torch.from_numpy(np.stack(masks))
+    with torch.inference_mode():
+        expected = released.network.dense_scores(observations, masks)
+        got = network.dense_scores(observations, masks)
+        legal = masks.bool()
+        assert torch.allclose(expected[legal], got[legal], rtol=1e-5, atol=1e-5)
+        inputs = network.inputs(observations)
+        assert torch.allclose(released.network.values(released.network.latents(inputs)[1]),
+                              network.values(network.latents(inputs)[1]), atol=1e-5)
+    rollout, last_values = learner.collect()
+    learner.update(rollout, last_values)
+    assert network.action_net.weight[:, 128:].abs().sum() > 0
+    save_safe_model(SparsePolicy(network), tmp_path / "wide.safetensors", 0.99)
+    narrow = FastPPO(_small_config(tmp_path, mode="self_play", features_dim=128,
+                                   net_arch=[128],
+                                   init_model=str(tmp_path / "wide.safetensors")))
+    with pytest.raises(SystemExit, match="cannot narrow a network of features_dim 320"):
+        load_initial_network(narrow, narrow.config.init_model)

@@ -23,7 +23,7 @@ from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
 from suburbia_env.engine.legal_actions import legal_action_mask
 from suburbia_env.engine.red_lines import red_line_level_change
 from suburbia_env.engine.resolution import copy_state, waiting_lake_payments
-from suburbia_env.engine.scoring import goal_lead, goal_value, goal_values, lead_of_values
+from suburbia_env.engine.scoring import goal_lead, goal_value, lead_of_values
 from suburbia_env.engine.tile_table import (goal_criterion, goal_direction, private_goal_bonus,
                                            public_goal_bonus)
 from suburbia_env.engine.turn import (full_turn_trial, income_step_outcome, own_turn_trial,

@@ -383,6 +383,27 @@ def goal_bonus_table(states, tiles, goals, basic_kinds, table, num_chunks, denia
 
 
 @njit(cache=True)
+def goal_standing(state, tiles, goals):
+    """The acting player's `expected_goal_bonus` less the other players'
+    `others_public_goal_bonus` (R8.2): where it stands in the goal races, from what it can
+    see (its own private goal only, R10.2); 0 once the game is over or without goals (R9.1).
+    The potential of the fast learner's goal shaping (training/fast_ppo.py)."""
+    if state[s.GAME_OVER] or state[s.NUM_PLAYERS] < 2:
+        return 0.0
+    player = state[s.CURRENT_PLAYER]
+    future_turns = turns_left(state)
+    return (expected_goal_bonus(state, tiles, goals, player, future_turns)
+            - others_public_goal_bonus(state, tiles, goals, player, future_turns))
+
+
+@njit(cache=True, parallel=True)
+def goal_standings(states, tiles, goals, out):
+    """`out[i]` becomes `goal_standing(states[i])`, the games spread over the cores."""
+    for row in prange(states.shape[0]):
+        out[row] = goal_standing(states[row], tiles, goals)
+
+
+@njit(cache=True)
 def trial_values_reference(state, tiles, goals, basic_kinds, weights, full_turn, mask,
                            actions):
     """`trial_values` without its fast form: every trial scored by `style_value` alone

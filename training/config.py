@@ -77,6 +77,8 @@ class TrainingConfig:
     # Fast learner, self-play: the goal prior's term (agents/goal_prior.py) in the policy.
     goal_prior_weight: float = 0.0
     goal_prior_denial: float = 0.0
+    # Fast learner, self-play: reward changes of the goal standing (potential-based shaping).
+    goal_shaping: float = 0.0
     progress_bar: bool = True
 
     def to_dict(self) -> dict:
@@ -151,6 +153,11 @@ MEANINGS = {
                          "also subtracts this times the other players' expected public goal "
                          "bonuses after the trial (agents/one_ply.py); 0: the player's own "
                          "bonus alone",
+    "goal_shaping": "fast learner, self-play: add this times the change of the learner's goal "
+                    "standing (its expected goal bonus less the others' expected public "
+                    "ones, agents/one_ply.py goal_standing, /100 as the margin) to each "
+                    "step's reward, a potential-based shaping: gamma x the standing after "
+                    "the step (0 at a game's end) less the standing before; 0: none",
     "progress_bar": "a progress bar while training",
 }
 CHOICES = {"learner": ("sb3", "fast"), "mode": ("dale", "self_play"),
@@ -226,7 +233,7 @@ LIMITS = {
     "eval_every": (1, None), "eval_games": (1, 10**7), "checkpoint_every": (1, None),
     "pool_size": (1, 10_000), "pool_update_every": (1, None), "dale_share": (0, 1),
     "greedy_share": (0, 1), "style_share": (0, 1), "goal_prior_weight": (0, MAX_GOAL_PRIOR_WEIGHT),
-    "goal_prior_denial": (0, 1),
+    "goal_prior_denial": (0, 1), "goal_shaping": (0, 100),
 }
 
 

@@ -209,6 +209,9 @@ class FastPPO:
         if config.goal_prior_denial and not config.goal_prior_weight:
             raise SystemExit("--goal-prior-denial needs --goal-prior-weight: it is part of the "
                              "goal term")
+        if config.goal_shaping and config.mode == "dale":
+            raise SystemExit("--goal-shaping needs --mode self_play: against Dale there are "
+                             "no goal races to shape (R9.2)")
         self.config = config
         self.generator = torch.Generator().manual_seed(config.seed)
         self.network = SparseActorCritic(config.features_dim, tuple(config.net_arch),
@@ -220,6 +223,7 @@ class FastPPO:
                                           eps=1e-5)
         self.games = DaleGames(config) if config.mode == "dale" else SelfPlayGames(config)
         self._goal_bonuses = np.zeros(self.games.masks.shape, dtype=np.float32)
+        self._standings = np.zeros(config.num_envs)
         self.timesteps = 0
         self.updates = 0
         self.timings = Timings()
@@ -251,6 +255,7 @@ class FastPPO:
                           dones=torch.empty((steps, envs)))
         observations = torch.from_numpy(games.observations)
         masks = torch.from_numpy(games.masks)
+        standing = self.goal_standing()
         with torch.inference_mode():
             for step in range(steps):
                 started = time.perf_counter()
@@ -273,6 +278,8 @@ class FastPPO:
                 rollout.values[step] = self.network.values(latent_value)
                 inferred = time.perf_counter()
                 rewards, dones = games.step(actions.numpy())
+                if standing is not None:
+                    rewards, standing = self.shaped(rewards, dones, standing)
                 stepped = time.perf_counter()
                 rollout.rewards[step] = torch.from_numpy(np.asarray(rewards, np.float32))
                 rollout.dones[step] = torch.from_numpy(np.asarray(dones, np.float32))
@@ -303,6 +310,28 @@ class FastPPO:
                          self.network.goal_prior_denial)
         table = torch.from_numpy(self._goal_bonuses)
         return weight * table[rows, legal]
+
+    def goal_standing(self) -> np.ndarray | None:
+        """Each game's `one_ply.goal_standing` for the seat to move (the learner's, R8.2),
+        in population; None without goal shaping."""
+        if not self.config.goal_shaping:
+            return None
+        from agents.one_ply import goal_standings
+        from suburbia_env.engine.tile_data import GOALS, TILES
+        goal_standings(self.games.env.states, TILES.table, GOALS.table, self._standings)
+        return self._standings.copy()
+
+    def shaped(self, rewards, dones, before: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rewards plus goal_shaping x (gamma x the standing after the step, 0 where the
+        game ended, less the standing before) / 100, the standing now): a potential-based
+        shaping (Ng, Harada and Russell 1999), so the best policy stays the best; /100 puts
+        it in the margin reward's units. A finished game's next standing is its successor's
+        first."""
+        config = self.config
+        after = self.goal_standing()
+        ended = np.asarray(dones, dtype=np.float64)
+        change = config.gamma * after * (1.0 - ended) - before
+        return np.asarray(rewards, np.float64) + config.goal_shaping * change / 100.0, after
 
     # Updating -----------------------------------------------------------------------------
 

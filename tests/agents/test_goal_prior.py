@@ -7,7 +7,8 @@ import pytest
 
 from agents.goal_prior import GOAL_WEIGHT, GoalPriorAgent
 from agents.one_ply import (OWN_TURN, chance_of_lead, expected_goal_bonus, goal_bonus_table,
-                            play_trial, trial_goal_bonuses, turns_left)
+                            goal_standing, goal_standings, play_trial, trial_goal_bonuses,
+                            turns_left)
 from agents.ppo_agent import PPOAgent
 from agents.registry import AgentSpecError, make_agent
 from agents.styles import STYLES, StyleAgent
@@ -101,6 +102,27 @@ def test_the_denial_subtracts_the_others_expected_public_goal_bonuses(players, s
             differing += denied[index] != own[index]
             compared += 1
     assert compared > 100 and differing > compared // 2
+
+
+@pytest.mark.parametrize("players, seed", [(2, 41), (3, 42), (4, 43)])
+def test_the_goal_standing_is_the_own_bonus_less_the_others_public_ones(players, seed):
+    """goal_standing (the fast learner's goal shaping potential): the seat to move's
+    expected goal bonus less the best other player's chance on each public goal times its
+    bonus (R8.2), for every game of a batch (goal_standings); 0 once the game is over."""
+    states, expected = [], []
+    for game in positions(players, seed, every=2):
+        state = game.state
+        player, future = state[s.CURRENT_PLAYER], turns_left(state)
+        states.append(state.copy())
+        expected.append(expected_goal_bonus(state, TILES.table, GOALS.table, player, future)
+                        - reference_denial(state, player, future))
+        assert goal_standing(state, TILES.table, GOALS.table) == pytest.approx(expected[-1],
+                                                                               abs=1e-9)
+    batch = np.zeros(len(states))
+    goal_standings(np.stack(states), TILES.table, GOALS.table, batch)
+    assert batch == pytest.approx(expected, abs=1e-9)
+    assert len(states) > 15 and batch.max() - batch.min() > 5
+    assert goal_standing(game.state, TILES.table, GOALS.table) == 0.0 and game.is_over
 
 
 @pytest.mark.parametrize("players, seed", [(2, 11), (3, 12), (4, 13)])

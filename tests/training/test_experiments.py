@@ -17,7 +17,7 @@ def test_there_are_experiments():
     assert {path.stem for path in EXPERIMENTS} >= {
         "goals-fit", "goal-races", "goal-races-control", "search-fit", "two-player-goal-racer",
         "win-loss-reward", "goal-prior-in-training", "goal-denial-in-training",
-        "wider-goal-prior"}
+        "wider-goal-prior", "goal-shaping"}
 
 
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda path: path.stem)
@@ -100,3 +100,16 @@ def test_the_wider_experiment_changes_only_the_network_size_and_start():
         for key in ("name", "description", "start", "seed"):
             recipe.pop(key)
     assert wider == prior
+
+
+def test_the_goal_shaping_experiment_adds_only_the_shaping_to_the_goal_prior_stage():
+    """goal-shaping: the goal-prior experiment's stage from the released
+    multiplayer-goal-prior model, another seed and the goal shaping as the only change."""
+    prior = json.loads((ROOT / "training/experiments/goal-prior-in-training.json").read_text())
+    shaping = json.loads((ROOT / "training/experiments/goal-shaping.json").read_text())
+    assert shaping["start"] == "models/multiplayer-goal-prior.safetensors"
+    assert shaping["stages"][0]["settings"].pop("goal_shaping") == 1.0
+    for recipe in (prior, shaping):
+        for key in ("name", "description", "start", "seed"):
+            recipe.pop(key)
+    assert shaping == prior

@@ -399,6 +399,51 @@ def test_without_a_goal_prior_nothing_is_added_and_against_dale_one_is_refused(t
         parse_config(["--goal-prior-denial", "1.5"])
 
 
+def test_goal_shaping_adds_the_change_of_the_goal_standing_to_each_reward(tmp_path):
+    """goal_shaping L: the same games as without (shaping moves no action), each reward
+    plus L x (gamma x the learner's goal standing after the step, 0 where its game ended,
+    less the standing before) / 100, the standings read from the real states around each
+    step (agents/one_ply.goal_standing, R8.2); games end within the rollout."""
+    from agents.one_ply import goal_standing
+    from suburbia_env.engine.tile_data import GOALS
+    changes = dict(mode="self_play", players=[2, 3], greedy_share=0.5, num_envs=4,
+                   n_steps=48, batch_size=64)
+    plain = FastPPO(_small_config(tmp_path, **changes))
+    shaped = FastPPO(_small_config(tmp_path, goal_shaping=0.5, **changes))
+    standings = []
+
+    def standings_now():
+        return np.array([goal_standing(state, TILES.table, GOALS.table)
+                         for state in shaped.games.env.states])
+    step = shaped.games.step
+
+    def recorded_step(actions):
+        before = standings_now()
+        rewards, dones = step(actions)
+        standings.append((before, standings_now()))
+        return rewards, dones
+    shaped.games.step = recorded_step
+    without, _ = plain.collect()
+    with_shaping, _ = shaped.collect()
+    assert torch.equal(without.actions, with_shaping.actions)
+    assert without.dones.sum() >= 2
+    expected = without.rewards.double().clone()
+    for index, (before, after) in enumerate(standings):
+        ended = without.dones[index].double().numpy()
+        expected[index] += torch.from_numpy(
+            0.5 * (plain.config.gamma * after * (1 - ended) - before) / 100.0)
+    assert any(np.abs(before).max() > 1.0 for before, _ in standings)
+    assert torch.allclose(with_shaping.rewards.double(), expected, atol=1e-6)
+    assert not torch.allclose(with_shaping.rewards, without.rewards)
+
+
+def test_goal_shaping_is_refused_against_dale_and_out_of_range(tmp_path):
+    with pytest.raises(SystemExit, match="--goal-shaping needs --mode self_play"):
+        FastPPO(_small_config(tmp_path, mode="dale", goal_shaping=1.0))
+    with pytest.raises(SystemExit, match="--goal-shaping must be in 0..100"):
+        parse_config(["--goal-shaping", "-0.5"])
+
+
 def test_a_warm_start_into_a_wider_network_begins_at_the_models_outputs(tmp_path):
     """--init-model of a smaller model into a run with more units (features_dim, net_arch):
     the same probabilities and values on real positions (weights out of the new units are

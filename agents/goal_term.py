@@ -13,21 +13,22 @@ import numpy as np
 
 from suburbia_env.engine.tile_data import GOALS, TILES
 
-from .one_ply import trial_goal_bonuses
+from .one_ply import OWN_CHANCES, trial_goal_bonuses
 
 SMALLEST_PROBABILITY = 1e-12
 """Floor of a legal action's probability before its logarithm is taken."""
 
 
 def goal_prior_scores(state: np.ndarray, probabilities: np.ndarray, weight: float,
-                      mask: np.ndarray, actions: np.ndarray,
-                      denial: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+                      mask: np.ndarray, actions: np.ndarray, denial: float = 0.0,
+                      chances: np.ndarray = OWN_CHANCES) -> tuple[np.ndarray, np.ndarray]:
     """(legal actions, their scores): each one's log-probability under `probabilities`
     plus `weight` x the expected goal bonus after its own-turn trial, less `denial` x the
-    other players' expected public goal bonuses there (`mask` and `actions` are scratch
+    other players' expected public goal bonuses there, the goals' chances refit when
+    `chances` holds a refit (`one_ply.chance_with`; `mask` and `actions` are scratch
     arrays of NUM_ACTIONS)."""
     bonuses = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                                 actions, float(denial))
+                                 actions, float(denial), chances)
     legal = actions[:bonuses.shape[0]].copy()
     logs = np.log(np.maximum(probabilities[legal], SMALLEST_PROBABILITY))
     return legal, logs + weight * bonuses

@@ -20,7 +20,11 @@ The description (format "suburbia-policy", version MODEL_FORMAT_VERSION of versi
     weights                      {"format": "safetensors", "sha256": hex digest, "bytes": size}
     policy                       {"class": "SparseActorCritic", "features_dim": 256,
                                   "net_arch": [128], "activation_fn": "Tanh"} (the fast
-                                  learner's network, agents/networks.py: flat observations),
+                                  learner's network, agents/networks.py: flat observations;
+                                  trained with the goal term it also carries
+                                  "goal_prior_weight" 0..100, "goal_prior_denial" 0..1 and
+                                  "goal_chances", 8 rows (s0 > 0, s1 >= 0, centre),
+                                  agents/goal_term.py and one_ply.chance_with),
                                   or {"class": "MaskableActorCriticPolicy" (flat observations) or
                                   "MaskableMultiInputActorCriticPolicy" (dict observations),
                                   "features_extractor": {"class": "SuburbiaFeatures",
@@ -314,6 +318,11 @@ def _build_sparse_policy(policy_fields: _Fields, observation_space, action_space
     goal_prior_denial = policy_fields.number("goal_prior_denial", 0.0)
     if not 0 <= goal_prior_denial <= 1:
         policy_fields.fail(f"must be in 0..1, not {goal_prior_denial}", "goal_prior_denial")
+    from .one_ply import checked_goal_chances
+    try:
+        goal_chances = checked_goal_chances(policy_fields.get("goal_chances", None))
+    except ValueError as error:
+        policy_fields.fail(str(error), "goal_chances")
     if (not isinstance(observation_space, gym.spaces.Box)
             or tuple(observation_space.shape) not in [(size,) for size in OBSERVATION_SIZES]):
         policy_fields.fail(f"reads flat observations of shape "
@@ -332,7 +341,7 @@ def _build_sparse_policy(policy_fields: _Fields, observation_space, action_space
     with torch.random.fork_rng(devices=[]):
         policy = SparsePolicy(SparseActorCritic(features_dim, tuple(net_arch), activation,
                                                 observation_size, goal_prior_weight,
-                                                goal_prior_denial),
+                                                goal_prior_denial, goal_chances),
                               observation_space, action_space)
     policy.set_training_mode(False)
     return accept_current_observations(policy)

@@ -204,15 +204,19 @@ class SparseActorCritic(nn.Module):
     `observation_size`: how many observation entries it reads (module docstring);
     `goal_prior_weight`: the weight of the goal prior's term its policy adds to these scores
     (agents/goal_prior.py; 0: none) and `goal_prior_denial` the term's denial of the others'
-    public goals (agents/one_ply.py), kept in its description: a network trained with the
+    public goals and `goal_chances` the term's refit chances (agents/one_ply.py
+    `chance_with`; None: its own), kept in its description: a network trained with the
     term plays with it."""
 
     def __init__(self, features_dim: int = 256, net_arch: tuple[int, ...] = (128,),
                  activation_fn: str = "Tanh", observation_size: int = OBSERVATION_SIZE,
-                 goal_prior_weight: float = 0.0, goal_prior_denial: float = 0.0):
+                 goal_prior_weight: float = 0.0, goal_prior_denial: float = 0.0,
+                 goal_chances=None):
         super().__init__()
+        from .one_ply import checked_goal_chances
         self.goal_prior_weight = float(goal_prior_weight)
         self.goal_prior_denial = float(goal_prior_denial)
+        self.goal_chances = checked_goal_chances(goal_chances)
         if activation_fn not in ACTIVATIONS:
             raise ValueError(f"activation_fn must be one of {', '.join(ACTIVATIONS)}")
         self.observation_size = check_observation_size(observation_size)
@@ -340,7 +344,7 @@ class SparseActorCritic(nn.Module):
                              f"{list(net_arch)}")
         wider = SparseActorCritic(features_dim, net_arch, self.activation_name,
                                   observation_size, self.goal_prior_weight,
-                                  self.goal_prior_denial)
+                                  self.goal_prior_denial, self.goal_chances)
         if wider.compact_size < self.compact_size:
             raise ValueError(f"cannot narrow a network of {self.observation_size} observation "
                              f"entries to {observation_size}")
@@ -375,6 +379,8 @@ class SparseActorCritic(nn.Module):
             description["goal_prior_weight"] = self.goal_prior_weight
         if self.goal_prior_denial:
             description["goal_prior_denial"] = self.goal_prior_denial
+        if len(self.goal_chances):
+            description["goal_chances"] = self.goal_chances.tolist()
         return description
 
     # Forward --------------------------------------------------------------------------------

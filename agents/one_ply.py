@@ -42,6 +42,8 @@ LAKE_PAYMENT_POPULATION = 0.4
 """A $2 lake payment in population at the final conversion of $5 a population (R8.2)."""
 GOAL_SPREAD_PER_TURN = 0.15
 """How much wider, per turn left, the spread of a goal's lead at the end is taken to be."""
+OWN_CHANCES = np.zeros((0, 3))
+"""No refit: the goal chances are `chance_of_lead`'s (the styles always play these)."""
 
 
 @njit(cache=True)
@@ -93,11 +95,12 @@ def _goal_spread(criterion):
 
 
 @njit(cache=True)
-def goal_chance(state, tiles, goals, goal, player, future_turns):
+def goal_chance(state, tiles, goals, goal, player, future_turns, chances):
     """The chance the player ends alone in front on a goal, from its lead now: a logistic
-    centred half a unit in front (a tie scores nothing, R8.2), wider with more turns left."""
-    return chance_of_lead(goals, goal, goal_lead(state, tiles, goals, goal, player),
-                          future_turns)
+    centred half a unit in front (a tie scores nothing, R8.2), wider with more turns left
+    (`chance_with`)."""
+    return chance_with(chances, goals, goal, goal_lead(state, tiles, goals, goal, player),
+                       future_turns)
 
 
 @njit(cache=True)
@@ -108,8 +111,47 @@ def chance_of_lead(goals, goal, lead, future_turns):
     return 1.0 / (1.0 + math.exp(-(lead - 0.5) / spread))
 
 
+def own_chance_table() -> np.ndarray:
+    """`chance_of_lead` in `chance_with`'s form: per criterion, s0 = half its spread, s1 =
+    GOAL_SPREAD_PER_TURN x its spread, centre 0.5 (equal up to rounding)."""
+    return np.array([[0.5 * _goal_spread(k), GOAL_SPREAD_PER_TURN * _goal_spread(k), 0.5]
+                     for k in range(c.NUM_CRITERIA)])
+
+
+def checked_goal_chances(values) -> np.ndarray:
+    """Refit goal chances (`chance_with`) as an array of NUM_CRITERIA rows (s0, s1, centre),
+    or OWN_CHANCES for none (None or empty); ValueError naming what is wrong."""
+    if values is None or (hasattr(values, "__len__") and len(values) == 0):
+        return OWN_CHANCES
+    try:
+        table = np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("must be a list of rows of three numbers (s0, s1, centre)") from None
+    if table.shape != (c.NUM_CRITERIA, 3):
+        raise ValueError(f"must be {c.NUM_CRITERIA} rows (one per goal criterion) of three "
+                         f"numbers (s0, s1, centre), not an array of shape {table.shape}")
+    if not np.isfinite(table).all():
+        raise ValueError("must hold finite numbers")
+    if (table[:, 0] <= 0).any() or (table[:, 1] < 0).any():
+        raise ValueError("needs s0 > 0 and s1 >= 0 in every row (the spread s0 + s1 x turns "
+                         "left must stay above 0)")
+    return table
+
+
 @njit(cache=True)
-def expected_goal_bonus(state, tiles, goals, player, future_turns):
+def chance_with(chances, goals, goal, lead, future_turns):
+    """`chance_of_lead`, or with `chances` (one row per goal criterion, s0, s1 and the
+    centre, refit from games by benchmarks/goal_chance.py) the same logistic with the
+    spread s0 + s1 x turns left and that centre."""
+    if chances.shape[0] == 0:
+        return chance_of_lead(goals, goal, lead, future_turns)
+    row = chances[goal_criterion(goals, goal)]
+    z = -(lead - row[2]) / (row[0] + row[1] * future_turns)
+    return 1.0 / (1.0 + math.exp(min(50.0, max(-50.0, z))))
+
+
+@njit(cache=True)
+def expected_goal_bonus(state, tiles, goals, player, future_turns, chances):
     """The public goals' bonuses and the player's own private goal's, each times its
     `goal_chance`; with no other player (Solitary Architect, R9.1) there are no goals."""
     if state[s.NUM_PLAYERS] < 2:
@@ -119,11 +161,11 @@ def expected_goal_bonus(state, tiles, goals, player, future_turns):
         goal = s.public_goal(state, index)
         if goal >= 0:
             total += public_goal_bonus(goals, goal) * goal_chance(
-                state, tiles, goals, goal, player, future_turns)
+                state, tiles, goals, goal, player, future_turns, chances)
     goal = s.private_goal(state, player)
     if goal >= 0:
         total += private_goal_bonus(goals, goal) * goal_chance(
-            state, tiles, goals, goal, player, future_turns)
+            state, tiles, goals, goal, player, future_turns, chances)
     return total
 
 
@@ -171,7 +213,7 @@ def others_unchanged(state, before, player):
 
 @njit(cache=True)
 def expected_goal_bonus_known_others(state, tiles, goals, player, future_turns, scored,
-                                     others_best):
+                                     others_best, chances):
     """`expected_goal_bonus` when the other players' values are `others_best` (the
     fast form of the styles' trials, whose own turn leaves the others' blocks as they
     were: `trial_values`); the same sum in the same order."""
@@ -188,7 +230,7 @@ def expected_goal_bonus_known_others(state, tiles, goals, player, future_turns, 
             lead = -lead
         bonus = (private_goal_bonus(goals, goal) if slot == c.MAX_PLAYERS
                  else public_goal_bonus(goals, goal))
-        total += bonus * chance_of_lead(goals, goal, lead, future_turns)
+        total += bonus * chance_with(chances, goals, goal, lead, future_turns)
     return total
 
 
@@ -207,7 +249,7 @@ def style_value(state, tiles, goals, player, future_turns, weights):
     """The score of a trial's outcome for the player (module docstring)."""
     bonus = 0.0
     if weights[GOAL_BONUSES] != 0.0:
-        bonus = expected_goal_bonus(state, tiles, goals, player, future_turns)
+        bonus = expected_goal_bonus(state, tiles, goals, player, future_turns, OWN_CHANCES)
     return style_value_with_bonus(state, player, future_turns, weights, bonus)
 
 
@@ -260,7 +302,7 @@ def trial_values(state, tiles, goals, basic_kinds, weights, full_turn, mask, act
         play_trial(scratch, state, tiles, goals, basic_kinds, full_turn, actions[index], log)
         if known:
             bonus = goal_bonus_after_trial(scratch, state, tiles, goals, player, future_turns,
-                                           scored, others_best)
+                                           scored, others_best, OWN_CHANCES)
             values[index] = style_value_with_bonus(scratch, player, future_turns, weights,
                                                    bonus)
         else:
@@ -270,24 +312,24 @@ def trial_values(state, tiles, goals, basic_kinds, weights, full_turn, mask, act
 
 @njit(cache=True)
 def goal_bonus_after_trial(scratch, state, tiles, goals, player, future_turns, scored,
-                           others_best):
+                           others_best, chances):
     """`expected_goal_bonus` of the player in the trial outcome `scratch` of `state`,
     reusing the other players' goal values read from `state` (`others_best`) when the
     trial left their blocks and the player's private goal as they were."""
     if (s.private_goal(scratch, player) == scored[c.MAX_PLAYERS]
             and others_unchanged(scratch, state, player)):  # not a goal kept now
         return expected_goal_bonus_known_others(scratch, tiles, goals, player, future_turns,
-                                                scored, others_best)
-    return expected_goal_bonus(scratch, tiles, goals, player, future_turns)
+                                                scored, others_best, chances)
+    return expected_goal_bonus(scratch, tiles, goals, player, future_turns, chances)
 
 
 @njit(cache=True)
-def others_public_goal_bonus(state, tiles, goals, player, future_turns):
+def others_public_goal_bonus(state, tiles, goals, player, future_turns, chances):
     """What the other players expect from the public goals: each public goal's bonus times
     the best `chance_of_lead` of any other player on it (R8.2), what a denial of the goals
     weighs in the goal term (`trial_goal_bonuses`)."""
     return others_public_goal_bonus_known(state, tiles, goals, player, future_turns,
-                                          public_goal_values(state, tiles, goals))
+                                          public_goal_values(state, tiles, goals), chances)
 
 
 @njit(cache=True)
@@ -304,7 +346,8 @@ def public_goal_values(state, tiles, goals):
 
 
 @njit(cache=True)
-def others_public_goal_bonus_known(state, tiles, goals, player, future_turns, values):
+def others_public_goal_bonus_known(state, tiles, goals, player, future_turns, values,
+                                   chances):
     """`others_public_goal_bonus` with the other seats' values known (`public_goal_values`,
     read before an own-turn trial that left their blocks as they were); the player's own
     are read from `state`."""
@@ -319,15 +362,15 @@ def others_public_goal_bonus_known(state, tiles, goals, player, future_turns, va
         best = 0.0
         for other in range(num_players):
             if other != player:
-                best = max(best, chance_of_lead(
-                    goals, goal, lead_of_values(goals, goal, seats, num_players, other),
+                best = max(best, chance_with(
+                    chances, goals, goal, lead_of_values(goals, goal, seats, num_players, other),
                     future_turns))
         total += public_goal_bonus(goals, goal) * best
     return total
 
 
 @njit(cache=True)
-def trial_goal_bonuses(state, tiles, goals, basic_kinds, mask, actions, denial):
+def trial_goal_bonuses(state, tiles, goals, basic_kinds, mask, actions, denial, chances):
     """Fill `mask` and `actions` with the legal actions (the first `count`) and return the
     acting player's `expected_goal_bonus` after each one's own-turn trial (R8.2), what
     `trial_values` adds for a goal weight of 1, less `denial` x the other players'
@@ -348,42 +391,43 @@ def trial_goal_bonuses(state, tiles, goals, basic_kinds, mask, actions, denial):
     for index in range(count):
         play_trial(scratch, state, tiles, goals, basic_kinds, OWN_TURN, actions[index], log)
         bonuses[index] = goal_bonus_after_trial(scratch, state, tiles, goals, player,
-                                                future_turns, scored, others_best)
+                                                future_turns, scored, others_best, chances)
         if denial != 0.0:
             if others_unchanged(scratch, state, player):
                 bonuses[index] -= denial * others_public_goal_bonus_known(
-                    scratch, tiles, goals, player, future_turns, values)
+                    scratch, tiles, goals, player, future_turns, values, chances)
             else:
                 bonuses[index] -= denial * others_public_goal_bonus(
-                    scratch, tiles, goals, player, future_turns)
+                    scratch, tiles, goals, player, future_turns, chances)
     return bonuses
 
 
 @njit(cache=True)
-def goal_bonus_rows(states, tiles, goals, basic_kinds, table, first, step, denial):
+def goal_bonus_rows(states, tiles, goals, basic_kinds, table, first, step, denial, chances):
     """Rows first, first + step, ... of `goal_bonus_table`."""
     mask = np.zeros(table.shape[1], dtype=np.bool_)
     actions = np.zeros(table.shape[1], dtype=np.int32)
     for row in range(first, states.shape[0], step):
         table[row, :] = 0.0
         bonuses = trial_goal_bonuses(states[row], tiles, goals, basic_kinds, mask, actions,
-                                     denial)
+                                     denial, chances)
         for index in range(bonuses.shape[0]):
             table[row, actions[index]] = bonuses[index]
 
 
 @njit(cache=True, parallel=True)
-def goal_bonus_table(states, tiles, goals, basic_kinds, table, num_chunks, denial):
+def goal_bonus_table(states, tiles, goals, basic_kinds, table, num_chunks, denial, chances):
     """Row i of `table` (games x NUM_ACTIONS) becomes `trial_goal_bonuses` of `states[i]`
     at each legal action, 0 elsewhere: the goal prior's term for a batch of games, as the
     fast learner adds it to the policy's scores (training/fast_ppo.py, R8.2). Chunk k
     takes rows k, k + num_chunks, ... on its core."""
     for chunk in prange(num_chunks):
-        goal_bonus_rows(states, tiles, goals, basic_kinds, table, chunk, num_chunks, denial)
+        goal_bonus_rows(states, tiles, goals, basic_kinds, table, chunk, num_chunks, denial,
+                        chances)
 
 
 @njit(cache=True)
-def goal_standing(state, tiles, goals):
+def goal_standing(state, tiles, goals, chances):
     """The acting player's `expected_goal_bonus` less the other players'
     `others_public_goal_bonus` (R8.2): where it stands in the goal races, from what it can
     see (its own private goal only, R10.2); 0 once the game is over or without goals (R9.1).
@@ -392,15 +436,15 @@ def goal_standing(state, tiles, goals):
         return 0.0
     player = state[s.CURRENT_PLAYER]
     future_turns = turns_left(state)
-    return (expected_goal_bonus(state, tiles, goals, player, future_turns)
-            - others_public_goal_bonus(state, tiles, goals, player, future_turns))
+    return (expected_goal_bonus(state, tiles, goals, player, future_turns, chances)
+            - others_public_goal_bonus(state, tiles, goals, player, future_turns, chances))
 
 
 @njit(cache=True, parallel=True)
-def goal_standings(states, tiles, goals, out):
+def goal_standings(states, tiles, goals, out, chances):
     """`out[i]` becomes `goal_standing(states[i])`, the games spread over the cores."""
     for row in prange(states.shape[0]):
-        out[row] = goal_standing(states[row], tiles, goals)
+        out[row] = goal_standing(states[row], tiles, goals, chances)
 
 
 @njit(cache=True)

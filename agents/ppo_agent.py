@@ -120,6 +120,14 @@ def carried_goal_prior_denial(model) -> float:
     return float(getattr(getattr(policy, "network", None), "goal_prior_denial", 0.0))
 
 
+def carried_goal_chances(model) -> np.ndarray:
+    """The refit goal chances of the goal term a model's network carries
+    (agents/one_ply.chance_with; OWN_CHANCES when none), as `carried_goal_prior_weight`."""
+    from .one_ply import OWN_CHANCES
+    policy = getattr(model, "policy", model)
+    return getattr(getattr(policy, "network", None), "goal_chances", OWN_CHANCES)
+
+
 class PPOAgent(Agent):
     """Plays with a saved MaskablePPO model; `act(game)` or `act_on_observation`."""
 
@@ -143,6 +151,7 @@ class PPOAgent(Agent):
         self._generator = np.random.default_rng(seed)
         self.goal_prior_weight = carried_goal_prior_weight(self.model)
         self.goal_prior_denial = carried_goal_prior_denial(self.model)
+        self.goal_chances = carried_goal_chances(self.model)
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
         self._actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
 
@@ -157,7 +166,8 @@ class PPOAgent(Agent):
         from .goal_term import goal_prior_scores
         probabilities = self.policy_probabilities(self._observation, game.legal_action_mask())
         actions, scores = goal_prior_scores(game.state, probabilities, self.goal_prior_weight,
-                                            self._mask, self._actions, self.goal_prior_denial)
+                                            self._mask, self._actions, self.goal_prior_denial,
+                                            self.goal_chances)
         if self.deterministic:
             return int(actions[np.argmax(scores)])
         weights = np.exp(scores - scores.max())

@@ -256,6 +256,7 @@ class ValueSearchAgent(Agent):
         self.goal_weight = (self.policy_agent.goal_prior_weight if goal_weight is None
                             else float(goal_weight))
         self.goal_denial = self.policy_agent.goal_prior_denial
+        self.goal_chances = self.policy_agent.goal_chances
         self._goal_mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
         self._goal_actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
         self.evaluation = evaluation
@@ -398,7 +399,7 @@ class ValueSearchAgent(Agent):
         if self.goal_weight:
             legal, keys = goal_prior_scores(state, probabilities, self.goal_weight,
                                             self._goal_mask, self._goal_actions,
-                                            self.goal_denial)
+                                            self.goal_denial, self.goal_chances)
         else:
             keys = probabilities[legal]
         order = legal[np.argsort(-keys, kind="stable")]
@@ -525,7 +526,7 @@ class ValueSearchAgent(Agent):
                         legal, keys = goal_prior_scores(
                             states[row], probabilities[row].astype(np.float64),
                             self.goal_weight, self._goal_mask, self._goal_actions,
-                            self.goal_denial)
+                            self.goal_denial, self.goal_chances)
                         chosen[row] = legal[np.argmax(keys)]
                 return chosen
             probabilities = distribution.distribution.probs.cpu().numpy().astype(np.float64)

@@ -12,12 +12,13 @@ share won in five bands of the chance. The refit keeps the chance's form, a logi
 the lead, `1 / (1 + exp(-(lead - centre) / (s0 + s1 x turns left)))`, and fits s0, s1 and
 the centre per criterion by maximum likelihood on the even games; its log loss is
 printed on the odd games beside the term's own (docs/yardsticks.md, "The goal term's
-chances, measured"). --output writes the records' summary and the fit as JSON.
+chances, measured"). --output writes the records' summary and the fit as JSON, with the
+fit as `suburbia train --goal-chances FILE` reads it (`goal_chances`).
 
 With --paired-games N the agent (a model carrying the goal term) then plays N games of
 score_breakdown's deals from --paired-seed twice: with its term as released, and with the
-refit chances in its term (an experiment: the term's function is swapped for the games,
-agents/goal_term.py; no training), and the paired difference is printed.
+refit chances in its term (a copy of the model whose description carries them, policy.goal_chances; no training),
+and the paired difference is printed.
 """
 
 from __future__ import annotations
@@ -26,13 +27,16 @@ import argparse
 import json
 import math
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from agents.one_ply import goal_chance, turns_left  # noqa: E402
+from agents.one_ply import (OWN_CHANCES, goal_chance, own_chance_table,  # noqa: E402
+                            turns_left)
 from agents.registry import make_agent  # noqa: E402
 from agents.table import Table, agent_seed  # noqa: E402
 from suburbia_env import Game  # noqa: E402
@@ -94,7 +98,7 @@ def record(agent_spec: str, opponent: str, players: int, games: int, seed: int) 
                     pending.append((seat, goal, slot, goal_criterion(GOALS.table, goal),
                                     goal_lead(state, TILES.table, GOALS.table, goal, seat),
                                     future, goal_chance(state, TILES.table, GOALS.table, goal,
-                                                        seat, future)))
+                                                        seat, future, OWN_CHANCES)))
             table.step(game)
         final = game.state
         for seat, goal, slot, criterion, lead, future, chance in pending:
@@ -135,53 +139,29 @@ def fit(lead: np.ndarray, future: np.ndarray, won: np.ndarray) -> tuple[float, f
         return (float(softplus(raw[0])) + 1e-3, float(softplus(raw[1])), float(raw[2]))
 
 
-def refit_term(parameters: np.ndarray):
-    """`one_ply.trial_goal_bonuses` (no denial) with the chance of criterion k refit:
-    `parameters[k]` = (s0, s1, centre); a criterion without a fit keeps the term's."""
-    import numba
+def refit_table(result: dict) -> np.ndarray:
+    """The refit chances as the goal term reads them (`one_ply.chance_with`): one row (s0,
+    s1, centre) per criterion; a criterion without a fit keeps the term's own
+    (`one_ply.own_chance_table`)."""
+    table = own_chance_table()
+    for criterion, name in CRITERIA.items():
+        fitted = result.get(name, {}).get("fit")
+        if fitted:
+            table[criterion] = (fitted["s0"], fitted["s1"], fitted["centre"])
+    return table
 
-    from agents import one_ply
-    from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
-    from suburbia_env.engine.legal_actions import legal_action_mask
-    from suburbia_env.engine.tile_table import private_goal_bonus, public_goal_bonus
-    table = np.ascontiguousarray(parameters, dtype=np.float64)
 
-    @numba.njit
-    def chance(goals, goal, lead, future):
-        s0, s1, centre = table[goal_criterion(goals, goal)]
-        if s0 <= 0:
-            return one_ply.chance_of_lead(goals, goal, lead, future)
-        return 1.0 / (1.0 + math.exp(min(50.0, max(-50.0, -(lead - centre)
-                                                      / (s0 + s1 * future)))))
-
-    @numba.njit
-    def bonus(state, tiles, goals, player, future):
-        total = 0.0
-        for index in range(c.MAX_PLAYERS + 1):
-            goal = s.public_goal(state, index) if index < c.MAX_PLAYERS \
-                else s.private_goal(state, player)
-            if goal >= 0:
-                worth = public_goal_bonus(goals, goal) if index < c.MAX_PLAYERS \
-                    else private_goal_bonus(goals, goal)
-                total += worth * chance(goals, goal, goal_lead(state, tiles, goals, goal,
-                                                               player), future)
-        return total
-
-    @numba.njit
-    def trial_goal_bonuses(state, tiles, goals, basic_kinds, mask, actions, denial):
-        count = legal_action_mask(state, tiles, basic_kinds, mask, actions)
-        bonuses = np.zeros(count)
-        if count == 1 or state[s.NUM_PLAYERS] < 2:
-            return bonuses
-        player, future = state[s.CURRENT_PLAYER], turns_left(state)
-        scratch = np.empty_like(state)
-        log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
-        for index in range(count):
-            one_ply.play_trial(scratch, state, tiles, goals, basic_kinds, one_ply.OWN_TURN,
-                               actions[index], log)
-            bonuses[index] = bonus(scratch, tiles, goals, player, future)
-        return bonuses
-    return trial_goal_bonuses
+def with_chances(model: Path, chances: np.ndarray, folder: Path) -> Path:
+    """A copy of a safe-format model in `folder` whose network carries `chances`
+    (its description's policy.goal_chances): `ppo:` of it plays the refit term."""
+    folder.mkdir(parents=True, exist_ok=True)
+    weights, description = model.with_suffix(".safetensors"), model.with_suffix(".json")
+    target = folder / weights.name
+    shutil.copyfile(weights, target)
+    plain = json.loads(description.read_text())
+    plain["policy"]["goal_chances"] = chances.tolist()
+    target.with_suffix(".json").write_text(json.dumps(plain, indent=1) + "\n")
+    return target
 
 
 def paired_play(agent_spec: str, opponent: str, players: int, games: int, seed: int,
@@ -189,20 +169,14 @@ def paired_play(agent_spec: str, opponent: str, players: int, games: int, seed: 
     """The agent's games as released and with the refit chances in its term, on the same
     deals: win shares, paired difference (95% normal interval), games up and down, and the
     mean public goals' bonuses and population before the goals of both."""
-    from agents import goal_term
     from score_breakdown import play
-    parameters = np.zeros((len(CRITERIA), 3))
-    for criterion, name in CRITERIA.items():
-        if result.get(name, {}).get("fit"):
-            fitted = result[name]["fit"]
-            parameters[criterion] = (fitted["s0"], fitted["s1"], fitted["centre"])
+    if not agent_spec.startswith("ppo:"):
+        raise SystemExit("--paired-games plays a ppo:MODEL agent with refit chances")
     released = play(agent_spec, opponent, players, games, seed)
-    original = goal_term.trial_goal_bonuses
-    goal_term.trial_goal_bonuses = refit_term(parameters)
-    try:
-        refit = play(agent_spec, opponent, players, games, seed)
-    finally:
-        goal_term.trial_goal_bonuses = original
+    with tempfile.TemporaryDirectory() as folder:
+        refit_model = with_chances(Path(agent_spec[len("ppo:"):]), refit_table(result),
+                                   Path(folder))
+        refit = play(f"ppo:{refit_model}", opponent, players, games, seed)
     differences = np.array([b["win"] - a["win"] for a, b in zip(released, refit)])
     half = 1.96 * differences.std(ddof=1) / math.sqrt(games)
 
@@ -295,7 +269,8 @@ def main(argv=None) -> dict:
     if arguments.output:
         arguments.output.write_text(json.dumps({"arguments": {
             key: str(value) for key, value in vars(arguments).items()},
-            "criteria": result, "paired": paired}, indent=1) + "\n")
+            "criteria": result, "goal_chances": refit_table(result).tolist(),
+            "paired": paired}, indent=1) + "\n")
     return result
 
 

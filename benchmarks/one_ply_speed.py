@@ -15,8 +15,8 @@ import time
 import numpy as np
 
 from agents.greedy import DEFAULT_MONEY_WEIGHT, GreedyAgent
-from agents.one_ply import (FULL_TURN, MONEY, NUM_WEIGHTS, OWN_TURN, trial_goal_bonuses,
-                            trial_values, trial_values_reference)
+from agents.one_ply import (FULL_TURN, MONEY, NUM_WEIGHTS, OWN_CHANCES, OWN_TURN,
+                            trial_goal_bonuses, trial_values, trial_values_reference)
 from agents.styles import STYLES
 from suburbia_env import Game
 from suburbia_env.engine.action_space import NUM_ACTIONS
@@ -67,11 +67,11 @@ def main(argv: list[str] | None = None) -> None:
                 spent = (time.process_time() - began) / len(states) * 1e6
                 timings.setdefault((name, scoring.__name__), []).append(spent)
         trial_goal_bonuses(states[0], TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                           actions, 0.0)
+                           actions, 0.0, OWN_CHANCES)
         began = time.process_time()
         for state in states:
             trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                               actions, 0.0)
+                               actions, 0.0, OWN_CHANCES)
         timings.setdefault(("goal prior", "term"), []).append(
             (time.process_time() - began) / len(states) * 1e6)
     print(f"{len(states)} positions of {3 * args.games} greedy games; processor time per "

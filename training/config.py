@@ -77,6 +77,8 @@ class TrainingConfig:
     # Fast learner, self-play: the goal prior's term (agents/goal_prior.py) in the policy.
     goal_prior_weight: float = 0.0
     goal_prior_denial: float = 0.0
+    # Fast learner, self-play: refit goal chances for the term (a JSON file; empty: its own).
+    goal_chances: str = ""
     # Fast learner, self-play: reward changes of the goal standing (potential-based shaping).
     goal_shaping: float = 0.0
     progress_bar: bool = True
@@ -153,6 +155,10 @@ MEANINGS = {
                          "also subtracts this times the other players' expected public goal "
                          "bonuses after the trial (agents/one_ply.py); 0: the player's own "
                          "bonus alone",
+    "goal_chances": "fast learner, self-play, with --goal-prior-weight: a JSON file of the "
+                    "goal chances refit from games (benchmarks/goal_chance.py --output, its "
+                    "`goal_chances`), which the goal term and the goal shaping then use and "
+                    "the model carries; empty: the term's own chances",
     "goal_shaping": "fast learner, self-play: add this times the change of the learner's goal "
                     "standing (its expected goal bonus less the others' expected public "
                     "ones, agents/one_ply.py goal_standing, /100 as the margin) to each "

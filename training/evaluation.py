@@ -77,7 +77,8 @@ def play_against_greedy(policy, first: int, count: int, seed: int, players: int,
     prior plays with it (agents/ppo_agent.py)."""
     from agents.greedy import GreedyAgent
     from agents.goal_term import goal_prior_scores
-    from agents.ppo_agent import carried_goal_prior_denial, carried_goal_prior_weight
+    from agents.ppo_agent import (carried_goal_chances, carried_goal_prior_denial,
+                                  carried_goal_prior_weight)
     from suburbia_env.engine.action_space import NUM_ACTIONS
     from suburbia_env import Game
     from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
@@ -87,6 +88,7 @@ def play_against_greedy(policy, first: int, count: int, seed: int, players: int,
     observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
     goal_weight = carried_goal_prior_weight(policy)
     goal_denial = carried_goal_prior_denial(policy)
+    goal_chances = carried_goal_chances(policy)
     if goal_weight and not deterministic:
         raise ValueError("a policy with a goal prior is evaluated deterministically")
     scratch_mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
@@ -103,7 +105,7 @@ def play_against_greedy(policy, first: int, count: int, seed: int, players: int,
                                                          game.legal_action_mask())
                     actions, scores = goal_prior_scores(game.state, probabilities, goal_weight,
                                                         scratch_mask, scratch_actions,
-                                                        goal_denial)
+                                                        goal_denial, goal_chances)
                     game.apply(int(actions[np.argmax(scores)]))
                     continue
                 action, _ = policy.predict(observation, action_masks=game.legal_action_mask(),

@@ -196,6 +196,21 @@ class Rollout:
     dones: torch.Tensor | None = None
 
 
+def goal_chances_of(path: str):
+    """The refit goal chances in a JSON file (its `goal_chances`: one row (s0, s1, centre)
+    per goal criterion, benchmarks/goal_chance.py --output), None for an empty path;
+    SystemExit naming the file and the problem."""
+    if not path:
+        return None
+    from agents.one_ply import checked_goal_chances
+    try:
+        values = json.loads(Path(path).read_text())["goal_chances"]
+        return checked_goal_chances(values)
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        problem = f"has no goal_chances" if isinstance(error, KeyError) else str(error)
+        raise SystemExit(f"--goal-chances {path}: {problem}") from None
+
+
 class FastPPO:
     """The learner: its network, optimizer, generators, environments and counters."""
 
@@ -209,6 +224,9 @@ class FastPPO:
         if config.goal_prior_denial and not config.goal_prior_weight:
             raise SystemExit("--goal-prior-denial needs --goal-prior-weight: it is part of the "
                              "goal term")
+        if config.goal_chances and not config.goal_prior_weight:
+            raise SystemExit("--goal-chances needs --goal-prior-weight: they are the goal "
+                             "term's chances")
         if config.goal_shaping and config.mode == "dale":
             raise SystemExit("--goal-shaping needs --mode self_play: against Dale there are "
                              "no goal races to shape (R9.2)")
@@ -217,7 +235,8 @@ class FastPPO:
         self.network = SparseActorCritic(config.features_dim, tuple(config.net_arch),
                                          observation_size=config.observation_size,
                                          goal_prior_weight=config.goal_prior_weight,
-                                         goal_prior_denial=config.goal_prior_denial)
+                                         goal_prior_denial=config.goal_prior_denial,
+                                         goal_chances=goal_chances_of(config.goal_chances))
         self.network.initialize(self.generator)
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate,
                                           eps=1e-5)
@@ -307,7 +326,7 @@ class FastPPO:
         from suburbia_env.engine.tile_data import GOALS, TILES
         goal_bonus_table(self.games.env.states, TILES.table, GOALS.table, TILES.basic_kinds,
                          self._goal_bonuses, self.config.env_threads,
-                         self.network.goal_prior_denial)
+                         self.network.goal_prior_denial, self.network.goal_chances)
         table = torch.from_numpy(self._goal_bonuses)
         return weight * table[rows, legal]
 
@@ -318,7 +337,8 @@ class FastPPO:
             return None
         from agents.one_ply import goal_standings
         from suburbia_env.engine.tile_data import GOALS, TILES
-        goal_standings(self.games.env.states, TILES.table, GOALS.table, self._standings)
+        goal_standings(self.games.env.states, TILES.table, GOALS.table, self._standings,
+                       self.network.goal_chances)
         return self._standings.copy()
 
     def shaped(self, rewards, dones, before: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -52,31 +52,101 @@ def test_the_fit_finds_the_parameters_the_outcomes_were_drawn_with():
     assert centre == pytest.approx(0.4, abs=0.06)
 
 
-@pytest.mark.parametrize("own_form", [True, False])
-def test_the_refit_term_with_the_terms_own_chances_is_the_term(own_form):
-    """refit_term given the term's own form (spread x (0.5 + 0.15 x turns left), centre
-    0.5, one_ply.chance_of_lead), or no fit at all (the term's chances kept), scores every
-    legal action as one_ply.trial_goal_bonuses does, at 2 and 4 players."""
-    from agents.one_ply import trial_goal_bonuses
+def reference_bonuses(state, chances) -> tuple[np.ndarray, np.ndarray]:
+    """(legal actions, each one's expected goal bonus after its own-turn trial) with the
+    refit chances computed here: bonus x 1 / (1 + exp(-(lead - centre) / (s0 + s1 T)))
+    over the public goals and the player's private goal (R8.2)."""
+    from agents.one_ply import OWN_TURN, play_trial, turns_left
+    from suburbia_env.engine import state_layout as s
+    from suburbia_env.engine.action_space import NUM_ACTIONS
+    from suburbia_env.engine.event_log import NUM_EVENT_FIELDS
+    from suburbia_env.engine.legal_actions import legal_action_mask
+    from suburbia_env.engine.scoring import goal_lead
+    from suburbia_env.engine.tile_data import TILES
+    from suburbia_env.engine.tile_table import goal_criterion, private_goal_bonus
+    mask, actions = np.zeros(NUM_ACTIONS, np.bool_), np.zeros(NUM_ACTIONS, np.int32)
+    count = legal_action_mask(state, TILES.table, TILES.basic_kinds, mask, actions)
+    bonuses = np.zeros(count)
+    player, future = state[s.CURRENT_PLAYER], turns_left(state)
+    scratch = np.empty_like(state)
+    log = np.zeros((1, NUM_EVENT_FIELDS), dtype=np.int32)
+    for index in range(count if count > 1 else 0):
+        play_trial(scratch, state, TILES.table, GOALS.table, TILES.basic_kinds, OWN_TURN,
+                   actions[index], log)
+        goals = [(s.public_goal(scratch, i), public_goal_bonus) for i in range(4)]
+        goals.append((s.private_goal(scratch, player), private_goal_bonus))
+        for goal, worth in goals:
+            if goal >= 0:
+                s0, s1, centre = chances[goal_criterion(GOALS.table, goal)]
+                lead = goal_lead(scratch, TILES.table, GOALS.table, goal, player)
+                bonuses[index] += worth(GOALS.table, goal) / (
+                    1 + np.exp(-(lead - centre) / (s0 + s1 * future)))
+    return actions[:count].copy(), bonuses
+
+
+def test_the_goal_term_with_refit_chances_is_the_reference_and_its_own_is_unchanged():
+    """trial_goal_bonuses with a refit table scores each legal action as the reference
+    above, at 2 and 4 players; with own_chance_table (the term's own form as a table) as
+    with OWN_CHANCES, up to rounding."""
+    from agents.one_ply import OWN_CHANCES, own_chance_table, trial_goal_bonuses
     from agents.styles import StyleAgent
     from suburbia_env import Game
     from suburbia_env.engine.action_space import NUM_ACTIONS
     from suburbia_env.engine.tile_data import TILES
-    spreads = {0: 1.0, 1: 1.0, 2: 8.0, 3: 1.0, 4: 2.0, 5: 2.0, 6: 1.0, 7: 1.0}
-    parameters = np.array([[0.5 * spreads[k], 0.15 * spreads[k], 0.5] if own_form
-                           else [0.0, 0.0, 0.0] for k in range(8)])
-    term = gc.refit_term(parameters)
+    refit = np.array([[0.13, 0.04, 0.24], [0.17, 0.04, -0.27], [3.6, 1.27, -2.9],
+                      [0.05, 0.07, 0.7], [1.07, 1.07, 1.25], [2.0, 0.48, -1.69],
+                      [0.03, 0.02, 0.05], [0.08, 0.06, 0.07]])
     mask, actions = np.zeros(NUM_ACTIONS, np.bool_), np.zeros(NUM_ACTIONS, np.int32)
-    compared = 0
+    compared = differing = 0
     for players, seed in [(2, 51), (4, 52)]:
         game = Game(players, "standard", "2nd", seed)
         seats = [StyleAgent("goals", seed=seed + seat) for seat in range(players)]
         while not game.is_over:
-            expected = trial_goal_bonuses(game.state, TILES.table, GOALS.table,
-                                          TILES.basic_kinds, mask, actions, 0.0)
-            found = term(game.state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                         actions, 0.0)
+            state = game.state
+            own = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
+                                     actions, 0.0, OWN_CHANCES)
+            as_table = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds,
+                                          mask, actions, 0.0, own_chance_table())
+            assert as_table == pytest.approx(own, abs=1e-9)
+            found = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds,
+                                       mask, actions, 0.0, refit)
+            legal, expected = reference_bonuses(state, refit)
+            assert np.array_equal(actions[:len(found)], legal)
             assert found == pytest.approx(expected, abs=1e-9)
-            compared += int((expected != 0).any())
+            compared += len(found) > 1
+            differing += not np.allclose(found, own)
             game.apply(seats[game.current_player].act(game))
-    assert compared > 40
+    assert compared > 40 and differing > compared // 2
+
+
+def test_a_model_copy_with_refit_chances_carries_and_plays_them(tmp_path):
+    """with_chances (the benchmark's --paired-games): the copy's ppo: agent holds the
+    refit table and plays the goal term with it; a bad table is refused by name."""
+    from agents.model_format import ModelFormatError
+    from agents.ppo_agent import PPOAgent
+    from agents.goal_term import goal_prior_scores
+    from suburbia_env import Game
+    from suburbia_env.engine.action_space import NUM_ACTIONS
+    from suburbia_env.engine.observation import OBSERVATION_SIZE, encode_observation
+    from suburbia_env.engine.tile_data import TILES
+    released = Path("models/multiplayer-goal-prior.safetensors")
+    table = gc.refit_table({"lakes": {"fit": {"s0": 0.2, "s1": 0.03, "centre": -0.2}}})
+    assert table[1].tolist() == [0.2, 0.03, -0.2] and table[2].tolist() == [4.0, 1.2, 0.5]
+    agent = PPOAgent(gc.with_chances(released, table, tmp_path / "copy"))
+    assert agent.goal_chances.tolist() == table.tolist()
+    assert agent.goal_prior_weight == PPOAgent(released).goal_prior_weight
+    game = Game(2, "standard", "2nd", 61)
+    observation = np.zeros(OBSERVATION_SIZE, dtype=np.float32)
+    mask, actions = np.zeros(NUM_ACTIONS, np.bool_), np.zeros(NUM_ACTIONS, np.int32)
+    for _ in range(30):
+        encode_observation(game.state, TILES.table, game.current_player, observation)
+        probabilities = agent.policy_probabilities(observation, game.legal_action_mask())
+        legal, scores = goal_prior_scores(game.state, probabilities, agent.goal_prior_weight,
+                                          mask, actions, 0.0, table)
+        chosen = agent.act(game)
+        assert chosen == legal[np.argmax(scores)]
+        game.apply(chosen)
+    bad = table.copy()
+    bad[3, 0] = 0.0
+    with pytest.raises(ModelFormatError, match="goal_chances needs s0 > 0"):
+        PPOAgent(gc.with_chances(released, bad, tmp_path / "bad"))

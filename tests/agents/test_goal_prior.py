@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.goal_prior import GOAL_WEIGHT, GoalPriorAgent
-from agents.one_ply import (OWN_TURN, chance_of_lead, expected_goal_bonus, goal_bonus_table,
+from agents.one_ply import (OWN_CHANCES, OWN_TURN, chance_of_lead, expected_goal_bonus, goal_bonus_table,
                             goal_standing, goal_standings, play_trial, trial_goal_bonuses,
                             turns_left)
 from agents.ppo_agent import PPOAgent
@@ -54,7 +54,7 @@ def reference_bonuses(state) -> tuple[np.ndarray, np.ndarray]:
             play_trial(scratch, state, TILES.table, GOALS.table, TILES.basic_kinds, OWN_TURN,
                        actions[index], log)
             bonuses[index] = expected_goal_bonus(scratch, TILES.table, GOALS.table, player,
-                                                 future)
+                                                 future, OWN_CHANCES)
     return actions[:count].copy(), bonuses
 
 
@@ -84,10 +84,10 @@ def test_the_denial_subtracts_the_others_expected_public_goal_bonuses(players, s
     for game in positions(players, seed, every=4):
         state = game.state
         own = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                                 actions, 0.0)
+                                 actions, 0.0, OWN_CHANCES)
         legal = actions[:len(own)].copy()
         denied = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                                    actions, 0.5)
+                                    actions, 0.5, OWN_CHANCES)
         assert np.array_equal(actions[:len(denied)], legal)
         if len(legal) == 1:
             assert denied.tolist() == [0.0]
@@ -114,15 +114,17 @@ def test_the_goal_standing_is_the_own_bonus_less_the_others_public_ones(players,
         state = game.state
         player, future = state[s.CURRENT_PLAYER], turns_left(state)
         states.append(state.copy())
-        expected.append(expected_goal_bonus(state, TILES.table, GOALS.table, player, future)
+        expected.append(expected_goal_bonus(state, TILES.table, GOALS.table, player, future,
+                                            OWN_CHANCES)
                         - reference_denial(state, player, future))
-        assert goal_standing(state, TILES.table, GOALS.table) == pytest.approx(expected[-1],
-                                                                               abs=1e-9)
+        assert goal_standing(state, TILES.table, GOALS.table, OWN_CHANCES) == pytest.approx(
+            expected[-1], abs=1e-9)
     batch = np.zeros(len(states))
-    goal_standings(np.stack(states), TILES.table, GOALS.table, batch)
+    goal_standings(np.stack(states), TILES.table, GOALS.table, batch, OWN_CHANCES)
     assert batch == pytest.approx(expected, abs=1e-9)
     assert len(states) > 15 and batch.max() - batch.min() > 5
-    assert goal_standing(game.state, TILES.table, GOALS.table) == 0.0 and game.is_over
+    assert goal_standing(game.state, TILES.table, GOALS.table, OWN_CHANCES) == 0.0
+    assert game.is_over
 
 
 @pytest.mark.parametrize("players, seed", [(2, 11), (3, 12), (4, 13)])
@@ -133,7 +135,7 @@ def test_the_goal_bonuses_of_the_trials_are_the_reference_ones(players, seed):
     for game in positions(players, seed, every=3):
         before = game.state.copy()
         fast = trial_goal_bonuses(game.state, TILES.table, GOALS.table, TILES.basic_kinds,
-                                  mask, actions, 0.0)
+                                  mask, actions, 0.0, OWN_CHANCES)
         legal, slow = reference_bonuses(game.state)
         assert np.array_equal(actions[:len(fast)], legal)
         assert np.array_equal(fast, slow)  # bit for bit
@@ -284,7 +286,8 @@ def test_the_batched_goal_bonus_table_holds_each_rows_trial_bonuses(chunks):
     states = np.stack([game.state.copy() for players, seed in [(2, 21), (3, 22), (4, 23)]
                        for game in positions(players, seed, every=9)])
     table = np.full((states.shape[0], NUM_ACTIONS), 7.0, dtype=np.float32)
-    goal_bonus_table(states, TILES.table, GOALS.table, TILES.basic_kinds, table, chunks, 0.0)
+    goal_bonus_table(states, TILES.table, GOALS.table, TILES.basic_kinds, table, chunks, 0.0,
+                     OWN_CHANCES)
     nonzero = 0
     for state, row in zip(states, table):
         legal, bonuses = reference_bonuses(state)
@@ -295,13 +298,15 @@ def test_the_batched_goal_bonus_table_holds_each_rows_trial_bonuses(chunks):
     assert states.shape[0] > 20 and nonzero > 100
 
 
-def carried_model(tmp_path, weight: float = GOAL_WEIGHT, denial: float = 0.0) -> str:
-    """MODEL's network saved carrying a goal prior weight (and denial), as a run with
-    --goal-prior-weight (--goal-prior-denial) saves it."""
+def carried_model(tmp_path, weight: float = GOAL_WEIGHT, denial: float = 0.0,
+                  chances=OWN_CHANCES) -> str:
+    """MODEL's network saved carrying a goal prior weight (and denial, refit chances), as a
+    run with --goal-prior-weight (--goal-prior-denial, --goal-chances) saves it."""
     from agents.model_format import load_safe_model, save_safe_model
     model = load_safe_model(MODEL)
     model.policy.network.goal_prior_weight = weight
     model.policy.network.goal_prior_denial = denial
+    model.policy.network.goal_chances = np.asarray(chances, dtype=np.float64)
     path = tmp_path / "carried.safetensors"
     save_safe_model(model.policy, path, model.gamma, training={"note": "test"})
     return str(path)
@@ -408,6 +413,64 @@ def test_a_carried_denial_is_played_by_the_policy_the_search_and_the_evaluation(
             seat = game.current_player
             game.apply((carried if seat == index % 2 else greedy).act(game))
         assert played["populations"][index] == game.final_scores()[index % 2]["population"]
+
+
+def test_carried_goal_chances_are_played_by_the_policy_the_search_and_the_evaluation(
+        tmp_path):
+    """A model trained with --goal-chances carries them (policy.goal_chances): `ppo:` plays
+    the argmax of the goal term with those chances, its search's candidates and rollouts
+    use them, and the recipes' greedy evaluation plays the same moves."""
+    import json
+    from agents.goal_term import goal_prior_scores
+    from agents.greedy import GreedyAgent
+    from agents.model_format import load_safe_model
+    from training.evaluation import play_against_greedy
+    refit = np.array([[0.13, 0.04, 0.24], [0.17, 0.04, -0.27], [3.6, 1.27, -2.9],
+                      [0.05, 0.07, 0.7], [1.07, 1.07, 1.25], [2.0, 0.48, -1.69],
+                      [0.03, 0.02, 0.05], [0.08, 0.06, 0.07]])
+    path = carried_model(tmp_path, 1.0, 0.0, refit)
+    description = json.loads((tmp_path / "carried.json").read_text())
+    assert description["policy"]["goal_chances"] == refit.tolist()
+    carried = make_agent(f"ppo:{path}")
+    assert carried.goal_chances.tolist() == refit.tolist()
+    assert make_agent(f"ppo-rollout:{path},2,2").goal_chances.tolist() == refit.tolist()
+    own_term = GoalPriorAgent(MODEL, 1.0)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
+    differ = 0
+    for players, seed in [(2, 41), (3, 42)]:
+        for game in positions(players, seed, every=3):
+            legal, scores = goal_prior_scores(game.state, own_term.probabilities(game), 1.0,
+                                              mask, actions, 0.0, refit)
+            choice = carried.act(game)
+            assert choice == legal[np.argmax(scores)]
+            differ += choice != own_term.act(game)
+    assert differ > 0
+    played = play_against_greedy(load_safe_model(path), 0, 2, 700, 2)
+    greedy = GreedyAgent()
+    for index in range(2):
+        game = Game(2, "standard", "2nd", 700 + index)
+        while not game.is_over:
+            seat = game.current_player
+            game.apply((carried if seat == index % 2 else greedy).act(game))
+        assert played["populations"][index] == game.final_scores()[index % 2]["population"]
+
+
+@pytest.mark.parametrize("chances, message", [
+    ([[1.0, 0.1, 0.5]] * 7, "must be 8 rows"), ([[1.0, -0.1, 0.5]] * 8, "needs s0 > 0"),
+    ([[1.0, 0.1, "x"]] * 8, "must be a list of rows"), ([[1.0, 0.1, float("nan")]] * 8,
+                                                       "must hold finite")])
+def test_bad_carried_goal_chances_are_refused_by_name(tmp_path, chances, message):
+    import json
+    from agents.model_format import load_safe_model
+    from suburbia_env.errors import ModelFormatError
+    path = carried_model(tmp_path)
+    description_path = tmp_path / "carried.json"
+    description = json.loads(description_path.read_text())
+    description["policy"]["goal_chances"] = chances
+    description_path.write_text(json.dumps(description))
+    with pytest.raises(ModelFormatError, match=f"policy.goal_chances {message}"):
+        load_safe_model(path)
 
 
 @pytest.mark.parametrize("value", [-0.5, 1.5])

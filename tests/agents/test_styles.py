@@ -9,7 +9,7 @@ import pytest
 
 from agents import AgentSpecError, make_agent
 from agents.greedy import GreedyAgent, greedy_action
-from agents.one_ply import expected_goal_bonus, turns_left
+from agents.one_ply import OWN_CHANCES, expected_goal_bonus, turns_left
 from agents.registry import AGENT_SPECS
 from agents.styles import STYLES, WEIGHT_NAMES, StyleAgent, style_action
 from agents.tournament_cli import add_arguments
@@ -153,7 +153,7 @@ def _measures(state, action):
             "reputation": float(s.reputation(trial, player)),
             "hoarder": float(s.money(trial, player) + 5 * s.income(trial, player)),
             "goals": expected_goal_bonus(trial, TILES.table, GOALS.table, player,
-                                         turns_left(state))}
+                                         turns_left(state), OWN_CHANCES)}
 
 
 @pytest.mark.slow

@@ -9,6 +9,7 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import json  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -349,18 +350,31 @@ def test_the_recipes_fast_learner_checkpoints_and_exports(tmp_path):
         f"ppo:{tmp_path / 'stage.safetensors'}").act(game)))
 
 
-@pytest.mark.parametrize("denial", [0.0, 0.5])
-def test_with_a_goal_prior_the_sampled_policy_adds_its_term_to_the_scores(tmp_path, denial):
+REFIT_CHANCES = [[0.13, 0.04, 0.24], [0.17, 0.04, -0.27], [3.6, 1.27, -2.9], [0.05, 0.07, 0.7],
+                 [1.07, 1.07, 1.25], [2.0, 0.48, -1.69], [0.03, 0.02, 0.05], [0.08, 0.06, 0.07]]
+
+
+@pytest.mark.parametrize("denial, refit", [(0.0, False), (0.5, False), (0.0, True)])
+def test_with_a_goal_prior_the_sampled_policy_adds_its_term_to_the_scores(tmp_path, denial,
+                                                                          refit):
     """goal_prior_weight W: each collected step's probabilities are the softmax of the
     network's scores plus W x each legal action's expected goal bonus (agents/goal_prior.py,
-    R8.2; less goal_prior_denial x the others' public ones), and the update trains through
-    the same sum."""
-    from agents.one_ply import trial_goal_bonuses
+    R8.2; less goal_prior_denial x the others' public ones; with --goal-chances, the
+    chances refit in that file), and the update trains through the same sum; the network
+    carries the refit chances in its description."""
+    from agents.one_ply import OWN_CHANCES, trial_goal_bonuses
     from suburbia_env.engine.tile_data import GOALS
+    chances = np.array(REFIT_CHANCES) if refit else OWN_CHANCES
+    chances_file = ""
+    if refit:
+        chances_file = str(tmp_path / "chances.json")
+        Path(chances_file).write_text(json.dumps({"goal_chances": REFIT_CHANCES}))
     config = _small_config(tmp_path, mode="self_play", players=[2, 3, 4], greedy_share=0.5,
                            n_steps=1, batch_size=8, goal_prior_weight=2.0,
-                           goal_prior_denial=denial)
+                           goal_prior_denial=denial, goal_chances=chances_file)
     learner = FastPPO(config)
+    assert learner.network.description().get("goal_chances") == (REFIT_CHANCES if refit
+                                                                   else None)
     states = learner.games.env.states.copy()
     observations = torch.from_numpy(learner.games.observations.copy())
     masks = torch.from_numpy(learner.games.masks.copy())
@@ -369,7 +383,7 @@ def test_with_a_goal_prior_the_sampled_policy_adds_its_term_to_the_scores(tmp_pa
     mask, actions = np.zeros(NUM_ACTIONS, dtype=np.bool_), np.zeros(NUM_ACTIONS, np.int32)
     for row, state in enumerate(states):
         found = trial_goal_bonuses(state, TILES.table, GOALS.table, TILES.basic_kinds, mask,
-                                   actions, denial)
+                                   actions, denial, chances)
         bonuses[row, actions[:found.shape[0]]] = found
     assert np.count_nonzero(bonuses) > 0
     with torch.inference_mode():
@@ -397,6 +411,15 @@ def test_without_a_goal_prior_nothing_is_added_and_against_dale_one_is_refused(t
         FastPPO(_small_config(tmp_path, mode="self_play", goal_prior_denial=0.5))
     with pytest.raises(SystemExit, match="--goal-prior-denial must be in 0..1"):
         parse_config(["--goal-prior-denial", "1.5"])
+    with pytest.raises(SystemExit, match="--goal-chances needs --goal-prior-weight"):
+        FastPPO(_small_config(tmp_path, mode="self_play", goal_chances="chances.json"))
+    (tmp_path / "short.json").write_text(json.dumps({"goal_chances": REFIT_CHANCES[:7]}))
+    (tmp_path / "none.json").write_text("{}")
+    for name, message in [("short.json", "must be 8 rows"), ("none.json", "has no goal_chances"),
+                          ("missing.json", "No such file")]:
+        with pytest.raises(SystemExit, match=f"--goal-chances .*{name}: .*{message}"):
+            FastPPO(_small_config(tmp_path, mode="self_play", goal_prior_weight=1.0,
+                                  goal_chances=str(tmp_path / name)))
 
 
 def test_goal_shaping_adds_the_change_of_the_goal_standing_to_each_reward(tmp_path):
@@ -404,7 +427,7 @@ def test_goal_shaping_adds_the_change_of_the_goal_standing_to_each_reward(tmp_pa
     plus L x (gamma x the learner's goal standing after the step, 0 where its game ended,
     less the standing before) / 100, the standings read from the real states around each
     step (agents/one_ply.goal_standing, R8.2); games end within the rollout."""
-    from agents.one_ply import goal_standing
+    from agents.one_ply import OWN_CHANCES, goal_standing
     from suburbia_env.engine.tile_data import GOALS
     changes = dict(mode="self_play", players=[2, 3], greedy_share=0.5, num_envs=4,
                    n_steps=48, batch_size=64)
@@ -413,7 +436,7 @@ def test_goal_shaping_adds_the_change_of_the_goal_standing_to_each_reward(tmp_pa
     standings = []
 
     def standings_now():
-        return np.array([goal_standing(state, TILES.table, GOALS.table)
+        return np.array([goal_standing(state, TILES.table, GOALS.table, OWN_CHANCES)
                          for state in shaped.games.env.states])
     step = shaped.games.step
 

@@ -6,7 +6,7 @@ the chance refitted from those games.
     python benchmarks/goal_chance.py --opponent goals --games 300 --seed 9100000
 
 Game i has seed SEED + i; the agent sits at seat i mod PLAYERS and the opponent in every
-other seat (benchmarks/score_breakdown.py's games: the same deals and seats). Printed per criterion: the
+other seat (score_breakdown.seated_game: the same deals and seats). Printed per criterion: the
 records (seat x decision x goal), the mean chance, the share won, the log loss and the
 share won in five bands of the chance. The refit keeps the chance's form, a logistic in
 the lead, `1 / (1 + exp(-(lead - centre) / (s0 + s1 x turns left)))`, and fits s0, s1 and
@@ -38,13 +38,12 @@ import numpy as np  # noqa: E402
 from agents.one_ply import (OWN_CHANCES, goal_chance, own_chance_table,  # noqa: E402
                             turns_left)
 from agents.registry import make_agent  # noqa: E402
-from agents.table import Table, agent_seed  # noqa: E402
-from suburbia_env import Game  # noqa: E402
 from suburbia_env.engine import constants as c  # noqa: E402
 from suburbia_env.engine import state_layout as s  # noqa: E402
 from suburbia_env.engine.scoring import goal_lead  # noqa: E402
 from suburbia_env.engine.tile_data import GOALS, TILES  # noqa: E402
 from suburbia_env.engine.tile_table import goal_criterion  # noqa: E402
+from score_breakdown import play, seated_game  # noqa: E402
 
 CRITERIA = {c.CRITERION_FEATURE_COUNT: "tiles of a type or icon", c.CRITERION_LAKE_COUNT: "lakes",
             c.CRITERION_MONEY: "money", c.CRITERION_MARKERS_PLACED: "investment markers",
@@ -81,14 +80,7 @@ def record(agent_spec: str, opponent: str, players: int, games: int, seed: int) 
     agent = make_agent(agent_spec)
     rows = []
     for index in range(games):
-        game_seed = seed + index
-        seat_of_agent = index % players
-        seats = {seat: make_agent(opponent, seed=agent_seed(game_seed, seat))
-                 for seat in range(players) if seat != seat_of_agent}
-        seats[seat_of_agent] = agent
-        table = Table(seats)
-        table.reseed(game_seed)
-        game = Game(players=players, seed=game_seed)
+        game, table, _ = seated_game(agent, opponent, players, index, seed)
         pending = []
         while not game.is_over:
             state = game.state
@@ -169,7 +161,6 @@ def paired_play(agent_spec: str, opponent: str, players: int, games: int, seed: 
     """The agent's games as released and with the refit chances in its term, on the same
     deals: win shares, paired difference (95% normal interval), games up and down, and the
     mean public goals' bonuses and population before the goals of both."""
-    from score_breakdown import play
     if not agent_spec.startswith("ppo:"):
         raise SystemExit("--paired-games plays a ppo:MODEL agent with refit chances")
     released = play(agent_spec, opponent, players, games, seed)

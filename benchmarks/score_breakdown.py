@@ -45,20 +45,27 @@ def score_parts(score: dict) -> dict[str, int]:
             "population": score["population"]}
 
 
+def seated_game(agent, opponent: str, players: int, index: int,
+                seed: int) -> tuple[Game, Table, int]:
+    """Game `index` of the deals from `seed` (the module docstring): the game, its table
+    with every seat's agent reseeded, and the agent's seat."""
+    game_seed = seed + index
+    seat = index % players
+    seats = {other: make_agent(opponent, seed=agent_seed(game_seed, other))
+             for other in range(players) if other != seat}
+    seats[seat] = agent
+    table = Table(seats)
+    table.reseed(game_seed)
+    return Game(players=players, seed=game_seed), table, seat
+
+
 def play(agent_spec: str, opponent: str, players: int, games: int, seed: int) -> list[dict]:
     """One record per game: the agent's seat, its win share and the parts of its score
     and of the highest-finishing opponent's."""
     agent = make_agent(agent_spec, allow_code=True)
     records = []
     for index in range(games):
-        game_seed = seed + index
-        seat = index % players
-        seats = {other: make_agent(opponent, seed=agent_seed(game_seed, other))
-                 for other in range(players) if other != seat}
-        seats[seat] = agent
-        game = Game(players=players, seed=game_seed)
-        table = Table(seats)
-        table.reseed(game_seed)
+        game, table, seat = seated_game(agent, opponent, players, index, seed)
         table.play_out(game)
         scores = game.final_scores()
         winners = game.winners

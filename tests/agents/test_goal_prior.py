@@ -378,15 +378,28 @@ def test_a_bad_carried_goal_prior_weight_is_refused_by_name(tmp_path, value, mes
         load_safe_model(path)
 
 
+def assert_evaluation_plays_as(carried, path: str) -> None:
+    """The recipes' greedy evaluation of the model at `path` plays the moves of the agent
+    `carried` (two games against greedy, the same final populations)."""
+    from agents.greedy import GreedyAgent
+    from agents.model_format import load_safe_model
+    from training.evaluation import play_against_greedy
+    played = play_against_greedy(load_safe_model(path), 0, 2, 700, 2)
+    greedy = GreedyAgent()
+    for index in range(2):
+        game = Game(2, "standard", "2nd", 700 + index)
+        while not game.is_over:
+            seat = game.current_player
+            game.apply((carried if seat == index % 2 else greedy).act(game))
+        assert played["populations"][index] == game.final_scores()[index % 2]["population"]
+
+
 def test_a_carried_denial_is_played_by_the_policy_the_search_and_the_evaluation(tmp_path):
     """A model trained with --goal-prior-denial D plays the argmax of the goal term with
     that denial (goal_term.goal_prior_scores) on its plain network's probabilities, its
     search's candidates use it, and the recipes' greedy evaluation plays the same moves."""
     import json
     from agents.goal_term import goal_prior_scores
-    from agents.greedy import GreedyAgent
-    from agents.model_format import load_safe_model
-    from training.evaluation import play_against_greedy
     path = carried_model(tmp_path, 1.0, 0.5)
     description = json.loads((tmp_path / "carried.json").read_text())
     assert description["policy"]["goal_prior_denial"] == 0.5
@@ -405,14 +418,7 @@ def test_a_carried_denial_is_played_by_the_policy_the_search_and_the_evaluation(
             assert choice == legal[np.argmax(scores)]
             differ += choice != own_term.act(game)
     assert differ > 0
-    played = play_against_greedy(load_safe_model(path), 0, 2, 700, 2)
-    greedy = GreedyAgent()
-    for index in range(2):
-        game = Game(2, "standard", "2nd", 700 + index)
-        while not game.is_over:
-            seat = game.current_player
-            game.apply((carried if seat == index % 2 else greedy).act(game))
-        assert played["populations"][index] == game.final_scores()[index % 2]["population"]
+    assert_evaluation_plays_as(carried, path)
 
 
 def test_carried_goal_chances_are_played_by_the_policy_the_search_and_the_evaluation(
@@ -422,9 +428,6 @@ def test_carried_goal_chances_are_played_by_the_policy_the_search_and_the_evalua
     use them, and the recipes' greedy evaluation plays the same moves."""
     import json
     from agents.goal_term import goal_prior_scores
-    from agents.greedy import GreedyAgent
-    from agents.model_format import load_safe_model
-    from training.evaluation import play_against_greedy
     refit = np.array([[0.13, 0.04, 0.24], [0.17, 0.04, -0.27], [3.6, 1.27, -2.9],
                       [0.05, 0.07, 0.7], [1.07, 1.07, 1.25], [2.0, 0.48, -1.69],
                       [0.03, 0.02, 0.05], [0.08, 0.06, 0.07]])
@@ -446,14 +449,7 @@ def test_carried_goal_chances_are_played_by_the_policy_the_search_and_the_evalua
             assert choice == legal[np.argmax(scores)]
             differ += choice != own_term.act(game)
     assert differ > 0
-    played = play_against_greedy(load_safe_model(path), 0, 2, 700, 2)
-    greedy = GreedyAgent()
-    for index in range(2):
-        game = Game(2, "standard", "2nd", 700 + index)
-        while not game.is_over:
-            seat = game.current_player
-            game.apply((carried if seat == index % 2 else greedy).act(game))
-        assert played["populations"][index] == game.final_scores()[index % 2]["population"]
+    assert_evaluation_plays_as(carried, path)
 
 
 @pytest.mark.parametrize("chances, message", [

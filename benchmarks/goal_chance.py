@@ -17,8 +17,8 @@ fit as `suburbia train --goal-chances FILE` reads it (`goal_chances`).
 
 With --paired-games N the agent (a model carrying the goal term) then plays N games of
 score_breakdown's deals from --paired-seed twice: with its term as released, and with the
-refit chances in its term (a copy of the model whose description carries them, policy.goal_chances; no training),
-and the paired difference is printed.
+refit chances in its term (a copy of the model whose description carries them,
+policy.goal_chances; no training), and the paired difference is printed.
 """
 
 from __future__ import annotations

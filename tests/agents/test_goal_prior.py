@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from agents.goal_prior import GOAL_WEIGHT, GoalPriorAgent
-from agents.one_ply import (OWN_CHANCES, OWN_TURN, chance_of_lead, expected_goal_bonus, goal_bonus_table,
-                            goal_standing, goal_standings, play_trial, trial_goal_bonuses,
-                            turns_left)
+from agents.one_ply import (OWN_CHANCES, OWN_TURN, chance_of_lead, expected_goal_bonus,
+                            goal_bonus_table, goal_standing, goal_standings, play_trial,
+                            trial_goal_bonuses, turns_left)
 from agents.ppo_agent import PPOAgent
 from agents.registry import AgentSpecError, make_agent
 from agents.styles import STYLES, StyleAgent
@@ -363,21 +363,6 @@ def test_the_greedy_evaluation_plays_a_carrying_model_with_its_prior(tmp_path):
     assert played["populations"] == populations
 
 
-@pytest.mark.parametrize("value, message", [
-    (-1, "must be in 0..100"), (1000, "must be in 0..100"), ("x", "must be a finite number")])
-def test_a_bad_carried_goal_prior_weight_is_refused_by_name(tmp_path, value, message):
-    import json
-    from agents.model_format import load_safe_model
-    from suburbia_env.errors import ModelFormatError
-    path = carried_model(tmp_path)
-    description_path = tmp_path / "carried.json"
-    description = json.loads(description_path.read_text())
-    description["policy"]["goal_prior_weight"] = value
-    description_path.write_text(json.dumps(description))
-    with pytest.raises(ModelFormatError, match=f"policy.goal_prior_weight {message}"):
-        load_safe_model(path)
-
-
 def assert_evaluation_plays_as(carried, path: str) -> None:
     """The recipes' greedy evaluation of the model at `path` plays the moves of the agent
     `carried` (two games against greedy, the same final populations)."""
@@ -452,32 +437,23 @@ def test_carried_goal_chances_are_played_by_the_policy_the_search_and_the_evalua
     assert_evaluation_plays_as(carried, path)
 
 
-@pytest.mark.parametrize("chances, message", [
-    ([[1.0, 0.1, 0.5]] * 7, "must be 8 rows"), ([[1.0, -0.1, 0.5]] * 8, "needs s0 > 0"),
-    ([[1.0, 0.1, "x"]] * 8, "must be a list of rows"), ([[1.0, 0.1, float("nan")]] * 8,
-                                                       "must hold finite")])
-def test_bad_carried_goal_chances_are_refused_by_name(tmp_path, chances, message):
+@pytest.mark.parametrize("field, value, message", [
+    ("goal_prior_weight", -1, "must be in 0..100"),
+    ("goal_prior_weight", 1000, "must be in 0..100"),
+    ("goal_prior_weight", "x", "must be a finite number"),
+    ("goal_prior_denial", -0.5, "must be in 0..1"), ("goal_prior_denial", 1.5, "must be in 0..1"),
+    ("goal_chances", [[1.0, 0.1, 0.5]] * 7, "must be 8 rows"),
+    ("goal_chances", [[1.0, -0.1, 0.5]] * 8, "needs s0 > 0"),
+    ("goal_chances", [[1.0, 0.1, "x"]] * 8, "must be a list of rows"),
+    ("goal_chances", [[1.0, 0.1, float("nan")]] * 8, "must hold finite")])
+def test_a_bad_carried_goal_term_setting_is_refused_by_name(tmp_path, field, value, message):
     import json
     from agents.model_format import load_safe_model
     from suburbia_env.errors import ModelFormatError
     path = carried_model(tmp_path)
     description_path = tmp_path / "carried.json"
     description = json.loads(description_path.read_text())
-    description["policy"]["goal_chances"] = chances
+    description["policy"][field] = value
     description_path.write_text(json.dumps(description))
-    with pytest.raises(ModelFormatError, match=f"policy.goal_chances {message}"):
-        load_safe_model(path)
-
-
-@pytest.mark.parametrize("value", [-0.5, 1.5])
-def test_a_bad_carried_denial_is_refused_by_name(tmp_path, value):
-    import json
-    from agents.model_format import load_safe_model
-    from suburbia_env.errors import ModelFormatError
-    path = carried_model(tmp_path)
-    description_path = tmp_path / "carried.json"
-    description = json.loads(description_path.read_text())
-    description["policy"]["goal_prior_denial"] = value
-    description_path.write_text(json.dumps(description))
-    with pytest.raises(ModelFormatError, match="policy.goal_prior_denial must be in 0..1"):
+    with pytest.raises(ModelFormatError, match=f"policy.{field} {message}"):
         load_safe_model(path)

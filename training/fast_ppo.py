@@ -207,7 +207,7 @@ def goal_chances_of(path: str):
         values = json.loads(Path(path).read_text())["goal_chances"]
         return checked_goal_chances(values)
     except (OSError, ValueError, KeyError, TypeError) as error:
-        problem = f"has no goal_chances" if isinstance(error, KeyError) else str(error)
+        problem = "has no goal_chances" if isinstance(error, KeyError) else str(error)
         raise SystemExit(f"--goal-chances {path}: {problem}") from None
 
 

@@ -363,6 +363,26 @@ def test_the_greedy_evaluation_plays_a_carrying_model_with_its_prior(tmp_path):
     assert played["populations"] == populations
 
 
+def assert_carried_term_played(carried, path: str, denial: float, chances) -> None:
+    """The agent `carried` (`ppo:` of the model at `path`, weight 1) plays the argmax of
+    the goal term with `denial` and `chances` on the plain network's probabilities, which
+    differs from the plain term somewhere, and the recipes' evaluation plays its moves."""
+    from agents.goal_term import goal_prior_scores
+    own_term = GoalPriorAgent(MODEL, 1.0)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
+    differ = 0
+    for players, seed in [(2, 41), (3, 42)]:
+        for game in positions(players, seed, every=3):
+            legal, scores = goal_prior_scores(game.state, own_term.probabilities(game), 1.0,
+                                              mask, actions, denial, chances)
+            choice = carried.act(game)
+            assert choice == legal[np.argmax(scores)]
+            differ += choice != own_term.act(game)
+    assert differ > 0
+    assert_evaluation_plays_as(carried, path)
+
+
 def assert_evaluation_plays_as(carried, path: str) -> None:
     """The recipes' greedy evaluation of the model at `path` plays the moves of the agent
     `carried` (two games against greedy, the same final populations)."""
@@ -384,26 +404,13 @@ def test_a_carried_denial_is_played_by_the_policy_the_search_and_the_evaluation(
     that denial (goal_term.goal_prior_scores) on its plain network's probabilities, its
     search's candidates use it, and the recipes' greedy evaluation plays the same moves."""
     import json
-    from agents.goal_term import goal_prior_scores
     path = carried_model(tmp_path, 1.0, 0.5)
     description = json.loads((tmp_path / "carried.json").read_text())
     assert description["policy"]["goal_prior_denial"] == 0.5
     carried = make_agent(f"ppo:{path}")
     assert (carried.goal_prior_weight, carried.goal_prior_denial) == (1.0, 0.5)
     assert make_agent(f"ppo-rollout:{path},2,2").goal_denial == 0.5
-    plain, own_term = PPOAgent(MODEL), GoalPriorAgent(MODEL, 1.0)
-    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-    actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
-    differ = 0
-    for players, seed in [(2, 41), (3, 42)]:
-        for game in positions(players, seed, every=3):
-            legal, scores = goal_prior_scores(game.state, own_term.probabilities(game), 1.0,
-                                              mask, actions, 0.5)
-            choice = carried.act(game)
-            assert choice == legal[np.argmax(scores)]
-            differ += choice != own_term.act(game)
-    assert differ > 0
-    assert_evaluation_plays_as(carried, path)
+    assert_carried_term_played(carried, path, 0.5, OWN_CHANCES)
 
 
 def test_carried_goal_chances_are_played_by_the_policy_the_search_and_the_evaluation(
@@ -412,7 +419,6 @@ def test_carried_goal_chances_are_played_by_the_policy_the_search_and_the_evalua
     the argmax of the goal term with those chances, its search's candidates and rollouts
     use them, and the recipes' greedy evaluation plays the same moves."""
     import json
-    from agents.goal_term import goal_prior_scores
     refit = np.array([[0.13, 0.04, 0.24], [0.17, 0.04, -0.27], [3.6, 1.27, -2.9],
                       [0.05, 0.07, 0.7], [1.07, 1.07, 1.25], [2.0, 0.48, -1.69],
                       [0.03, 0.02, 0.05], [0.08, 0.06, 0.07]])
@@ -422,19 +428,7 @@ def test_carried_goal_chances_are_played_by_the_policy_the_search_and_the_evalua
     carried = make_agent(f"ppo:{path}")
     assert carried.goal_chances.tolist() == refit.tolist()
     assert make_agent(f"ppo-rollout:{path},2,2").goal_chances.tolist() == refit.tolist()
-    own_term = GoalPriorAgent(MODEL, 1.0)
-    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-    actions = np.zeros(NUM_ACTIONS, dtype=np.int32)
-    differ = 0
-    for players, seed in [(2, 41), (3, 42)]:
-        for game in positions(players, seed, every=3):
-            legal, scores = goal_prior_scores(game.state, own_term.probabilities(game), 1.0,
-                                              mask, actions, 0.0, refit)
-            choice = carried.act(game)
-            assert choice == legal[np.argmax(scores)]
-            differ += choice != own_term.act(game)
-    assert differ > 0
-    assert_evaluation_plays_as(carried, path)
+    assert_carried_term_played(carried, path, 0.0, refit)
 
 
 @pytest.mark.parametrize("field, value, message", [

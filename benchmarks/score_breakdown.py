@@ -13,6 +13,9 @@ the means per game of population before the goals, public goals' bonuses, privat
 bonus, money converted and final population, for the agent and for the opponent who
 finished highest, over all games and over the games the agent did not win. After the
 first agent, each other one's paired difference in win share on the same games.
+`--by-goal` adds, per public goal drawn, how often the agent, an opponent or nobody took
+its bonus (R8.2: only a player alone in front scores it), over all games and over the
+games the agent did not win.
 docs/yardsticks.md ("Where the policy loses: the goals") used it to find what the
 multi-player policy gives away and to tune the goal prior's weight.
 """
@@ -71,9 +74,41 @@ def play(agent_spec: str, opponent: str, players: int, games: int, seed: int) ->
         winners = game.winners
         best = max((score for score in scores if score["player"] != seat),
                    key=lambda score: score["population"])
+        taken = {name: ("agent" if bonus > 0 else "opponent" if any(
+                     score["public_goals"][name] > 0 for score in scores
+                     if score["player"] != seat) else "nobody")
+                 for name, bonus in scores[seat]["public_goals"].items()}
         records.append({"seat": seat, "win": (1 / len(winners)) if seat in winners else 0.0,
-                        "agent": score_parts(scores[seat]), "opponent": score_parts(best)})
+                        "agent": score_parts(scores[seat]), "opponent": score_parts(best),
+                        "public_goals_taken": taken})
     return records
+
+
+def by_goal(records: list[dict]) -> dict[str, dict[str, int]]:
+    """Per public goal: the games it was drawn in, how many of them the agent, an opponent
+    or nobody took its bonus, and in how many of the games the agent did not win an
+    opponent took it."""
+    table: dict[str, dict[str, int]] = {}
+    for record in records:
+        for name, taker in record["public_goals_taken"].items():
+            row = table.setdefault(name, {"games": 0, "agent": 0, "opponent": 0, "nobody": 0,
+                                          "opponent_in_not_won": 0})
+            row["games"] += 1
+            row[taker] += 1
+            row["opponent_in_not_won"] += taker == "opponent" and record["win"] < 1
+    return dict(sorted(table.items(), key=lambda item: (-item[1]["opponent"] / item[1]["games"],
+                                                        item[0])))
+
+
+def format_by_goal(table: dict[str, dict[str, int]]) -> str:
+    lines = [f"  {'public goal':<24} {'drawn':>5}  {'agent':>5} {'opponent':>8} {'nobody':>6}"
+             f"  {'opponent, in games not won':>26}"]
+    for name, row in table.items():
+        games = row["games"]
+        lines.append(f"  {name:<24} {games:>5}  {row['agent'] / games:>5.2f} "
+                     f"{row['opponent'] / games:>8.2f} {row['nobody'] / games:>6.2f}  "
+                     f"{row['opponent_in_not_won']:>26}")
+    return "\n".join(lines)
 
 
 def summary(records: list[dict]) -> dict:
@@ -122,6 +157,8 @@ def parse(argv=None) -> argparse.Namespace:
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7_500_000)
+    parser.add_argument("--by-goal", action="store_true",
+                        help="also print, per public goal drawn, who took its bonus")
     arguments = parser.parse_args(argv)
     if arguments.games < 1:
         parser.error("--games must be at least 1")
@@ -136,6 +173,8 @@ def main(argv=None, out=sys.stdout) -> list[dict]:
                        arguments.seed)
         played.append(records)
         print(format_summary(spec, arguments.opponent, summary(records)), file=out, flush=True)
+        if arguments.by_goal:
+            print(format_by_goal(by_goal(records)), file=out, flush=True)
         if len(played) > 1:
             mean, low, high, up, down = paired(played[0], records)
             print(f"  minus {arguments.agents[0]}, same games: {mean:+.3f} [{low:+.3f}, "

@@ -219,7 +219,7 @@ def test_the_score_breakdown_adds_up_and_pairs_the_agents_on_the_same_deals():
     out = io.StringIO()
     policy, same, prior = breakdown.main(
         ["--agents", f"ppo:{MODEL}", f"ppo-goals:{MODEL},0", f"ppo-goals:{MODEL}",
-         "--opponent", "goals", "--games", "4", "--seed", "7600000"], out=out)
+         "--opponent", "goals", "--games", "4", "--seed", "7600000", "--by-goal"], out=out)
     for records in (policy, same, prior):
         assert [record["seat"] for record in records] == [0, 1, 0, 1]
         for record in records:
@@ -234,6 +234,22 @@ def test_the_score_breakdown_adds_up_and_pairs_the_agents_on_the_same_deals():
     assert text.count("win share") == 3 and "+0.000 [+0.000, +0.000] (0 up, 0 down)" in text
     entry = breakdown.summary(prior)
     assert entry["win_rate"] == sum(record["win"] for record in prior) / 4
+    # --by-goal: each game's public goals (two at 2 players, R3.6) went to one side or none
+    for record in prior:
+        taken = record["public_goals_taken"]
+        assert len(taken) == 2 and set(taken.values()) <= {"agent", "opponent", "nobody"}
+        assert ("agent" in taken.values()) == (record["agent"]["public_goals"] > 0)
+        assert ("opponent" in taken.values()) == (record["opponent"]["public_goals"] > 0)
+    table = breakdown.by_goal(prior)
+    assert sum(row["games"] for row in table.values()) == 8
+    for name, row in table.items():
+        assert row["agent"] + row["opponent"] + row["nobody"] == row["games"]
+        assert row["agent"] == sum(r["public_goals_taken"].get(name) == "agent" for r in prior)
+        assert row["opponent_in_not_won"] == sum(
+            r["public_goals_taken"].get(name) == "opponent" and r["win"] < 1 for r in prior)
+        assert f"  {name:<24} {row['games']:>5}  " in text
+    shares = [row["opponent"] / row["games"] for row in table.values()]
+    assert shares == sorted(shares, reverse=True)
 
 
 def test_a_search_of_one_candidate_with_the_goal_weight_plays_as_the_goal_prior():

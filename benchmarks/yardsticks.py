@@ -69,14 +69,16 @@ RESULTS = Path(__file__).resolve().parent / "results" / "yardsticks.jsonl"
 """Checked in, so that the rows grow across sessions and machines (a run's games live
 nowhere else)."""
 Z = 1.959964
-MODELS = ("models/multiplayer-goal-prior.safetensors", "models/multiplayer-styles.safetensors",
+MODELS = ("models/multiplayer-goal-chances.safetensors",
+          "models/multiplayer-goal-prior.safetensors", "models/multiplayer-styles.safetensors",
           "models/multiplayer.safetensors", "models/baseline.safetensors")
 AGENTS = ("policy", "search", "goal-prior")
 """``goal-prior`` is ``ppo-goals:MODEL``, the policy with its goal prior (agents/goal_prior.py)."""
 POLICY_TARGETS = {"2p-greedy": 0.85, **{f"2p-{style}": 0.85 for style in STYLES},
                   "4p-greedy": 0.60}
 """Issue 32's targets for the multi-player policy, by table."""
-TARGET_MODELS = ("models/multiplayer-goal-prior.safetensors",
+TARGET_MODELS = ("models/multiplayer-goal-chances.safetensors",
+                 "models/multiplayer-goal-prior.safetensors",
                  "models/multiplayer-styles.safetensors", "models/multiplayer.safetensors")
 """The multi-player models issue 32's policy targets are read against."""
 DOC_BEGIN = "<!-- yardsticks: begin -->"

@@ -17,7 +17,7 @@ def test_there_are_experiments():
     assert {path.stem for path in EXPERIMENTS} >= {
         "goals-fit", "goal-races", "goal-races-control", "search-fit", "two-player-goal-racer",
         "win-loss-reward", "goal-prior-in-training", "goal-denial-in-training",
-        "wider-goal-prior", "goal-shaping", "goal-chances-in-training"}
+        "wider-goal-prior", "goal-shaping"}
 
 
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda path: path.stem)
@@ -113,23 +113,3 @@ def test_the_goal_shaping_experiment_adds_only_the_shaping_to_the_goal_prior_sta
         for key in ("name", "description", "start", "seed"):
             recipe.pop(key)
     assert shaping == prior
-
-
-def test_the_goal_chances_experiment_adds_only_the_refit_chances_to_the_goal_prior_stage():
-    """goal-chances-in-training: the goal-prior experiment's stage from the released
-    model, another seed and the refit chances as the only change; the chances file is the
-    benchmark's output (its `goal_chances`, valid for the term)."""
-    from agents.one_ply import checked_goal_chances
-    prior = json.loads((ROOT / "training/experiments/goal-prior-in-training.json").read_text())
-    refit = json.loads((ROOT / "training/experiments/goal-chances-in-training.json").read_text())
-    assert refit["start"] == "models/multiplayer-goal-prior.safetensors"
-    chances = refit["stages"][0]["settings"].pop("goal_chances")
-    assert chances == "training/experiments/data/goal-chances-against-goals.json"
-    fitted = json.loads((ROOT / chances).read_text())
-    assert fitted["arguments"]["opponent"] == "goals" and fitted["arguments"]["seed"] == "9100000"
-    table = checked_goal_chances(fitted["goal_chances"])
-    assert table[0, 0] < 0.5 and table[0, 1] < 0.15
-    for recipe in (prior, refit):
-        for key in ("name", "description", "start", "seed"):
-            recipe.pop(key)
-    assert refit == prior

@@ -101,6 +101,33 @@ def test_the_goal_prior_recipe_trains_the_styles_stage_with_the_prior_inside():
         assert gate.min_win_rate == target
 
 
+def test_the_goal_chances_recipe_trains_the_goal_prior_stage_with_refit_chances():
+    """multiplayer-goal-chances: the multiplayer-goal-prior stage again, from that recipe's
+    model, its goal term reading the chances in the checked-in file (a valid table of the
+    eight criteria, sharper on counts than the term's own), then the same final games."""
+    from agents.one_ply import checked_goal_chances
+    from suburbia_env.engine.constants import CRITERION_FEATURE_COUNT, NUM_CRITERIA
+    from training.fast_ppo import goal_chances_of
+    recipe, prior = load_recipe("multiplayer-goal-chances"), load_recipe("multiplayer-goal-prior")
+    assert recipe.start == "recipe:multiplayer-goal-prior"
+    assert [stage.kind for stage in recipe.stages] == ["ppo", "evaluate", "evaluate"]
+    settings = dict(recipe.stage("ppo-goal-chances").settings)
+    path = settings.pop("goal_chances")
+    assert path == "training/recipes/data/goal-chances-against-goals.json"
+    assert settings == dict(prior.stage("ppo-goal-prior").settings)
+    fitted = json.loads((ROOT / path).read_text())["arguments"]
+    assert (fitted["agent"], fitted["opponent"], fitted["games"], fitted["seed"]) == (
+        "ppo:models/multiplayer-goal-prior.safetensors", "goals", "300", "9100000")
+    chances = goal_chances_of(str(ROOT / path))
+    assert chances.shape == (NUM_CRITERIA, 3)
+    counts = chances[CRITERION_FEATURE_COUNT]
+    assert counts[0] < 0.5 and counts[1] < 0.15  # the term's own spread: 0.5 + 0.15 a turn
+    released = json.loads((ROOT / "models" / "multiplayer-goal-chances.json").read_text())
+    assert np.array_equal(checked_goal_chances(released["policy"]["goal_chances"]), chances)
+    for name in ("final-2p", "final-4p"):
+        assert recipe.stage(name).gate == prior.stage(name).gate
+
+
 def test_the_quickstart_imitates_then_trains_with_the_fast_learner_then_evaluates():
     """The quickstart starts from nothing a fresh clone lacks, trains the fast network
     and ends with a checked evaluation on seeds apart from every recorded game (2**32

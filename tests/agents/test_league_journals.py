@@ -16,7 +16,8 @@ JOURNALS = sorted(RESULTS.glob("*.played.jsonl.gz"))
 
 def test_every_journal_has_its_summary():
     assert {path.name.replace(".played.jsonl.gz", "") for path in JOURNALS} >= {
-        "styles-2p", "styles-3p", "styles-4p", "goal-prior-2p", "goal-prior-3p"}
+        "styles-2p", "styles-3p", "styles-4p", "goal-prior-2p", "goal-prior-3p",
+        "goal-chances-2p", "goal-chances-4p"}
     for path in JOURNALS:
         assert path.with_name(path.name.replace(".played.jsonl.gz", ".summary.json")).is_file()
 

@@ -17,7 +17,7 @@ def test_there_are_experiments():
     assert {path.stem for path in EXPERIMENTS} >= {
         "goals-fit", "goal-races", "goal-races-control", "search-fit", "two-player-goal-racer",
         "win-loss-reward", "goal-prior-in-training", "goal-denial-in-training",
-        "wider-goal-prior", "goal-shaping"}
+        "wider-goal-prior", "goal-shaping", "goal-racer-only"}
 
 
 @pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda path: path.stem)
@@ -113,3 +113,26 @@ def test_the_goal_shaping_experiment_adds_only_the_shaping_to_the_goal_prior_sta
         for key in ("name", "description", "start", "seed"):
             recipe.pop(key)
     assert shaping == prior
+
+
+def test_the_goal_racer_only_experiment_changes_only_the_opponents():
+    """goal-racer-only: the released multiplayer-goal-chances stage (its goal term and
+    refit chances) from that model, every game a 2-player game against the goal racer,
+    then the tuning evaluations; the opponents and the seed are the only changes."""
+    recipe = json.loads(
+        (ROOT / "training/recipes/multiplayer-goal-chances.json").read_text())
+    racer = json.loads((ROOT / "training/experiments/goal-racer-only.json").read_text())
+    assert racer["start"] == "models/multiplayer-goal-chances.safetensors"
+    stage, released = racer["stages"][0], recipe["stages"][0]
+    changed = {"players": [2], "greedy_share": 0.0, "style_share": 1.0, "dale_share": 0.0,
+               "style_weights": [1, 0, 0, 0]}
+    assert {key: stage["settings"].pop(key) for key in changed} == changed
+    for key in ("players", "greedy_share", "style_share", "dale_share"):
+        released["settings"].pop(key)
+    assert stage["settings"] == released["settings"]
+    assert stage["kind"] == released["kind"] == "ppo" and "gate" not in stage
+    assert [(one["kind"], one["against"], one["players"], one["seed"])
+            for one in racer["stages"][1:]] == [("evaluate", "greedy", 2, 5000000),
+                                                 ("evaluate", "greedy", 4, 5100000)]
+    assert racer["network"] == recipe["network"]
+    assert racer["torch_threads"] == recipe["torch_threads"]

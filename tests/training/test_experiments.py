@@ -117,8 +117,9 @@ def test_the_goal_shaping_experiment_adds_only_the_shaping_to_the_goal_prior_sta
 
 def test_the_goal_racer_only_experiment_changes_only_the_opponents():
     """goal-racer-only: the released multiplayer-goal-chances stage (its goal term and
-    refit chances) from that model, every game a 2-player game against the goal racer,
-    then the tuning evaluations; the opponents and the seed are the only changes."""
+    refit chances) from that model, every game a 2-player game against the goal racer:
+    the opponents are the only change to the stage's settings. No gate; the tuning
+    evaluations at 2 and 4 players instead of the recipe's finals."""
     recipe = json.loads(
         (ROOT / "training/recipes/multiplayer-goal-chances.json").read_text())
     racer = json.loads((ROOT / "training/experiments/goal-racer-only.json").read_text())
